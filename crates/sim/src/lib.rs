@@ -1,0 +1,1 @@
+//! Convoy simulator (deterministic discrete-event network simulator). Not yet built: see the project issues.
