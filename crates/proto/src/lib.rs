@@ -1,0 +1,6 @@
+//! Convoy's sans-IO protocol engine (documentation completed as the engine lands).
+
+pub mod seq;
+pub mod time;
+
+pub use time::Instant;
