@@ -1,0 +1,5 @@
+//! The `convoy` command.
+
+fn main() {
+    println!("convoy: see README.md");
+}
