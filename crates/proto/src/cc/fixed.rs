@@ -1,0 +1,157 @@
+//! The fixed-rate baseline: original data leaves at a configured rate whatever the receivers say.
+//!
+//! This is how a plain PGM source behaves (pgmcc paper §3.1: "PGM sources typically transmit at a pre-set data
+//! rate"). It ignores all feedback; its receiver half only measures loss for statistics.
+
+use super::{
+    CcEvent, CcSnapshot, Feedback, Permit, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController,
+    ReceiverFeedback, SenderController,
+};
+use crate::loss_filter::LossFilter;
+use crate::seq;
+use crate::time::Instant;
+use convoy_wire::OptionsRepr;
+use rand_core::RngCore;
+use std::time::Duration;
+
+/// Parameters of the fixed-rate controller.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FixedConfig {
+    /// Data rate in bytes per second, counting whole PGM packets as the session emits them.
+    pub rate_bytes_per_s: u64,
+    /// How far the pacer may fall behind and then catch up in a burst.
+    pub burst: Duration,
+}
+
+impl Default for FixedConfig {
+    fn default() -> Self {
+        FixedConfig { rate_bytes_per_s: 125_000, burst: Duration::from_millis(10) }
+    }
+}
+
+/// Sender half: a pacer that spaces packets by `len / rate`.
+#[derive(Debug)]
+pub struct FixedSender {
+    config: FixedConfig,
+    next_allowed: Instant,
+}
+
+impl FixedSender {
+    /// A pacer that may send at once.
+    pub fn new(config: FixedConfig, now: Instant) -> Self {
+        FixedSender { config, next_allowed: now }
+    }
+
+    fn spacing(&self, len: usize) -> Duration {
+        let rate = self.config.rate_bytes_per_s.max(1) as u128;
+        Duration::from_nanos(u64::try_from(len as u128 * 1_000_000_000 / rate).unwrap_or(u64::MAX))
+    }
+}
+
+impl SenderController for FixedSender {
+    fn permit(&self, now: Instant) -> Permit {
+        if now >= self.next_allowed {
+            Permit::Now
+        } else {
+            Permit::At(self.next_allowed)
+        }
+    }
+
+    fn on_data_sent(&mut self, now: Instant, _sqn: u32, len: usize, _options: &mut OptionsRepr) {
+        // Let the pacer lag by at most `burst`, so an idle period does not bank unlimited credit.
+        let earliest = now - self.config.burst;
+        let base = self.next_allowed.max(earliest);
+        self.next_allowed = base + self.spacing(len);
+    }
+
+    fn on_feedback(&mut self, _now: Instant, _feedback: &Feedback<'_>) {}
+
+    fn on_timeout(&mut self, _now: Instant) {}
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        None
+    }
+
+    fn poll_event(&mut self) -> Option<CcEvent> {
+        None
+    }
+
+    fn snapshot(&self) -> CcSnapshot {
+        CcSnapshot { rate_bps: Some(self.config.rate_bytes_per_s as f64), ..CcSnapshot::default() }
+    }
+}
+
+/// Receiver half: measures loss, sends nothing.
+#[derive(Debug, Default)]
+pub struct FixedReceiver {
+    filter: LossFilter,
+    rx_max: Option<u32>,
+}
+
+impl ReceiverController for FixedReceiver {
+    fn on_odata(&mut self, _now: Instant, _rng: &mut dyn RngCore, sqn: u32, _options: &OptionsRepr) {
+        match self.rx_max {
+            Some(max) if seq::le(sqn, max) => {}
+            Some(max) => {
+                for _ in 1..seq::diff(sqn, max).min(1 << 16) {
+                    self.filter.record_lost();
+                }
+                self.filter.record_received();
+                self.rx_max = Some(sqn);
+            }
+            None => {
+                self.filter.record_received();
+                self.rx_max = Some(sqn);
+            }
+        }
+    }
+
+    fn add_nak_report(&mut self, _now: Instant, _options: &mut OptionsRepr) {}
+
+    fn poll_feedback(&mut self, _now: Instant) -> Option<ReceiverFeedback> {
+        None
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        None
+    }
+
+    fn on_timeout(&mut self, _now: Instant) {}
+
+    fn close(&mut self, _now: Instant) {}
+
+    fn poll_event(&mut self) -> Option<ReceiverCcEvent> {
+        None
+    }
+
+    fn snapshot(&self) -> ReceiverCcSnapshot {
+        ReceiverCcSnapshot { loss: self.filter.value(), rx_max: self.rx_max, ..Default::default() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paces_at_the_configured_rate() {
+        let mut s = FixedSender::new(
+            FixedConfig { rate_bytes_per_s: 1_000_000, burst: Duration::ZERO },
+            Instant::ZERO,
+        );
+        let mut now = Instant::ZERO;
+        let mut sent = 0;
+        let mut opts = OptionsRepr::default();
+        while now < Instant::from_millis(1000) {
+            match s.permit(now) {
+                Permit::Now => {
+                    s.on_data_sent(now, sent, 1000, &mut opts);
+                    sent += 1;
+                }
+                Permit::At(t) => now = t,
+                Permit::Blocked => unreachable!(),
+            }
+        }
+        assert_eq!(sent, 1000);
+    }
+}

@@ -1,0 +1,163 @@
+//! pgmcc: a TCP-like window controller run between the sender and one elected receiver, the acker.
+//!
+//! Sources: Rizzo, "pgmcc: a TCP-friendly single-rate multicast congestion control scheme", SIGCOMM 2000
+//! ("paper"); draft-ietf-rmt-bb-pgmcc-03 ("draft"); Wang and Fahmy, "Dynamics of the pgmcc multicast congestion
+//! control protocol" ("WF"). The rule table with sources is shared/spec/pgmcc.md.
+//!
+//! * [`TokenWindow`] — the window W and token count T (paper §3.4, draft §2.2).
+//! * [`AckTracker`] — which packets the acker has acknowledged, and losses read from ACK bitmaps (draft §2.1.2).
+//! * [`AckerElection`] — who the acker is (paper §3.5–3.6, draft §2.3–2.4).
+//! * [`PgmccSender`] — the sender half tying them together with timeouts (draft §2.7, §3).
+//! * [`PgmccReceiver`] — the receiver half: loss filter, ACK bitmap, ACKs, reports, election NAKs (draft §4).
+
+mod ack_tracker;
+mod election;
+mod receiver;
+mod sender;
+mod window;
+
+pub use ack_tracker::{AckOutcome, AckTracker};
+pub use election::{AckerElection, ElectionOutcome};
+pub use receiver::PgmccReceiver;
+pub use sender::PgmccSender;
+pub use window::TokenWindow;
+
+use crate::throughput::ThroughputModel;
+use std::time::Duration;
+
+/// How the sender measures the round-trip time it feeds into acker selection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RttMethod {
+    /// Echoed timestamps with the receiver's holding time added (draft §2.5.1). The default.
+    Timestamp,
+    /// Packets sent since the reported sequence number: snd_max − rxw_lead (paper §3.2.1, draft §2.5.3).
+    SequenceNumber,
+}
+
+/// The feedback timeout (draft §2.7; WF §IV).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeoutPolicy {
+    /// TCP-like SRTT/RTTVAR timeout (RFC 6298), `initial` before any sample, clamped to [`min`, `max`].
+    Adaptive {
+        /// Timeout before the first RTT sample (draft §2.7: 3 s).
+        initial: Duration,
+        /// Lower bound (RFC 6298 §2.4: 1 s).
+        min: Duration,
+        /// Upper bound after back-off (RFC 6298 §2.5: at least 60 s).
+        max: Duration,
+    },
+    /// A fixed timeout, as in the pgmcc code Wang and Fahmy studied (kept to reproduce their Experiments I–II).
+    Fixed(Duration),
+}
+
+impl Default for TimeoutPolicy {
+    fn default() -> Self {
+        TimeoutPolicy::Adaptive {
+            initial: Duration::from_secs(3),
+            min: Duration::from_secs(1),
+            max: Duration::from_secs(60),
+        }
+    }
+}
+
+/// What ACKs from a receiver that is no longer the acker may do to the window (WF §IV-A).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OldAckerAcks {
+    /// An ACK elicited by a data packet that named its sender counts, with its whole bitmap, as in Rizzo's
+    /// implementation that Wang and Fahmy traced (the old acker keeps clocking the session for one RTT).
+    Count,
+    /// Such an ACK counts only for packets that named its sender, i.e. were sent before the switch.
+    BeforeSwitchOnly,
+    /// Only the current acker's ACKs move the window (draft §3 pseudo-code).
+    Ignore,
+}
+
+/// Units of the OPT_PGMCC_DATA timestamp. Sender and receivers of a session must agree (the draft asks for
+/// 1 ms or better, §2.1.3; OpenPGM uses milliseconds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimestampUnit {
+    /// Microseconds (Convoy's default: sub-millisecond RTTs stay measurable).
+    Micros,
+    /// Milliseconds (OpenPGM's unit).
+    Millis,
+}
+
+impl TimestampUnit {
+    /// Ticks per second.
+    pub fn per_second(self) -> u64 {
+        match self {
+            TimestampUnit::Micros => 1_000_000,
+            TimestampUnit::Millis => 1_000,
+        }
+    }
+
+    /// The 32-bit timestamp of a duration since the epoch (wraps).
+    pub fn ticks(self, nanos: u64) -> u32 {
+        (nanos / (1_000_000_000 / self.per_second())) as u32
+    }
+}
+
+/// How a receiver estimates its loss rate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossEstimator {
+    /// First-order low-pass filter in 16.16 fixed point, weight out of 65536 (paper §3.2.2: 65000).
+    Ewma {
+        /// Weight of the previous estimate, out of 65536.
+        weight: u32,
+    },
+    /// TFRC's loss-interval estimator (RFC 5348 §5), selectable per draft §2.6. A pgmcc receiver does not know
+    /// its RTT, so losses closer than `rtt_hint` to the start of a loss event count as that event.
+    Tfrc {
+        /// The RTT assumed when grouping losses into loss events.
+        rtt_hint: Duration,
+    },
+}
+
+/// pgmcc parameters for both halves. Defaults follow shared/experiments.md's common defaults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PgmccConfig {
+    /// Fixed slow-start threshold in packets: 6 in the paper (§3.4), 4 suggested by the draft (§2.2).
+    pub ssthresh: f64,
+    /// A packet is lost when this many later packets are acknowledged (paper §3.4, draft §2.2: 3).
+    pub dupack_threshold: u32,
+    /// Switch to a receiver whose throughput is below `c` × the acker's (paper §3.5: 0.75; Figs 3–4 use 1).
+    pub c: f64,
+    /// The throughput formula used to compare receivers (draft's full formula by default).
+    pub model: ThroughputModel,
+    /// RTT measurement for acker selection.
+    pub rtt_method: RttMethod,
+    /// Feedback timeout.
+    pub timeout: TimeoutPolicy,
+    /// Force a new election after this many consecutive timeouts (draft §2.7: 2).
+    pub reelect_after_timeouts: u32,
+    /// Treatment of ACKs from a previous acker.
+    pub old_acker_acks: OldAckerAcks,
+    /// Timestamp units on the wire.
+    pub tstamp_unit: TimestampUnit,
+    /// Receiver loss estimator.
+    pub loss_estimator: LossEstimator,
+    /// Largest random delay before a receiver answers an election request (draft §2.3.1: the usual NAK
+    /// back-off, "possibly with shorter time constants").
+    pub election_backoff: Duration,
+    /// Emit a [`crate::cc::CcEvent::Report`] for every receiver report (paper §3.9).
+    pub report_events: bool,
+}
+
+impl Default for PgmccConfig {
+    fn default() -> Self {
+        PgmccConfig {
+            ssthresh: 6.0,
+            dupack_threshold: 3,
+            c: 0.75,
+            model: ThroughputModel::Draft,
+            rtt_method: RttMethod::Timestamp,
+            timeout: TimeoutPolicy::default(),
+            reelect_after_timeouts: 2,
+            old_acker_acks: OldAckerAcks::Count,
+            tstamp_unit: TimestampUnit::Micros,
+            loss_estimator: LossEstimator::Ewma { weight: 65000 },
+            election_backoff: Duration::from_millis(20),
+            report_events: false,
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! The pgmcc receiver half (draft §4 "Procedures – Receiver"; paper §3.2–3.3, §3.6).
+
+use super::{LossEstimator, PgmccConfig};
+use crate::cc::{
+    ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, ReceiverFeedback,
+};
+use crate::loss_filter::LossFilter;
+use crate::seq;
+use crate::tfrc_loss::TfrcLossHistory;
+use crate::time::Instant;
+use convoy_wire::{OptionsRepr, PgmccFeedback};
+use rand_core::RngCore;
+use std::collections::VecDeque;
+use std::net::IpAddr;
+use std::time::Duration;
+
+/// Longest gap whose packets are each fed to the loss estimator (a jump beyond is a resynchronisation).
+const MAX_GAP_FED: i64 = 1 << 16;
+
+/// Bound on queued feedback packets.
+const MAX_QUEUED_FEEDBACK: usize = 1024;
+
+#[derive(Debug)]
+enum Estimator {
+    Ewma(LossFilter),
+    Tfrc { history: TfrcLossHistory, rtt_hint: Duration },
+}
+
+impl Estimator {
+    fn received(&mut self, now: Instant) {
+        match self {
+            Estimator::Ewma(f) => f.record_received(),
+            Estimator::Tfrc { history, .. } => history.record_received(now),
+        }
+    }
+
+    fn lost(&mut self, now: Instant) {
+        match self {
+            Estimator::Ewma(f) => f.record_lost(),
+            Estimator::Tfrc { history, rtt_hint } => history.record_lost(now, *rtt_hint),
+        }
+    }
+
+    fn value(&self) -> f64 {
+        match self {
+            Estimator::Ewma(f) => f.value(),
+            Estimator::Tfrc { history, .. } => history.loss_event_rate(),
+        }
+    }
+
+    fn wire(&self) -> u16 {
+        match self {
+            Estimator::Ewma(f) => f.value_u16(),
+            Estimator::Tfrc { history, .. } => {
+                (history.loss_event_rate().clamp(0.0, 1.0) * 65535.0).round() as u16
+            }
+        }
+    }
+}
+
+/// pgmcc receiver: loss estimate, RX_MAX and the ACK bitmap, timestamp echo, ACKs when named acker, reports on
+/// NAKs, election NAKs when the sender asks for an acker, ACKER_LEAVING on close.
+#[derive(Debug)]
+pub struct PgmccReceiver {
+    config: PgmccConfig,
+    local: IpAddr,
+    estimator: Estimator,
+    /// Highest ODATA sequence number received (rxw_lead / RX_MAX).
+    rx_max: Option<u32>,
+    /// Receive status of RX_MAX−31 … RX_MAX, LSB = RX_MAX (draft §2.1.3).
+    bitmap: u32,
+    /// Last data timestamp and when it arrived (draft §2.5.1).
+    last_tstamp: Option<(u32, Instant)>,
+    is_acker: bool,
+    /// A pending election answer: when, and for which data packet.
+    election: Option<(Instant, u32)>,
+    feedback: VecDeque<ReceiverFeedback>,
+    events: VecDeque<ReceiverCcEvent>,
+    acks_sent: u64,
+}
+
+impl PgmccReceiver {
+    /// A receiver whose identity (acker NLA) is `local`.
+    pub fn new(config: PgmccConfig, local: IpAddr) -> Self {
+        let estimator = match config.loss_estimator {
+            LossEstimator::Ewma { weight } => Estimator::Ewma(LossFilter::new(weight)),
+            LossEstimator::Tfrc { rtt_hint } => {
+                Estimator::Tfrc { history: TfrcLossHistory::new(), rtt_hint }
+            }
+        };
+        PgmccReceiver {
+            config,
+            local,
+            estimator,
+            rx_max: None,
+            bitmap: 0,
+            last_tstamp: None,
+            is_acker: false,
+            election: None,
+            feedback: VecDeque::new(),
+            events: VecDeque::new(),
+            acks_sent: 0,
+        }
+    }
+
+    /// The 32-bit ACK bitmap (LSB = RX_MAX).
+    pub fn bitmap(&self) -> u32 {
+        self.bitmap
+    }
+
+    /// The timestamp echo for feedback sent now: last timestamp plus the time held (draft §2.5.1).
+    fn tstamp_echo(&self, now: Instant) -> u32 {
+        match self.last_tstamp {
+            Some((ts, at)) => {
+                let held = self.config.tstamp_unit.ticks((now - at).as_nanos() as u64);
+                ts.wrapping_add(held)
+            }
+            None => 0,
+        }
+    }
+
+    fn report(&self, now: Instant) -> PgmccFeedback {
+        PgmccFeedback { tstamp: self.tstamp_echo(now), loss_rate: self.estimator.wire(), reporter: self.local }
+    }
+
+    fn report_options(&self, now: Instant) -> OptionsRepr {
+        let mut options = OptionsRepr::default();
+        options.pgmcc_feedback = Some(self.report(now));
+        options.convoy.rxw_lead = self.rx_max;
+        options
+    }
+
+    fn queue(&mut self, fb: ReceiverFeedback) {
+        if self.feedback.len() >= MAX_QUEUED_FEEDBACK {
+            self.feedback.pop_front();
+        }
+        self.feedback.push_back(fb);
+    }
+
+    fn queue_ack(&mut self, now: Instant, leaving: bool) {
+        let Some(rx_max) = self.rx_max else { return };
+        let mut options = OptionsRepr::default();
+        options.pgmcc_feedback = Some(self.report(now));
+        options.convoy.acker_leaving = leaving;
+        self.acks_sent += 1;
+        self.queue(ReceiverFeedback::Ack { rx_max, bitmap: self.bitmap, options });
+    }
+
+    /// Record ODATA `sqn` in RX_MAX, the bitmap and the loss estimate (paper §3.2.2, draft §2.6).
+    fn record(&mut self, now: Instant, sqn: u32) {
+        match self.rx_max {
+            None => {
+                // Like OpenPGM, report packets before the first as received: a receiver that joins late must
+                // not look as if it lost the session's past.
+                self.bitmap = u32::MAX;
+                self.rx_max = Some(sqn);
+                self.estimator.received(now);
+            }
+            Some(max) if seq::gt(sqn, max) => {
+                let gap = seq::diff(sqn, max);
+                for _ in 1..gap.min(MAX_GAP_FED) {
+                    self.estimator.lost(now);
+                }
+                self.estimator.received(now);
+                self.bitmap = if gap >= 32 { 0 } else { self.bitmap << gap };
+                self.bitmap |= 1;
+                self.rx_max = Some(sqn);
+            }
+            Some(max) => {
+                // Late (reordered) original data: mark it received if the bitmap still covers it. The loss
+                // estimate already counted it lost; the filter is not rewound.
+                let back = seq::diff(max, sqn);
+                if (0..32).contains(&back) {
+                    self.bitmap |= 1 << back;
+                }
+            }
+        }
+    }
+}
+
+impl ReceiverController for PgmccReceiver {
+    fn on_odata(&mut self, now: Instant, rng: &mut dyn RngCore, sqn: u32, options: &OptionsRepr) {
+        self.record(now, sqn);
+        let Some(data) = options.pgmcc_data else { return };
+        self.last_tstamp = Some((data.tstamp, now));
+        let named = data.acker == self.local;
+        if named != self.is_acker {
+            self.is_acker = named;
+            self.events.push_back(ReceiverCcEvent::AckerRole(named));
+        }
+        if named {
+            // Draft §4: the acker ACKs every data packet naming it, immediately.
+            self.election = None;
+            self.queue_ack(now, false);
+        } else if data.acker.is_unspecified() {
+            // Paper §3.6, draft §2.3.1: answer an election request after a short random back-off.
+            if self.election.is_none() {
+                let max = self.config.election_backoff.as_nanos() as u64;
+                let delay = if max == 0 { 0 } else { rng.next_u64() % (max + 1) };
+                self.election = Some((now + Duration::from_nanos(delay), sqn));
+            }
+        } else {
+            // Someone else is acker: the election is over.
+            self.election = None;
+        }
+    }
+
+    fn add_nak_report(&mut self, now: Instant, options: &mut OptionsRepr) {
+        options.pgmcc_feedback = Some(self.report(now));
+        options.convoy.rxw_lead = self.rx_max;
+    }
+
+    fn poll_feedback(&mut self, now: Instant) -> Option<ReceiverFeedback> {
+        if let Some((at, sqn)) = self.election {
+            if now >= at {
+                self.election = None;
+                let options = self.report_options(now);
+                self.queue(ReceiverFeedback::ElectionNak { sqn, options });
+            }
+        }
+        self.feedback.pop_front()
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        if !self.feedback.is_empty() {
+            return None;
+        }
+        self.election.map(|(at, _)| at)
+    }
+
+    fn on_timeout(&mut self, _now: Instant) {}
+
+    fn close(&mut self, now: Instant) {
+        if self.is_acker {
+            // Draft §2.3.2: tell the sender so it re-elects at once.
+            self.queue_ack(now, true);
+            self.is_acker = false;
+            self.events.push_back(ReceiverCcEvent::AckerRole(false));
+        }
+        self.election = None;
+    }
+
+    fn poll_event(&mut self) -> Option<ReceiverCcEvent> {
+        self.events.pop_front()
+    }
+
+    fn snapshot(&self) -> ReceiverCcSnapshot {
+        ReceiverCcSnapshot {
+            loss: self.estimator.value(),
+            rx_max: self.rx_max,
+            is_acker: self.is_acker,
+            acks_sent: self.acks_sent,
+        }
+    }
+}

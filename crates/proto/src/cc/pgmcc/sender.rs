@@ -1,0 +1,278 @@
+//! The pgmcc sender half (draft §3 "Procedures – Sender"; paper §3.4–3.6).
+
+use super::{
+    AckTracker, AckerElection, ElectionOutcome, OldAckerAcks, PgmccConfig, RttMethod, TimeoutPolicy,
+    TokenWindow,
+};
+use crate::cc::{
+    CcEvent, CcSnapshot, Feedback, FeedbackKind, Permit, ReductionCause, SenderController,
+};
+use crate::rtt::RttEstimator;
+use crate::seq;
+use crate::time::Instant;
+use convoy_wire::{OptionsRepr, PgmccData};
+use std::collections::VecDeque;
+use std::net::{IpAddr, Ipv4Addr};
+use std::time::Duration;
+
+/// Bound on queued notifications; the oldest are dropped beyond it (a driver that never polls loses nothing else).
+const MAX_EVENTS: usize = 4096;
+
+/// Round-trip time samples above this are treated as garbage (wrapped or forged timestamps).
+const MAX_PLAUSIBLE_RTT_S: f64 = 120.0;
+
+/// pgmcc sender: window and tokens, ACK bitmaps, acker election, feedback timeout.
+#[derive(Debug)]
+pub struct PgmccSender {
+    config: PgmccConfig,
+    window: TokenWindow,
+    tracker: AckTracker,
+    election: AckerElection,
+    rtt: RttEstimator,
+    /// After a loss, window changes wait for feedback on a packet sent after this one (draft §2.2).
+    recovery_point: Option<u32>,
+    /// The feedback timer (draft §2.7).
+    deadline: Option<Instant>,
+    consecutive_timeouts: u32,
+    /// Address family of the "no acker" NLA in data packets.
+    no_acker: IpAddr,
+    events: VecDeque<CcEvent>,
+}
+
+impl PgmccSender {
+    /// A sender with W = T = 1 and no acker (draft §3 initialization).
+    pub fn new(config: PgmccConfig, _now: Instant) -> Self {
+        let rtt = match config.timeout {
+            TimeoutPolicy::Adaptive { initial, min, max } => RttEstimator::new(initial, min, max),
+            TimeoutPolicy::Fixed(d) => RttEstimator::new(d, d, d),
+        };
+        PgmccSender {
+            window: TokenWindow::new(config.ssthresh),
+            tracker: AckTracker::new(config.dupack_threshold),
+            election: AckerElection::new(config.c, config.model),
+            rtt,
+            recovery_point: None,
+            deadline: None,
+            consecutive_timeouts: 0,
+            no_acker: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+            events: VecDeque::new(),
+            config,
+        }
+    }
+
+    /// The window controller's state.
+    pub fn window(&self) -> TokenWindow {
+        self.window
+    }
+
+    /// Acker switches so far.
+    pub fn switches(&self) -> u64 {
+        self.election.switches()
+    }
+
+    /// Use IPv6 "::" as the no-acker NLA (sessions whose receivers are IPv6).
+    pub fn set_ipv6(&mut self, v6: bool) {
+        self.no_acker = if v6 {
+            IpAddr::V6(std::net::Ipv6Addr::UNSPECIFIED)
+        } else {
+            IpAddr::V4(Ipv4Addr::UNSPECIFIED)
+        };
+    }
+
+    fn push(&mut self, e: CcEvent) {
+        if self.events.len() >= MAX_EVENTS {
+            self.events.pop_front();
+        }
+        self.events.push_back(e);
+    }
+
+    fn rto(&self) -> Duration {
+        match self.config.timeout {
+            TimeoutPolicy::Fixed(d) => d,
+            TimeoutPolicy::Adaptive { .. } => self.rtt.rto(),
+        }
+    }
+
+    /// RTT of a report for acker selection, per the configured method.
+    fn report_rtt(&self, now: Instant, feedback: &Feedback<'_>) -> Option<f64> {
+        match self.config.rtt_method {
+            RttMethod::Timestamp => {
+                let report = feedback.report?;
+                let unit = self.config.tstamp_unit;
+                let now_ticks = unit.ticks(now.as_nanos());
+                let ticks = now_ticks.wrapping_sub(report.tstamp_echo);
+                let secs = f64::from(ticks) / unit.per_second() as f64;
+                // A zero sample (sub-tick RTT) is kept at half a tick so RTT² · p still orders receivers.
+                let secs = secs.max(0.5 / unit.per_second() as f64);
+                (secs <= MAX_PLAUSIBLE_RTT_S).then_some(secs)
+            }
+            RttMethod::SequenceNumber => {
+                let lead = match feedback.kind {
+                    FeedbackKind::Ack { rx_max, .. } => Some(rx_max),
+                    _ => feedback.report.and_then(|r| r.rxw_lead),
+                }?;
+                let snd_max = self.tracker.snd_max()?;
+                let d = seq::diff(snd_max, lead);
+                (d >= 0).then(|| d.max(1) as f64)
+            }
+        }
+    }
+
+    fn election_step(&mut self, now: Instant, feedback: &Feedback<'_>) {
+        let Some(report) = feedback.report else { return };
+        let rtt = self.report_rtt(now, feedback);
+        let loss = f64::from(report.loss_rate) / 65535.0;
+        if self.config.report_events {
+            self.push(CcEvent::Report { receiver: report.reporter, loss, rtt_s: rtt });
+        }
+        let before = self.election.acker();
+        match self.election.on_report(report.reporter, rtt, loss) {
+            ElectionOutcome::Elected => {
+                self.window.on_first_acker();
+                self.push(CcEvent::AckerChanged { from: before, to: Some(report.reporter) });
+            }
+            ElectionOutcome::Switched { from } => {
+                // A move, not congestion (paper §3.5): the window is untouched. The timeout state restarts
+                // for the new acker's path (draft §2.7).
+                if matches!(self.config.timeout, TimeoutPolicy::Adaptive { .. }) {
+                    self.rtt.reset();
+                }
+                self.push(CcEvent::AckerChanged { from: Some(from), to: Some(report.reporter) });
+            }
+            ElectionOutcome::Refreshed | ElectionOutcome::Kept => {}
+        }
+    }
+
+    fn ack_counts_for_window(&self, from: IpAddr, rx_max: u32) -> bool {
+        if self.election.acker() == Some(from) {
+            return true;
+        }
+        // One acker per data packet (paper §3.5): an ACK elicited by a packet that named its sender is that
+        // packet's ACK, even after a switch — unless the configuration says otherwise (WF §IV-A).
+        match self.config.old_acker_acks {
+            OldAckerAcks::Ignore => false,
+            OldAckerAcks::Count | OldAckerAcks::BeforeSwitchOnly => {
+                self.tracker.acker_of(rx_max) == Some(Some(from))
+            }
+        }
+    }
+
+    fn on_ack(&mut self, now: Instant, from: IpAddr, rx_max: u32, bitmap: u32) {
+        if !self.ack_counts_for_window(from, rx_max) {
+            return;
+        }
+        let is_current = self.election.acker() == Some(from);
+        let only_named = !is_current && self.config.old_acker_acks == OldAckerAcks::BeforeSwitchOnly;
+        let outcome = self.tracker.on_ack(now, rx_max, bitmap, |named| !only_named || named == Some(from));
+        if let Some(sample) = outcome.rtt_sample {
+            if is_current {
+                self.rtt.on_sample(sample);
+            }
+        }
+        if outcome.newly_acked > 0 {
+            self.consecutive_timeouts = 0;
+            // Feedback for a packet sent after the loss ends the suspension (draft §2.2).
+            if let (Some(rp), Some(hi)) = (self.recovery_point, outcome.highest_newly_acked) {
+                if seq::gt(hi, rp) {
+                    self.recovery_point = None;
+                }
+            }
+            if self.recovery_point.is_some() {
+                self.window.on_ack_suspended(outcome.newly_acked);
+            } else {
+                self.window.on_ack(outcome.newly_acked);
+            }
+            self.deadline = self.tracker.has_unacked().then(|| now + self.rto());
+        }
+        if let Some(lost) = outcome.highest_lost {
+            let reacts = self.recovery_point.is_none_or(|rp| seq::gt(lost, rp));
+            if reacts {
+                let in_flight = self.tracker.in_flight_after(rx_max);
+                let before = self.window.on_loss(in_flight);
+                self.recovery_point = self.tracker.snd_max();
+                let after = self.window.w;
+                self.push(CcEvent::Reduced { before, after, cause: ReductionCause::Loss });
+            }
+        }
+    }
+}
+
+impl SenderController for PgmccSender {
+    fn permit(&self, _now: Instant) -> Permit {
+        if self.window.can_send() {
+            Permit::Now
+        } else {
+            Permit::Blocked
+        }
+    }
+
+    fn on_data_sent(&mut self, now: Instant, sqn: u32, _len: usize, options: &mut OptionsRepr) {
+        let acker = self.election.acker();
+        self.window.on_send();
+        self.tracker.on_sent(now, sqn, acker);
+        if self.deadline.is_none() {
+            self.deadline = Some(now + self.rto());
+        }
+        options.pgmcc_data = Some(PgmccData {
+            tstamp: self.config.tstamp_unit.ticks(now.as_nanos()),
+            acker: acker.unwrap_or(self.no_acker),
+        });
+    }
+
+    fn on_feedback(&mut self, now: Instant, feedback: &Feedback<'_>) {
+        let from = feedback.receiver();
+        if feedback.acker_leaving && self.election.acker() == Some(from) {
+            // Draft §2.3.2: the acker leaves; elect again at once.
+            self.election.clear();
+            self.push(CcEvent::AckerChanged { from: Some(from), to: None });
+            return;
+        }
+        self.election_step(now, feedback);
+        if let FeedbackKind::Ack { rx_max, bitmap } = feedback.kind {
+            self.on_ack(now, from, rx_max, bitmap);
+        }
+    }
+
+    fn on_timeout(&mut self, now: Instant) {
+        let Some(deadline) = self.deadline else { return };
+        if now < deadline {
+            return;
+        }
+        self.deadline = None;
+        self.consecutive_timeouts += 1;
+        let before = self.window.w;
+        self.window.restart();
+        self.recovery_point = None;
+        if matches!(self.config.timeout, TimeoutPolicy::Adaptive { .. }) {
+            self.rtt.backoff();
+        }
+        self.push(CcEvent::Timeout { consecutive: self.consecutive_timeouts });
+        self.push(CcEvent::Reduced { before, after: 1.0, cause: ReductionCause::Timeout });
+        if self.consecutive_timeouts >= self.config.reelect_after_timeouts {
+            // Draft §2.7: after repeated timeouts the acker is presumed gone.
+            if let Some(old) = self.election.clear() {
+                self.push(CcEvent::AckerChanged { from: Some(old), to: None });
+            }
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    fn poll_event(&mut self) -> Option<CcEvent> {
+        self.events.pop_front()
+    }
+
+    fn snapshot(&self) -> CcSnapshot {
+        CcSnapshot {
+            window: Some(self.window.w),
+            tokens: Some(self.window.t),
+            rate_bps: None,
+            acker: self.election.acker(),
+            srtt_s: self.rtt.srtt().map(|d| d.as_secs_f64()),
+            acker_loss: self.election.acker_loss(),
+            consecutive_timeouts: self.consecutive_timeouts,
+        }
+    }
+}

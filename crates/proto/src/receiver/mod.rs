@@ -1,0 +1,399 @@
+//! The PGM receiver: session identity, receive window, NAKs with receiver reports, and the receiver half of
+//! the congestion controller.
+//!
+//! Call order as for [`crate::Sender`]: inputs ([`Receiver::handle_datagram`], [`Receiver::handle_timeout`],
+//! [`Receiver::close`]), then drain [`Receiver::poll_transmit`], read [`Receiver::poll_timeout`], drain
+//! [`Receiver::poll_event`].
+
+use crate::cc::{CcConfig, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, ReceiverFeedback};
+use crate::rxw::{Delivery, Fragment, ReceiveWindow, RxwConfig, RxwStats};
+use crate::time::Instant;
+use crate::transmit::{Destination, Transmit};
+use convoy_wire::{BodyRepr, Gsi, OptionsRepr, PacketRepr, PacketType, ParseError, Tsi};
+use rand_chacha::ChaCha8Rng;
+use rand_core::SeedableRng;
+use std::collections::VecDeque;
+use std::net::IpAddr;
+
+/// Where a receiver starts in a session it finds already running (RFC 3208 §9.4 OPT_JOIN, "late join").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LateJoin {
+    /// Deliver from the first data the receiver sees (or the lead announced by the first SPM).
+    CurrentData,
+    /// Ask for everything the source can still repair, from TXW_TRAIL on (NAKs paced, paper §3.8).
+    FromTrail,
+}
+
+/// Receiver configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReceiverConfig {
+    /// This receiver's unicast address: its identity in reports and acker election.
+    pub local_nla: IpAddr,
+    /// The multicast group.
+    pub group: IpAddr,
+    /// Data-destination port of the sessions to accept.
+    pub dest_port: u16,
+    /// Accept only this session; `None` accepts the first session heard on `dest_port`.
+    pub source: Option<Tsi>,
+    /// Late-join policy.
+    pub late_join: LateJoin,
+    /// Receive window and NAK timing.
+    pub rxw: RxwConfig,
+    /// Congestion control (must match the source's).
+    pub cc: CcConfig,
+}
+
+impl ReceiverConfig {
+    /// Defaults for the given addresses.
+    pub fn new(local_nla: IpAddr, group: IpAddr) -> Self {
+        ReceiverConfig {
+            local_nla,
+            group,
+            dest_port: 7500,
+            source: None,
+            late_join: LateJoin::CurrentData,
+            rxw: RxwConfig::default(),
+            cc: CcConfig::default(),
+        }
+    }
+}
+
+/// Something the application should know.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReceiverEvent {
+    /// The receiver joined a session and will deliver from `start_sqn` on.
+    Started {
+        /// The session.
+        tsi: Tsi,
+        /// First sequence number delivered.
+        start_sqn: u32,
+    },
+    /// One APDU, in order.
+    Data(Vec<u8>),
+    /// Sequence numbers that can no longer be repaired; APDUs touching them are not delivered.
+    Lost {
+        /// First lost sequence number.
+        first_sqn: u32,
+        /// Last lost sequence number.
+        last_sqn: u32,
+    },
+    /// From the congestion controller (acker role changes).
+    Cc(ReceiverCcEvent),
+    /// The source closed the session (OPT_FIN) and everything up to its last packet was delivered or lost.
+    Finished,
+    /// A datagram was not a valid PGM packet.
+    Malformed {
+        /// Where it came from.
+        from: IpAddr,
+        /// What was wrong.
+        error: ParseError,
+    },
+}
+
+/// Counters kept by the session (the window keeps its own, [`RxwStats`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReceiverStats {
+    /// ODATA packets received.
+    pub odata: u64,
+    /// RDATA packets received.
+    pub rdata: u64,
+    /// SPMs received.
+    pub spms: u64,
+    /// NCFs received.
+    pub ncfs: u64,
+    /// NAK packets sent.
+    pub naks_sent: u64,
+    /// ACK packets sent.
+    pub acks_sent: u64,
+    /// Election NAKs sent.
+    pub election_naks_sent: u64,
+    /// Malformed datagrams.
+    pub malformed: u64,
+    /// Data rejected by the receive window (inconsistent fragments).
+    pub rejected: u64,
+    /// Valid packets of other sessions or types a receiver ignores.
+    pub ignored: u64,
+    /// APDUs delivered.
+    pub apdus: u64,
+    /// APDU bytes delivered.
+    pub bytes: u64,
+}
+
+const MAX_EVENTS: usize = 1 << 16;
+
+/// A PGM receiver with congestion control.
+pub struct Receiver {
+    config: ReceiverConfig,
+    rng: ChaCha8Rng,
+    cc: Box<dyn ReceiverController>,
+    tsi: Option<Tsi>,
+    /// Where upstream packets go: the path NLA of the last SPM, else the data's source address.
+    upstream: Option<IpAddr>,
+    rxw: Option<ReceiveWindow>,
+    fin_lead: Option<u32>,
+    finished: bool,
+    events: VecDeque<ReceiverEvent>,
+    stats: ReceiverStats,
+}
+
+impl std::fmt::Debug for Receiver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Receiver")
+            .field("local", &self.config.local_nla)
+            .field("tsi", &self.tsi)
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+impl Receiver {
+    /// A receiver whose random draws (NAK back-off) come from ChaCha8 seeded with `seed`.
+    pub fn new(config: ReceiverConfig, seed: u64) -> Self {
+        let cc = config.cc.build_receiver(config.local_nla);
+        Receiver {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            cc,
+            tsi: None,
+            upstream: None,
+            rxw: None,
+            fin_lead: None,
+            finished: false,
+            events: VecDeque::new(),
+            stats: ReceiverStats::default(),
+            config,
+        }
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &ReceiverStats {
+        &self.stats
+    }
+
+    /// The receive window's counters, once the session started.
+    pub fn rxw_stats(&self) -> Option<&RxwStats> {
+        self.rxw.as_ref().map(|w| w.stats())
+    }
+
+    /// The congestion controller's state.
+    pub fn cc_snapshot(&self) -> ReceiverCcSnapshot {
+        self.cc.snapshot()
+    }
+
+    /// The session this receiver follows.
+    pub fn tsi(&self) -> Option<Tsi> {
+        self.tsi
+    }
+
+    /// This receiver's identity.
+    pub fn local_nla(&self) -> IpAddr {
+        self.config.local_nla
+    }
+
+    /// Leave the session (an acker says so, draft §2.3.2).
+    pub fn close(&mut self, now: Instant) {
+        self.cc.close(now);
+    }
+
+    fn push_event(&mut self, e: ReceiverEvent) {
+        if self.events.len() >= MAX_EVENTS {
+            self.events.pop_front();
+        }
+        self.events.push_back(e);
+    }
+
+    /// Accept `tsi` if it is ours or the first heard; start the window at `start_sqn`.
+    fn join(&mut self, tsi: Tsi, start_sqn: u32) -> bool {
+        match self.tsi {
+            Some(t) => t == tsi,
+            None => {
+                if self.config.source.is_some_and(|s| s != tsi) {
+                    return false;
+                }
+                self.tsi = Some(tsi);
+                self.rxw = Some(ReceiveWindow::new(self.config.rxw.clone(), start_sqn));
+                self.push_event(ReceiverEvent::Started { tsi, start_sqn });
+                true
+            }
+        }
+    }
+
+    /// A datagram arrived from `from`.
+    pub fn handle_datagram(&mut self, now: Instant, from: IpAddr, bytes: &[u8]) {
+        let packet = match PacketRepr::parse(bytes) {
+            Ok(p) => p,
+            Err(error) => {
+                self.stats.malformed += 1;
+                self.push_event(ReceiverEvent::Malformed { from, error });
+                return;
+            }
+        };
+        if packet.dest_port != self.config.dest_port {
+            self.stats.ignored += 1;
+            return;
+        }
+        let tsi = Tsi { gsi: packet.gsi, source_port: packet.source_port };
+        match packet.body {
+            BodyRepr::Spm { trail, lead, path_nla, .. } => {
+                let start = match self.config.late_join {
+                    LateJoin::CurrentData => lead.wrapping_add(1),
+                    LateJoin::FromTrail => trail,
+                };
+                if !self.join(tsi, start) {
+                    self.stats.ignored += 1;
+                    return;
+                }
+                self.stats.spms += 1;
+                self.upstream = Some(path_nla);
+                if packet.options.fin {
+                    self.fin_lead = Some(lead);
+                }
+                if let Some(w) = self.rxw.as_mut() {
+                    w.on_spm(now, &mut self.rng, trail, lead);
+                }
+            }
+            BodyRepr::Odata { sqn, trail } | BodyRepr::Rdata { sqn, trail } => {
+                let is_odata = matches!(packet.body, BodyRepr::Odata { .. });
+                let start = match self.config.late_join {
+                    LateJoin::CurrentData => packet.options.fragment.map_or(sqn, |f| f.first_sqn),
+                    LateJoin::FromTrail => trail,
+                };
+                if !self.join(tsi, start) {
+                    self.stats.ignored += 1;
+                    return;
+                }
+                if self.upstream.is_none() {
+                    self.upstream = Some(from);
+                }
+                if is_odata {
+                    self.stats.odata += 1;
+                    self.cc.on_odata(now, &mut self.rng, sqn, &packet.options);
+                } else {
+                    self.stats.rdata += 1;
+                }
+                let fragment = packet.options.fragment.map(|f| Fragment {
+                    first_sqn: f.first_sqn,
+                    offset: f.offset,
+                    apdu_len: f.apdu_len,
+                });
+                if let Some(w) = self.rxw.as_mut() {
+                    if w.on_data(now, &mut self.rng, sqn, trail, fragment, packet.payload).is_err() {
+                        self.stats.rejected += 1;
+                    }
+                }
+            }
+            BodyRepr::Ncf { sqn, .. } => {
+                if self.tsi != Some(tsi) {
+                    self.stats.ignored += 1;
+                    return;
+                }
+                self.stats.ncfs += 1;
+                let mut sqns = vec![sqn];
+                sqns.extend_from_slice(&packet.options.nak_list);
+                if let Some(w) = self.rxw.as_mut() {
+                    w.on_ncf(now, &sqns);
+                }
+            }
+            _ => self.stats.ignored += 1,
+        }
+        self.drain(now);
+    }
+
+    /// A deadline from [`Receiver::poll_timeout`] passed.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if let Some(w) = self.rxw.as_mut() {
+            w.handle_timeout(now, &mut self.rng);
+        }
+        self.cc.on_timeout(now);
+        self.drain(now);
+    }
+
+    /// Move deliveries and controller events into the event queue.
+    fn drain(&mut self, _now: Instant) {
+        while let Some(e) = self.cc.poll_event() {
+            self.push_event(ReceiverEvent::Cc(e));
+        }
+        while let Some(d) = self.rxw.as_mut().and_then(|w| w.poll_delivery()) {
+            match d {
+                Delivery::Apdu { data, .. } => {
+                    self.stats.apdus += 1;
+                    self.stats.bytes += data.len() as u64;
+                    self.push_event(ReceiverEvent::Data(data));
+                }
+                Delivery::Lost { first_sqn, last_sqn } => {
+                    self.push_event(ReceiverEvent::Lost { first_sqn, last_sqn })
+                }
+            }
+        }
+        if let (Some(lead), Some(w), false) = (self.fin_lead, self.rxw.as_ref(), self.finished) {
+            if crate::seq::gt(w.next_delivery(), lead) {
+                self.finished = true;
+                self.push_event(ReceiverEvent::Finished);
+            }
+        }
+    }
+
+    fn upstream_packet<'a>(&self, tsi: Tsi, body: BodyRepr, options: OptionsRepr) -> PacketRepr<'a> {
+        // Upstream orientation (RFC 3208 §8): source port = data-destination port, destination port = the
+        // data-source port, GSI = the source's.
+        PacketRepr {
+            source_port: self.config.dest_port,
+            dest_port: tsi.source_port,
+            gsi: tsi.gsi,
+            body,
+            options,
+            payload: &[],
+        }
+    }
+
+    /// Write the next packet due now into `buf`.
+    pub fn poll_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
+        let tsi = self.tsi?;
+        let upstream = self.upstream?;
+        let destination = Destination::Unicast(upstream);
+        if let Some(fb) = self.cc.poll_feedback(now) {
+            let (body, options, packet_type) = match fb {
+                ReceiverFeedback::Ack { rx_max, bitmap, options } => {
+                    self.stats.acks_sent += 1;
+                    (BodyRepr::Ack { rx_max, bitmap }, options, PacketType::Ack)
+                }
+                ReceiverFeedback::ElectionNak { sqn, mut options } => {
+                    self.stats.election_naks_sent += 1;
+                    options.convoy.election = true;
+                    let body = BodyRepr::Nak { sqn, source_nla: upstream, group_nla: self.config.group };
+                    (body, options, PacketType::Nak)
+                }
+            };
+            let len = self.upstream_packet(tsi, body, options).emit(buf).ok()?;
+            return Some(Transmit { destination, len, packet_type });
+        }
+        let sqns = self.rxw.as_mut()?.poll_nak(now)?;
+        let (&first, rest) = sqns.split_first()?;
+        let mut options = OptionsRepr { nak_list: rest.to_vec(), ..OptionsRepr::default() };
+        // Paper §3.2: every NAK carries the receiver report.
+        self.cc.add_nak_report(now, &mut options);
+        let body = BodyRepr::Nak { sqn: first, source_nla: upstream, group_nla: self.config.group };
+        let len = self.upstream_packet(tsi, body, options).emit(buf).ok()?;
+        self.stats.naks_sent += 1;
+        Some(Transmit { destination, len, packet_type: PacketType::Nak })
+    }
+
+    /// The next instant at which there is work.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let a = self.rxw.as_ref().and_then(|w| w.poll_timeout());
+        let b = self.cc.poll_timeout();
+        match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Next event.
+    pub fn poll_event(&mut self) -> Option<ReceiverEvent> {
+        self.events.pop_front()
+    }
+
+    /// The session's GSI, once known.
+    pub fn gsi(&self) -> Option<Gsi> {
+        self.tsi.map(|t| t.gsi)
+    }
+}

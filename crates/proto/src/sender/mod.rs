@@ -1,0 +1,535 @@
+//! The PGM source: transmit window, SPMs, NAK → NCF + RDATA, and original data under a congestion controller.
+//!
+//! Call order (as quinn-proto's `Connection`): feed inputs with [`Sender::handle_datagram`],
+//! [`Sender::handle_timeout`] and the application calls [`Sender::write`] / [`Sender::close`]; after every input,
+//! drain [`Sender::poll_transmit`] until it returns `None`, then read [`Sender::poll_timeout`] and drain
+//! [`Sender::poll_event`].
+
+mod spm;
+mod txw;
+
+pub use spm::{SpmIntervals, SpmSchedule};
+pub use txw::{TransmitWindow, TxPacket, WriteError};
+
+use crate::cc::{CcConfig, CcEvent, CcSnapshot, Feedback, FeedbackKind, Permit, ReceiverReport, SenderController};
+use crate::time::Instant;
+use crate::token_bucket::TokenBucket;
+use crate::transmit::{Destination, Transmit};
+use convoy_wire::{BodyRepr, Gsi, OptionsRepr, PacketRepr, PacketType, ParseError, Tsi};
+use std::collections::{BTreeSet, VecDeque};
+use std::net::IpAddr;
+use std::time::Duration;
+
+/// Source configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SenderConfig {
+    /// Global source identifier.
+    pub gsi: Gsi,
+    /// Data-source port (the TSI's port).
+    pub source_port: u16,
+    /// Data-destination port.
+    pub dest_port: u16,
+    /// This source's unicast address: the SPM path NLA, where NAKs and ACKs come to.
+    pub local_nla: IpAddr,
+    /// The multicast group.
+    pub group: IpAddr,
+    /// Largest TSDU (payload bytes per packet). pgmcc paper §4: 1400.
+    pub max_tsdu: usize,
+    /// First data sequence number (OpenPGM starts at 0).
+    pub initial_sqn: u32,
+    /// Packets kept for repair (the transmit window size).
+    pub txw_max_packets: usize,
+    /// Bytes the application may queue ahead of the controller.
+    pub send_queue_bytes: usize,
+    /// PGM rate limiter on all data (ODATA and RDATA), bytes per second of whole packets; `None` = unlimited.
+    pub rate_max: Option<u64>,
+    /// Separate cap on repairs (RDATA), bytes per second; `None` = only `rate_max` applies.
+    pub repair_rate_max: Option<u64>,
+    /// SPM timing.
+    pub spm: SpmIntervals,
+    /// After close, how long without repair requests before the session ends.
+    pub linger: Duration,
+    /// Congestion control.
+    pub cc: CcConfig,
+}
+
+impl SenderConfig {
+    /// A configuration with Convoy's defaults for the given addresses.
+    pub fn new(local_nla: IpAddr, group: IpAddr) -> Self {
+        SenderConfig {
+            gsi: Gsi([0x43, 0x4f, 0x4e, 0x56, 0x4f, 0x59]),
+            source_port: 1000,
+            dest_port: 7500,
+            local_nla,
+            group,
+            max_tsdu: 1400,
+            initial_sqn: 0,
+            txw_max_packets: 20_000,
+            send_queue_bytes: 4 << 20,
+            rate_max: None,
+            repair_rate_max: None,
+            spm: SpmIntervals::default(),
+            linger: Duration::from_secs(2),
+            cc: CcConfig::default(),
+        }
+    }
+}
+
+/// Something the application should know.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SenderEvent {
+    /// From the congestion controller: acker changes, reductions, timeouts, receiver reports.
+    Cc(CcEvent),
+    /// The controller would send now but the queue is empty: write more (paper §3.9 "tokens available").
+    TokensAvailable,
+    /// A datagram was not a valid PGM packet.
+    Malformed {
+        /// Where it came from.
+        from: IpAddr,
+        /// What was wrong.
+        error: ParseError,
+    },
+    /// The session ended after close and linger.
+    Closed,
+}
+
+/// Counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    /// ODATA packets sent.
+    pub odata_packets: u64,
+    /// ODATA payload bytes sent.
+    pub odata_bytes: u64,
+    /// RDATA packets sent.
+    pub rdata_packets: u64,
+    /// RDATA payload bytes sent.
+    pub rdata_bytes: u64,
+    /// SPMs sent.
+    pub spms: u64,
+    /// NCFs sent.
+    pub ncfs: u64,
+    /// NAK packets received (election NAKs included).
+    pub naks: u64,
+    /// Sequence numbers requested by NAKs.
+    pub nak_sqns: u64,
+    /// Requested sequence numbers no longer (or not yet) in the window.
+    pub nak_outside_window: u64,
+    /// ACKs received.
+    pub acks: u64,
+    /// Malformed datagrams.
+    pub malformed: u64,
+    /// Valid packets for another session or of a type a source ignores.
+    pub ignored: u64,
+}
+
+const MAX_EVENTS: usize = 4096;
+
+/// A PGM source with congestion control.
+pub struct Sender {
+    config: SenderConfig,
+    cc: Box<dyn SenderController>,
+    txw: TransmitWindow,
+    spm: SpmSchedule,
+    spm_sqn: u32,
+    rate: Option<TokenBucket>,
+    repair_rate: Option<TokenBucket>,
+    ncf_queue: VecDeque<Vec<u32>>,
+    repair_queue: VecDeque<u32>,
+    repair_set: BTreeSet<u32>,
+    events: VecDeque<SenderEvent>,
+    tokens_signalled: bool,
+    closing: bool,
+    fin_sent: bool,
+    last_activity: Instant,
+    closed: bool,
+    /// The latest `now` seen by any entry point (for `poll_timeout`, which takes none).
+    now: Instant,
+    stats: SenderStats,
+}
+
+impl std::fmt::Debug for Sender {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sender").field("tsi", &self.tsi()).field("stats", &self.stats).finish()
+    }
+}
+
+impl Sender {
+    /// A new source at `now`.
+    pub fn new(config: SenderConfig, now: Instant) -> Self {
+        let cc = config.cc.build_sender(now);
+        let burst = |rate: u64| rate / 50 + 2 * config.max_tsdu as u64 + 100;
+        Sender {
+            cc,
+            txw: TransmitWindow::new(
+                config.initial_sqn,
+                config.max_tsdu,
+                config.txw_max_packets,
+                config.send_queue_bytes,
+            ),
+            spm: SpmSchedule::new(config.spm, now),
+            spm_sqn: 0,
+            rate: config.rate_max.map(|r| TokenBucket::new(r, burst(r), now)),
+            repair_rate: config.repair_rate_max.map(|r| TokenBucket::new(r, burst(r), now)),
+            ncf_queue: VecDeque::new(),
+            repair_queue: VecDeque::new(),
+            repair_set: BTreeSet::new(),
+            events: VecDeque::new(),
+            tokens_signalled: false,
+            closing: false,
+            fin_sent: false,
+            last_activity: now,
+            closed: false,
+            now,
+            stats: SenderStats::default(),
+            config,
+        }
+    }
+
+    /// The session's TSI.
+    pub fn tsi(&self) -> Tsi {
+        Tsi { gsi: self.config.gsi, source_port: self.config.source_port }
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &SenderStats {
+        &self.stats
+    }
+
+    /// The controller's state.
+    pub fn cc_snapshot(&self) -> CcSnapshot {
+        self.cc.snapshot()
+    }
+
+    /// TXW_TRAIL and TXW_LEAD.
+    pub fn window_edges(&self) -> (u32, u32) {
+        (self.txw.trail(), self.txw.lead())
+    }
+
+    /// Free bytes in the send queue.
+    pub fn queue_space(&self) -> usize {
+        self.txw.queue_space()
+    }
+
+    /// Bytes written but not yet sent.
+    pub fn queued_bytes(&self) -> usize {
+        self.txw.queued_bytes()
+    }
+
+    /// Whether the session has ended.
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Queue one APDU for sending.
+    pub fn write(&mut self, apdu: &[u8]) -> Result<(), WriteError> {
+        if self.closing {
+            return Err(WriteError::Closed);
+        }
+        self.txw.write(apdu)?;
+        self.tokens_signalled = false;
+        Ok(())
+    }
+
+    /// No more writes: send what is queued, then SPMs with OPT_FIN, then linger for repairs.
+    pub fn close(&mut self, now: Instant) {
+        if !self.closing {
+            self.closing = true;
+            self.last_activity = now;
+        }
+    }
+
+    fn push_event(&mut self, e: SenderEvent) {
+        if self.events.len() >= MAX_EVENTS {
+            self.events.pop_front();
+        }
+        self.events.push_back(e);
+    }
+
+    fn drain_cc_events(&mut self) {
+        while let Some(e) = self.cc.poll_event() {
+            self.push_event(SenderEvent::Cc(e));
+        }
+    }
+
+    /// A datagram arrived from `from`.
+    pub fn handle_datagram(&mut self, now: Instant, from: IpAddr, bytes: &[u8]) {
+        self.now = self.now.max(now);
+        let packet = match PacketRepr::parse(bytes) {
+            Ok(p) => p,
+            Err(error) => {
+                self.stats.malformed += 1;
+                self.push_event(SenderEvent::Malformed { from, error });
+                return;
+            }
+        };
+        // Upstream packets carry our data-source port as destination port and our GSI (RFC 3208 §8).
+        if packet.gsi != self.config.gsi || packet.dest_port != self.config.source_port {
+            self.stats.ignored += 1;
+            return;
+        }
+        match packet.body {
+            BodyRepr::Nak { sqn, .. } => self.on_nak(now, from, sqn, &packet.options),
+            BodyRepr::Ack { rx_max, bitmap } => {
+                self.stats.acks += 1;
+                self.feedback(now, from, FeedbackKind::Ack { rx_max, bitmap }, &packet.options);
+            }
+            BodyRepr::Spmr => self.spm.request(),
+            _ => self.stats.ignored += 1,
+        }
+        self.drain_cc_events();
+    }
+
+    fn feedback(&mut self, now: Instant, from: IpAddr, kind: FeedbackKind, options: &OptionsRepr) {
+        let report = options.pgmcc_feedback.map(|f| ReceiverReport {
+            reporter: f.reporter,
+            tstamp_echo: f.tstamp,
+            loss_rate: f.loss_rate,
+            rxw_lead: options.convoy.rxw_lead,
+        });
+        let fb = Feedback { kind, from, report, acker_leaving: options.convoy.acker_leaving, options };
+        self.cc.on_feedback(now, &fb);
+    }
+
+    fn on_nak(&mut self, now: Instant, from: IpAddr, sqn: u32, options: &OptionsRepr) {
+        self.stats.naks += 1;
+        if options.convoy.election {
+            self.feedback(now, from, FeedbackKind::Election { sqn }, options);
+            return;
+        }
+        let mut confirmed = Vec::new();
+        for s in std::iter::once(sqn).chain(options.nak_list.iter().copied()) {
+            self.stats.nak_sqns += 1;
+            if self.txw.get(s).is_none() {
+                self.stats.nak_outside_window += 1;
+                continue;
+            }
+            confirmed.push(s);
+            if self.repair_set.insert(s) {
+                self.repair_queue.push_back(s);
+            }
+        }
+        if !confirmed.is_empty() {
+            // RFC 3208 §5.2: confirm with an NCF (multicast) so other receivers suppress their NAKs.
+            for chunk in confirmed.chunks(1 + convoy_wire::MAX_NAK_LIST) {
+                self.ncf_queue.push_back(chunk.to_vec());
+            }
+            self.last_activity = now;
+        }
+        self.feedback(now, from, FeedbackKind::Nak { sqn }, options);
+    }
+
+    /// A deadline from [`Sender::poll_timeout`] passed.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.now = self.now.max(now);
+        if self.cc.poll_timeout().is_some_and(|t| now >= t) {
+            self.cc.on_timeout(now);
+            self.drain_cc_events();
+        }
+        if self.closing
+            && self.fin_sent
+            && !self.closed
+            && self.repair_queue.is_empty()
+            && now >= self.last_activity + self.config.linger
+        {
+            self.closed = true;
+            self.push_event(SenderEvent::Closed);
+        }
+    }
+
+    fn emit(&self, repr: &PacketRepr<'_>, buf: &mut [u8]) -> Option<usize> {
+        // A buffer too small for a packet is a driver bug; such a packet is skipped, not sent truncated.
+        repr.emit(buf).ok()
+    }
+
+    fn downstream<'a>(&self, body: BodyRepr, options: OptionsRepr, payload: &'a [u8]) -> PacketRepr<'a> {
+        PacketRepr {
+            source_port: self.config.source_port,
+            dest_port: self.config.dest_port,
+            gsi: self.config.gsi,
+            body,
+            options,
+            payload,
+        }
+    }
+
+    /// When the rate limiters will let a packet of `len` bytes go.
+    fn rate_ready_at(&self, now: Instant, len: usize, repair: bool) -> Instant {
+        let len = len as u64;
+        let mut at = now;
+        if let Some(b) = &self.rate {
+            at = at.max(b.available_at(now, len));
+        }
+        if repair {
+            if let Some(b) = &self.repair_rate {
+                at = at.max(b.available_at(now, len));
+            }
+        }
+        at
+    }
+
+    fn rate_allows(&mut self, now: Instant, len: usize, repair: bool) -> bool {
+        if self.rate_ready_at(now, len, repair) > now {
+            return false;
+        }
+        let len = len as u64;
+        if let Some(b) = &mut self.rate {
+            b.try_consume(now, len);
+        }
+        if repair {
+            if let Some(b) = &mut self.repair_rate {
+                b.try_consume(now, len);
+            }
+        }
+        true
+    }
+
+    /// Write the next packet due now into `buf`.
+    pub fn poll_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
+        self.now = self.now.max(now);
+        if self.closed {
+            return None;
+        }
+        if let Some(t) = self.poll_spm(now, buf) {
+            return Some(t);
+        }
+        if let Some(sqns) = self.ncf_queue.pop_front() {
+            self.stats.ncfs += 1;
+            let options = OptionsRepr { nak_list: sqns[1..].to_vec(), ..OptionsRepr::default() };
+            let body = BodyRepr::Ncf {
+                sqn: sqns[0],
+                source_nla: self.config.local_nla,
+                group_nla: self.config.group,
+            };
+            let repr = self.downstream(body, options, &[]);
+            let len = self.emit(&repr, buf)?;
+            return Some(Transmit { destination: Destination::Group, len, packet_type: PacketType::Ncf });
+        }
+        if let Some(t) = self.poll_rdata(now, buf) {
+            return Some(t);
+        }
+        self.poll_odata(now, buf)
+    }
+
+    fn poll_spm(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
+        if self.closing && !self.fin_sent && !self.txw.has_pending() {
+            self.fin_sent = true;
+            self.spm.finish();
+        }
+        if !self.spm.is_due(now) {
+            return None;
+        }
+        self.spm.on_sent(now);
+        let body = BodyRepr::Spm {
+            sqn: self.spm_sqn,
+            trail: self.txw.trail(),
+            lead: self.txw.lead(),
+            path_nla: self.config.local_nla,
+        };
+        self.spm_sqn = self.spm_sqn.wrapping_add(1);
+        let options = OptionsRepr { fin: self.fin_sent, ..OptionsRepr::default() };
+        let repr = self.downstream(body, options, &[]);
+        let len = self.emit(&repr, buf)?;
+        self.stats.spms += 1;
+        Some(Transmit { destination: Destination::Group, len, packet_type: PacketType::Spm })
+    }
+
+    fn poll_rdata(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
+        while let Some(&sqn) = self.repair_queue.front() {
+            let Some(packet) = self.txw.get(sqn) else {
+                // Fell out of the window while queued.
+                self.repair_queue.pop_front();
+                self.repair_set.remove(&sqn);
+                continue;
+            };
+            let len_estimate = packet.payload.len() + 64;
+            if !self.rate_allows(now, len_estimate, true) {
+                return None;
+            }
+            self.repair_queue.pop_front();
+            self.repair_set.remove(&sqn);
+            let packet = self.txw.get(sqn)?.clone();
+            let options = OptionsRepr { fragment: packet.fragment, ..OptionsRepr::default() };
+            let body = BodyRepr::Rdata { sqn, trail: self.txw.trail() };
+            let repr = self.downstream(body, options, &packet.payload);
+            let len = self.emit(&repr, buf)?;
+            self.stats.rdata_packets += 1;
+            self.stats.rdata_bytes += packet.payload.len() as u64;
+            self.last_activity = now;
+            return Some(Transmit { destination: Destination::Group, len, packet_type: PacketType::Rdata });
+        }
+        None
+    }
+
+    fn poll_odata(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
+        let permit = self.cc.permit(now);
+        let Some(next_len) = self.txw.next_len() else {
+            if permit == Permit::Now && !self.tokens_signalled && !self.closing {
+                self.tokens_signalled = true;
+                self.push_event(SenderEvent::TokensAvailable);
+            }
+            return None;
+        };
+        if permit != Permit::Now || !self.rate_allows(now, next_len + 64, false) {
+            return None;
+        }
+        let sqn = self.txw.send_next()?;
+        let trail = self.txw.trail();
+        let packet = self.txw.get(sqn)?;
+        let mut options = OptionsRepr { fragment: packet.fragment, ..OptionsRepr::default() };
+        let payload_len = packet.payload.len();
+        // The controller needs the packet length before the options it adds are known; use the payload plus
+        // the fixed header and option overhead of a typical pgmcc ODATA.
+        self.cc.on_data_sent(now, sqn, payload_len + 64, &mut options);
+        self.drain_cc_events();
+        let packet = self.txw.get(sqn)?;
+        let repr = PacketRepr {
+            source_port: self.config.source_port,
+            dest_port: self.config.dest_port,
+            gsi: self.config.gsi,
+            body: BodyRepr::Odata { sqn, trail },
+            options,
+            payload: &packet.payload,
+        };
+        let len = repr.emit(buf).ok()?;
+        self.spm.on_data(now);
+        self.stats.odata_packets += 1;
+        self.stats.odata_bytes += payload_len as u64;
+        Some(Transmit { destination: Destination::Group, len, packet_type: PacketType::Odata })
+    }
+
+    /// The next instant at which [`Sender::handle_timeout`] or [`Sender::poll_transmit`] has work.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        if self.closed {
+            return None;
+        }
+        let mut next = Some(self.spm.next_due());
+        let mut consider = |t: Option<Instant>| {
+            if let Some(t) = t {
+                next = Some(next.map_or(t, |n| n.min(t)));
+            }
+        };
+        consider(self.cc.poll_timeout());
+        if let Some(len) = self.txw.next_len() {
+            match self.cc.permit(self.now) {
+                Permit::At(t) => consider(Some(t)),
+                Permit::Now => consider(Some(self.rate_ready_at(self.now, len + 64, false))),
+                Permit::Blocked => {}
+            }
+        }
+        if let Some(p) = self.repair_queue.front().and_then(|&sqn| self.txw.get(sqn)) {
+            consider(Some(self.rate_ready_at(self.now, p.payload.len() + 64, true)));
+        }
+        if !self.ncf_queue.is_empty() {
+            consider(Some(self.now));
+        }
+        if self.closing && self.fin_sent {
+            consider(Some(self.last_activity + self.config.linger));
+        }
+        next
+    }
+
+    /// Next event.
+    pub fn poll_event(&mut self) -> Option<SenderEvent> {
+        self.events.pop_front()
+    }
+}
