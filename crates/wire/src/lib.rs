@@ -1,7 +1,158 @@
 //! PGM (RFC 3208) and PGMCC packets on the wire.
 //!
-//! (Crate documentation to be completed by the wire implementation.)
+//! Facts and captured bytes come from `shared/spec/pgm-wire.md` (called "pgm-wire.md" below),
+//! which reconciles RFC 3208, the pgmcc Internet-Draft, OpenPGM 5.3, Wireshark and tcpdump.
+//! Where they disagree this crate follows what interoperates: OpenPGM and Wireshark.
+//!
+//! # Views and reprs
+//!
+//! As in smoltcp's `wire` module there are two levels:
+//!
+//! * **Views** borrow the bytes. [`Packet::new_checked`] validates a whole packet once (common
+//!   header, type-specific header, option TLVs, TSDU length); afterwards no accessor can panic.
+//!   [`Header`] views just the 16-byte common header, [`RawOptions`] walks option TLVs and
+//!   [`Options`] yields typed [`PgmOption`]s. Field offsets live in [`field`], one module per
+//!   packet type.
+//! * **Reprs** are plain values: [`PacketRepr`] = ports + [`Gsi`] + [`BodyRepr`] (the
+//!   type-specific header) + [`OptionsRepr`] + payload slice. [`PacketRepr::parse`] checks the
+//!   checksum and builds a repr; [`PacketRepr::emit`] writes one (after
+//!   [`PacketRepr::buffer_len`] tells how much room it needs). `parse(emit(x)) == x` for every
+//!   `x` that `emit` accepts; [`PacketRepr::check`] tells in advance whether it does.
+//!
+//! All multi-byte fields are big-endian (network byte order). Offsets in errors are counted
+//! from the first byte of the PGM header (the first byte of the UDP payload with UDP
+//! encapsulation, pgm-wire.md §1.6).
+//!
+//! # Packets
+//!
+//! | code | type | fixed part (IPv4 NLAs) | RFC 3208 |
+//! |---|---|---|---|
+//! | 0x00 | SPM | 36 bytes | §8.1 |
+//! | 0x01 | POLL | 44 bytes | §14.7.1 |
+//! | 0x02 | POLR | 24 bytes | §14.7.2 |
+//! | 0x04 | ODATA | 24 bytes + payload | §8.2 |
+//! | 0x05 | RDATA | 24 bytes + payload | §8.2 |
+//! | 0x08 | NAK | 36 bytes | §8.3 |
+//! | 0x09 | NNAK | 36 bytes | §8.3 |
+//! | 0x0A | NCF | 36 bytes | §8.3 |
+//! | 0x0C | SPMR | 16 bytes | §13.6 |
+//! | 0x0D | ACK (PGMCC) | 24 bytes | not in the RFC: OpenPGM and Wireshark (pgm-wire.md §1.2, §1.9 D1) |
+//!
+//! Every network-layer address (NLA) is `AFI u16 | reserved u16 | address`, AFI 1 = IPv4
+//! (4 bytes) or 2 = IPv6 (16 bytes); an IPv6 NLA shifts the later fields by 12 bytes. Another
+//! AFI is an error naming the field ([`nla`]). The version bits (byte 4, bits 7–6) must be 0;
+//! the reserved bits 5–4 are tolerated. 0x0B, the ACK code of Rizzo's code and old tcpdump, is
+//! rejected as unknown.
+//!
+//! Port orientation (pgm-wire.md §1.1): downstream packets (SPM, POLL, ODATA, RDATA, NCF)
+//! carry the data-source port as source port; upstream packets (NAK, NNAK, SPMR, POLR, ACK)
+//! carry the data-destination port as source port and the data-source port as destination port.
+//! [`PacketRepr::tsi`] and [`Packet::tsi`] take this into account ([`PacketType::is_upstream`]).
+//!
+//! The header options byte uses the bit values of the implementations, not the literal RFC
+//! (pgm-wire.md §1.9 D11): 0x01 OPT_PRESENT, 0x02 OPT_NETWORK, 0x40 OPT_VAR_PKTLEN, 0x80
+//! OPT_PARITY ([`flags`]). On emission OPT_NETWORK is set exactly when OPT_NAK_LIST is present;
+//! on receipt it is not checked. Parity (FEC) packets are rejected by [`PacketRepr::parse`].
+//!
+//! The TSDU length must equal the bytes after the options exactly, and must be 0 except on
+//! ODATA and RDATA (RFC 3208 §8: "Only data packet headers … may be followed … by application
+//! data").
+//!
+//! # Checksum (RFC 3208 §8, pgm-wire.md §1.5)
+//!
+//! The Internet one's-complement checksum (RFC 1071) over the whole PGM packet (header,
+//! type-specific part, options, payload) with the checksum field taken as zero, **without** a
+//! pseudo-header. A computed 0 is transmitted as 0xFFFF. A received 0 means "no checksum" and
+//! is accepted, except on ODATA and RDATA, where the checksum is mandatory and OpenPGM rejects
+//! 0: so do we ([`ParseErrorKind::MissingChecksum`]). See [`checksum`].
+//!
+//! # Options (RFC 3208 §9, pgm-wire.md §1.3)
+//!
+//! Options follow the type-specific header when OPT_PRESENT is set. Each is a TLV: type byte
+//! (0x80 = OPT_END, low 7 bits = type), total length byte, byte 2 (reserved/F/OPX), byte 3
+//! (U bit and option-specific bits), value. Rules applied on receipt:
+//!
+//! * The first option must be OPT_LENGTH (type 0x00, length 4) whose u16 is the total length of
+//!   all options including itself; the total must be ≥ 4 and fit in the packet.
+//! * Every other option must have length ≥ 4 and end within that total. (Length ≥ 4 because the
+//!   TLV header itself is 4 bytes; it also guarantees progress.)
+//! * The option carrying OPT_END must end exactly at the total, and the option that reaches the
+//!   total must carry OPT_END. OPT_END on OPT_LENGTH is ignored (OpenPGM never sets it, and
+//!   OpenPGM, Wireshark and tcpdump all skip OPT_LENGTH before looking for OPT_END).
+//! * At most 16 options, OPT_LENGTH included ([`MAX_OPTIONS`]).
+//! * Byte 2 is ignored whatever its value (OpenPGM leaves it uninitialised: 0x78 and 0x88 have
+//!   been seen). Byte 3 is ignored except by OPT_RST.
+//! * Known options must have exactly their length; a known option appearing twice is an error
+//!   ([`ParseErrorKind::DuplicateOption`]) rather than a silent choice between two values.
+//! * Unknown options are skipped, and may repeat: the other RFC options (OPT_NAK_BO_IVL,
+//!   OPT_NAK_BO_RNG, OPT_REDIRECT, OPT_PARITY_*, OPT_CURR_TGSIZE, OPT_NBR_UNREACH,
+//!   OPT_PATH_NLA, OPT_CR, OPT_CRQST), OPT_INVALID (0x7F), Convoy's reserved codes and anything
+//!   else.
+//!
+//! Known options ([`opt`] has the codes):
+//!
+//! | type | name | length | value | repr field |
+//! |---|---|---|---|---|
+//! | 0x00 | OPT_LENGTH | 4 | `[2]` u16 total | implied |
+//! | 0x01 | OPT_FRAGMENT | 16 | `[4]` first SQN, `[8]` offset, `[12]` APDU length (§9.2; the RFC text says 12, its figure and every implementation 16) | `fragment` |
+//! | 0x02 | OPT_NAK_LIST | 4+4N, N ≤ 62 | `[4…]` SQNs; network-significant | `nak_list` |
+//! | 0x03 | OPT_JOIN | 8 | `[4]` minimum SQN | `join` |
+//! | 0x0D | OPT_SYN | 4 | – | `syn` |
+//! | 0x0E | OPT_FIN | 4 | – | `fin` |
+//! | 0x0F | OPT_RST | 4 | `[3]` N bit 0x40, error code 0x3F | `rst` (whole byte 3) |
+//! | 0x12 | OPT_PGMCC_DATA | 16 / 28 | `[4]` tstamp, `[8]` acker NLA (`0.0.0.0`/`::` = no acker: election request) | `pgmcc_data` |
+//! | 0x13 | OPT_PGMCC_FEEDBACK | 16 / 28 | `[4]` tstamp echo, `[8]` AFI, `[10]` u16 loss rate, `[12]` reporter address | `pgmcc_feedback` |
+//!
+//! The PGMCC options' length must match their NLA's AFI (16 with IPv4, 28 with IPv6).
+//!
+//! ## Convoy's own options
+//!
+//! Option types 0x30–0x3F are reserved for Convoy. Other implementations skip them (Wireshark
+//! shows them as unknown). All are receiver-significant (not network-significant), bytes 2–3
+//! are zero.
+//!
+//! | type | name | length | value | meaning | repr field |
+//! |---|---|---|---|---|---|
+//! | 0x30 | OPT_CONVOY_RXW_LEAD | 8 | `[4]` u32 | the receiver's highest sequence number, on NAKs next to OPT_PGMCC_FEEDBACK (pgmcc paper §3.2 receiver report) | `convoy.rxw_lead` |
+//! | 0x31 | OPT_CONVOY_ELECTION | 4 | – | this NAK is a pgmcc election report ("dummy NAK", draft §2.3.1): no repair wanted | `convoy.election` |
+//! | 0x32 | OPT_CONVOY_ACKER_LEAVING | 4 | – | on an ACK: the acker is leaving (draft §2.3.2) | `convoy.acker_leaving` |
+//! | 0x33–0x3F | reserved | | | later Convoy options (TFMCC, agent scheme, file transfer); skipped until defined | |
+//!
+//! Typed, they are [`PgmOption::Convoy`] of a [`ConvoyOption`]; new Convoy options become new
+//! [`ConvoyOption`] variants.
+//!
+//! ## Emission
+//!
+//! [`PacketRepr::emit`] writes OPT_LENGTH, then OPT_NAK_LIST (network-significant options come
+//! first, §9.1), OPT_FRAGMENT, OPT_JOIN, OPT_SYN, OPT_FIN, OPT_RST, OPT_PGMCC_DATA,
+//! OPT_PGMCC_FEEDBACK and Convoy's options by type code; OPT_END on the last one; bytes 2 and 3
+//! zero except OPT_RST's byte 3. An empty `nak_list` writes no OPT_NAK_LIST; options all unset
+//! write no options at all (not even OPT_LENGTH).
+//!
+//! # Errors
+//!
+//! [`ParseError`] names the packet type (when known), the field, its offset and what was wrong,
+//! e.g. `NAK: OPT_NAK_LIST at offset 40: length 6 is not 4+4N with N ≤ 62` or
+//! `ODATA: checksum at offset 6: computed 0x1234, packet has 0x5678`. [`EmitError`] names the
+//! packet type and the repr field. No input makes a parser panic; `fuzz/` holds the
+//! cargo-fuzz targets.
 
+mod body;
+pub mod checksum;
+mod error;
+pub mod field;
+mod header;
+pub mod nla;
+pub mod options;
+mod options_repr;
+mod packet;
 mod repr;
 
+pub use error::{EmitError, EmitErrorKind, ParseError, ParseErrorKind};
+pub use header::{flags, Header};
+pub use options::{
+    opt, ConvoyOption, NakList, Options, PgmOption, RawOption, RawOptions, MAX_NAK_LIST,
+    MAX_OPTIONS,
+};
+pub use packet::Packet;
 pub use repr::*;

@@ -1,6 +1,12 @@
-//! Typed representations of PGM packets (API contract; bodies to be implemented).
+//! Typed representations of PGM packets: [`PacketRepr`] with its [`BodyRepr`] and
+//! [`OptionsRepr`], and their parse and emit entry points.
 
 use std::net::IpAddr;
+
+use crate::header::{flags, Header};
+use crate::{
+    checksum, field, packet, EmitError, EmitErrorKind, Packet, ParseError, ParseErrorKind,
+};
 
 /// Global Source Identifier (RFC 3208 §8: 6 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -42,67 +48,337 @@ pub enum PacketType {
 }
 
 /// Type-specific part of a packet.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BodyRepr {
     /// SPM: SPM_SQN, TXW_TRAIL, TXW_LEAD, path NLA.
-    Spm { sqn: u32, trail: u32, lead: u32, path_nla: IpAddr },
+    Spm {
+        /// SPM_SQN: the SPM's own sequence number.
+        sqn: u32,
+        /// SPM_TRAIL (TXW_TRAIL).
+        trail: u32,
+        /// SPM_LEAD (TXW_LEAD).
+        lead: u32,
+        /// Path NLA: the source's (or last network element's) unicast address.
+        path_nla: IpAddr,
+    },
     /// POLL.
-    Poll { sqn: u32, round: u16, s_type: u16, path_nla: IpAddr, backoff_ivl: u32, rand: u32, mask: u32 },
+    Poll {
+        /// POLL_SQN.
+        sqn: u32,
+        /// POLL_ROUND.
+        round: u16,
+        /// POLL_S_TYPE (0 = general, 1 = DLR).
+        s_type: u16,
+        /// Path NLA.
+        path_nla: IpAddr,
+        /// POLL_BO_IVL (microseconds).
+        backoff_ivl: u32,
+        /// POLL_RAND.
+        rand: u32,
+        /// POLL_MASK.
+        mask: u32,
+    },
     /// POLR.
-    Polr { sqn: u32, round: u16 },
+    Polr {
+        /// POLR_SQN (equal to the POLL_SQN answered).
+        sqn: u32,
+        /// POLR_ROUND.
+        round: u16,
+    },
     /// ODATA: DATA_SQN and TXW_TRAIL.
-    Odata { sqn: u32, trail: u32 },
+    Odata {
+        /// DATA_SQN.
+        sqn: u32,
+        /// DATA_TRAIL (TXW_TRAIL).
+        trail: u32,
+    },
     /// RDATA: DATA_SQN and TXW_TRAIL.
-    Rdata { sqn: u32, trail: u32 },
+    Rdata {
+        /// DATA_SQN of the repaired packet.
+        sqn: u32,
+        /// DATA_TRAIL (TXW_TRAIL).
+        trail: u32,
+    },
     /// NAK: requested SQN, source NLA, group NLA.
-    Nak { sqn: u32, source_nla: IpAddr, group_nla: IpAddr },
+    Nak {
+        /// Requested SQN.
+        sqn: u32,
+        /// Source NLA: the ODATA source's unicast address.
+        source_nla: IpAddr,
+        /// Multicast group NLA.
+        group_nla: IpAddr,
+    },
     /// NNAK, same layout as NAK.
-    Nnak { sqn: u32, source_nla: IpAddr, group_nla: IpAddr },
+    Nnak {
+        /// Requested SQN.
+        sqn: u32,
+        /// Source NLA.
+        source_nla: IpAddr,
+        /// Multicast group NLA.
+        group_nla: IpAddr,
+    },
     /// NCF, same layout as NAK.
-    Ncf { sqn: u32, source_nla: IpAddr, group_nla: IpAddr },
+    Ncf {
+        /// Confirmed SQN.
+        sqn: u32,
+        /// Source NLA.
+        source_nla: IpAddr,
+        /// Multicast group NLA.
+        group_nla: IpAddr,
+    },
     /// SPMR: header only.
     Spmr,
     /// PGMCC ACK: RX_MAX and the 32-bit bitmap (LSB = RX_MAX).
-    Ack { rx_max: u32, bitmap: u32 },
+    Ack {
+        /// RX_MAX: the highest data SQN received.
+        rx_max: u32,
+        /// ACK_BITMAP: bit i = RX_MAX − i received (LSB = RX_MAX).
+        bitmap: u32,
+    },
 }
 
-/// OPT_FRAGMENT.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FragmentOption { pub first_sqn: u32, pub offset: u32, pub apdu_len: u32 }
+/// OPT_FRAGMENT (type 0x01, 16 bytes), RFC 3208 §9.2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FragmentOption {
+    /// Sequence number of the APDU's first fragment.
+    pub first_sqn: u32,
+    /// Offset of this fragment in the APDU (OPT_FRAG_OFF).
+    pub offset: u32,
+    /// Total APDU length (OPT_FRAG_LEN).
+    pub apdu_len: u32,
+}
 
-/// OPT_PGMCC_DATA.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PgmccData { pub tstamp: u32, pub acker: IpAddr }
+/// OPT_PGMCC_DATA (type 0x12, 16 bytes with IPv4, 28 with IPv6), sent by the source on ODATA
+/// and RDATA (pgm-wire.md §1.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PgmccData {
+    /// Sender timestamp (opaque to receivers, echoed in feedback).
+    pub tstamp: u32,
+    /// The current acker's unicast address; `0.0.0.0` or `::` means "no acker": an election
+    /// request (see [`PgmccData::is_election_request`]).
+    pub acker: IpAddr,
+}
 
-/// OPT_PGMCC_FEEDBACK.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PgmccFeedback { pub tstamp: u32, pub loss_rate: u16, pub reporter: IpAddr }
+/// OPT_PGMCC_FEEDBACK (type 0x13, 16 bytes with IPv4, 28 with IPv6), sent by receivers on ACKs
+/// (and NAKs) (pgm-wire.md §1.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PgmccFeedback {
+    /// Echo of the last OPT_PGMCC_DATA timestamp, corrected by the receiver's holding delay.
+    pub tstamp: u32,
+    /// Loss rate, 0 = none … 65535 = 100% (option bytes 10–11).
+    pub loss_rate: u16,
+    /// The reporting receiver's unicast address.
+    pub reporter: IpAddr,
+}
 
-/// Convoy's own options.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct ConvoyOptions { pub rxw_lead: Option<u32>, pub election: bool, pub acker_leaving: bool }
+/// Convoy's own options (type codes 0x30–0x3F; see the crate documentation).
+#[derive(Clone, Debug, PartialEq, Eq, Default, Hash)]
+pub struct ConvoyOptions {
+    /// 0x30 OPT_CONVOY_RXW_LEAD: the receiver's highest sequence number (on NAKs, next to
+    /// OPT_PGMCC_FEEDBACK; pgmcc paper §3.2 receiver report).
+    pub rxw_lead: Option<u32>,
+    /// 0x31 OPT_CONVOY_ELECTION: this NAK is a pgmcc election report ("dummy NAK", draft
+    /// §2.3.1); no repair is wanted.
+    pub election: bool,
+    /// 0x32 OPT_CONVOY_ACKER_LEAVING: on an ACK, the acker is leaving (draft §2.3.2).
+    pub acker_leaving: bool,
+}
 
-/// All options of a packet.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+/// All options of a packet that Convoy understands. Unknown options are skipped on parse;
+/// OPT_LENGTH is implied (written whenever any option is set).
+#[derive(Clone, Debug, PartialEq, Eq, Default, Hash)]
 pub struct OptionsRepr {
+    /// OPT_FRAGMENT.
     pub fragment: Option<FragmentOption>,
+    /// OPT_NAK_LIST: extra requested sequence numbers, at most [`crate::MAX_NAK_LIST`]; empty
+    /// means the option is absent.
     pub nak_list: Vec<u32>,
+    /// OPT_JOIN: minimum sequence number a late joiner may request.
     pub join: Option<u32>,
+    /// OPT_SYN: the first packet of the session.
     pub syn: bool,
+    /// OPT_FIN: the session is ending.
     pub fin: bool,
+    /// OPT_RST: the session is reset; the whole option byte 3 (N bit 0x40, error code 0x3F).
     pub rst: Option<u8>,
+    /// OPT_PGMCC_DATA.
     pub pgmcc_data: Option<PgmccData>,
+    /// OPT_PGMCC_FEEDBACK.
     pub pgmcc_feedback: Option<PgmccFeedback>,
+    /// Convoy's own options.
     pub convoy: ConvoyOptions,
 }
 
 /// A whole PGM packet.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PacketRepr<'a> {
+    /// Source port: the data-source port on downstream packets (SPM, POLL, ODATA, RDATA, NCF),
+    /// the data-destination port on upstream ones (NAK, NNAK, SPMR, POLR, ACK).
     pub source_port: u16,
+    /// Destination port: the reverse of `source_port`.
     pub dest_port: u16,
+    /// Global source identifier (of the data source, in both directions).
     pub gsi: Gsi,
+    /// Type-specific header; also decides the packet type.
     pub body: BodyRepr,
+    /// Options.
     pub options: OptionsRepr,
+    /// Payload (TSDU); must be empty except on ODATA and RDATA.
     pub payload: &'a [u8],
+}
+
+impl PgmccData {
+    /// True when the acker NLA is unspecified (`0.0.0.0` or `::`): the source asks receivers
+    /// to elect an acker.
+    pub fn is_election_request(&self) -> bool {
+        self.acker.is_unspecified()
+    }
+}
+
+impl core::fmt::Display for Gsi {
+    /// Twelve lowercase hex digits, as Wireshark shows a GSI.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for b in self.0 {
+            write!(f, "{b:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl core::fmt::Display for Tsi {
+    /// `GSI.port`, e.g. `65aaceceacc1.1093`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}.{}", self.gsi, self.source_port)
+    }
+}
+
+impl<'a> PacketRepr<'a> {
+    /// Parse a PGM packet (the UDP payload with UDP encapsulation), verifying the checksum
+    /// first: it must match, and 0 ("no checksum") is accepted except on ODATA and RDATA.
+    /// Then the structure is validated as by [`Packet::new_checked`], and parity (FEC) packets
+    /// are rejected.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, ParseError> {
+        let packet_type = Header::new_checked(bytes)?.packet_type()?;
+        packet::verify_checksum(packet_type, bytes)?;
+        Self::parse_without_checksum(bytes)
+    }
+
+    /// Like [`PacketRepr::parse`] but without looking at the checksum field (for fuzzing, and
+    /// for packets whose checksum was already verified or is known to be absent).
+    pub fn parse_without_checksum(bytes: &'a [u8]) -> Result<Self, ParseError> {
+        let packet = Packet::new_checked(bytes)?;
+        if packet.is_parity() {
+            return Err(ParseError::new(
+                Some(packet.packet_type()),
+                "options flags",
+                field::header::OPTIONS,
+                ParseErrorKind::UnsupportedFlags {
+                    flags: packet.options_flags(),
+                },
+            ));
+        }
+        let options = OptionsRepr::from_options(packet.options());
+        let payload_start = bytes.len() - packet.payload().len();
+        Ok(Self {
+            source_port: packet.source_port(),
+            dest_port: packet.dest_port(),
+            gsi: packet.gsi(),
+            body: packet.body(),
+            options,
+            payload: bytes.get(payload_start..).unwrap_or(&[]),
+        })
+    }
+
+    /// The packet type (from the body).
+    pub const fn packet_type(&self) -> PacketType {
+        self.body.packet_type()
+    }
+
+    /// The transport session identifier: the GSI with the data-source port, which is
+    /// `source_port` on downstream packets (SPM, POLL, ODATA, RDATA, NCF) and `dest_port` on
+    /// upstream ones (NAK, NNAK, SPMR, POLR, ACK), see [`PacketType::is_upstream`].
+    pub const fn tsi(&self) -> Tsi {
+        let source_port = if self.packet_type().is_upstream() {
+            self.dest_port
+        } else {
+            self.source_port
+        };
+        Tsi {
+            gsi: self.gsi,
+            source_port,
+        }
+    }
+
+    /// Bytes [`PacketRepr::emit`] writes: header, type-specific part, options and payload.
+    pub fn buffer_len(&self) -> usize {
+        field::header::LEN + self.body.wire_len() + self.options.buffer_len() + self.payload.len()
+    }
+
+    /// Check that this repr can be encoded (see [`PacketRepr::emit`] for the rules).
+    pub fn check(&self) -> Result<(), EmitError> {
+        let packet_type = self.packet_type();
+        let len = self.payload.len();
+        if len > 0 && !packet_type.is_data() {
+            return Err(EmitError {
+                packet_type,
+                field: "payload",
+                kind: EmitErrorKind::PayloadNotAllowed { len },
+            });
+        }
+        if len > usize::from(u16::MAX) {
+            return Err(EmitError {
+                packet_type,
+                field: "payload",
+                kind: EmitErrorKind::PayloadTooLong { len },
+            });
+        }
+        self.options.check(packet_type)
+    }
+
+    /// Write the packet at the start of `buf` and return its length
+    /// ([`PacketRepr::buffer_len`]). The options byte gets OPT_PRESENT when any option is set
+    /// and OPT_NETWORK when `nak_list` is not empty; the TSDU length is the payload length; the
+    /// checksum is computed last (a computed 0 is written as 0xFFFF).
+    ///
+    /// Fails, writing nothing, when the payload is not empty on a packet other than ODATA or
+    /// RDATA or longer than 65535 bytes, when `nak_list` has more than [`crate::MAX_NAK_LIST`]
+    /// entries, when there would be more than [`crate::MAX_OPTIONS`] options, or when `buf` is too
+    /// small.
+    pub fn emit(&self, buf: &mut [u8]) -> Result<usize, EmitError> {
+        self.check()?;
+        let need = self.buffer_len();
+        let have = buf.len();
+        let Some(out) = buf.get_mut(..need) else {
+            return Err(EmitError {
+                packet_type: self.packet_type(),
+                field: "buffer",
+                kind: EmitErrorKind::BufferTooSmall { need, have },
+            });
+        };
+        let h = field::header::LEN;
+        out[..h].fill(0);
+        field::put16(out, field::header::SOURCE_PORT.start, self.source_port);
+        field::put16(out, field::header::DEST_PORT.start, self.dest_port);
+        out[field::header::TYPE] = self.packet_type().code();
+        let mut opt_flags = 0;
+        if !self.options.is_empty() {
+            opt_flags |= flags::OPT_PRESENT;
+        }
+        if self.options.is_network_significant() {
+            opt_flags |= flags::OPT_NETWORK;
+        }
+        out[field::header::OPTIONS] = opt_flags;
+        out[field::header::GSI].copy_from_slice(&self.gsi.0);
+        // `check` bounds the payload length by u16::MAX.
+        field::put16(
+            out,
+            field::header::TSDU_LENGTH.start,
+            self.payload.len() as u16,
+        );
+        let body_end = self.body.emit(out);
+        let options_end = body_end + self.options.emit(&mut out[body_end..]);
+        out[options_end..].copy_from_slice(self.payload);
+        checksum::fill(out);
+        Ok(need)
+    }
 }

@@ -1,0 +1,189 @@
+//! Byte offsets of every field, in one place per packet type (RFC 3208 §8, pgm-wire.md §1.2–1.4).
+//!
+//! Offsets are from the start of the PGM header, except in [`nla`] and [`option`], whose offsets
+//! are from the start of the NLA or option. Where a field follows a network-layer address, its
+//! offset is given relative to the end of that NLA (an IPv6 NLA is 12 bytes longer than IPv4).
+//! All multi-byte fields are big-endian (network byte order).
+
+/// A field occupying a byte range.
+pub type Field = core::ops::Range<usize>;
+
+/// The 16-byte common header, RFC 3208 §8.
+pub mod header {
+    use super::Field;
+    /// Source port (data-source port downstream, data-destination port upstream).
+    pub const SOURCE_PORT: Field = 0..2;
+    /// Destination port.
+    pub const DEST_PORT: Field = 2..4;
+    /// Type byte: version (bits 7–6), reserved (bits 5–4), packet type (bits 3–0).
+    pub const TYPE: usize = 4;
+    /// Options byte (OPT_PRESENT, OPT_NETWORK, OPT_VAR_PKTLEN, OPT_PARITY).
+    pub const OPTIONS: usize = 5;
+    /// Checksum.
+    pub const CHECKSUM: Field = 6..8;
+    /// Global source identifier.
+    pub const GSI: Field = 8..14;
+    /// TSDU (payload) length.
+    pub const TSDU_LENGTH: Field = 14..16;
+    /// Length of the common header.
+    pub const LEN: usize = 16;
+}
+
+/// SPM (0x00), RFC 3208 §8.1.
+pub mod spm {
+    use super::Field;
+    /// SPM_SQN.
+    pub const SQN: Field = 16..20;
+    /// SPM_TRAIL (TXW_TRAIL).
+    pub const TRAIL: Field = 20..24;
+    /// SPM_LEAD (TXW_LEAD).
+    pub const LEAD: Field = 24..28;
+    /// Start of the path NLA; the SPM's fixed part ends with it.
+    pub const PATH_NLA: usize = 28;
+}
+
+/// POLL (0x01), RFC 3208 §14.7.1.
+pub mod poll {
+    use super::Field;
+    /// POLL_SQN.
+    pub const SQN: Field = 16..20;
+    /// POLL_ROUND.
+    pub const ROUND: Field = 20..22;
+    /// POLL_S_TYPE.
+    pub const S_TYPE: Field = 22..24;
+    /// Start of the path NLA.
+    pub const PATH_NLA: usize = 24;
+    /// POLL_BO_IVL, relative to the end of the path NLA.
+    pub const BACKOFF_IVL: Field = 0..4;
+    /// POLL_RAND, relative to the end of the path NLA.
+    pub const RAND: Field = 4..8;
+    /// POLL_MASK, relative to the end of the path NLA.
+    pub const MASK: Field = 8..12;
+    /// Bytes after the path NLA.
+    pub const TAIL_LEN: usize = 12;
+}
+
+/// POLR (0x02), RFC 3208 §14.7.2.
+pub mod polr {
+    use super::Field;
+    /// POLR_SQN.
+    pub const SQN: Field = 16..20;
+    /// POLR_ROUND.
+    pub const ROUND: Field = 20..22;
+    /// Reserved (written 0, ignored).
+    pub const RESERVED: Field = 22..24;
+    /// End of the fixed part.
+    pub const END: usize = 24;
+}
+
+/// ODATA (0x04) and RDATA (0x05), RFC 3208 §8.2.
+pub mod data {
+    use super::Field;
+    /// DATA_SQN.
+    pub const SQN: Field = 16..20;
+    /// DATA_TRAIL (TXW_TRAIL).
+    pub const TRAIL: Field = 20..24;
+    /// End of the fixed part.
+    pub const END: usize = 24;
+}
+
+/// NAK (0x08), NNAK (0x09) and NCF (0x0A), RFC 3208 §8.3. The group NLA directly follows the
+/// source NLA.
+pub mod nak {
+    use super::Field;
+    /// Requested SQN.
+    pub const SQN: Field = 16..20;
+    /// Start of the source NLA.
+    pub const SOURCE_NLA: usize = 20;
+}
+
+/// ACK (0x0D, PGMCC; OpenPGM `struct pgm_ack`).
+pub mod ack {
+    use super::Field;
+    /// RX_MAX.
+    pub const RX_MAX: Field = 16..20;
+    /// ACK_BITMAP (LSB = RX_MAX).
+    pub const BITMAP: Field = 20..24;
+    /// End of the fixed part.
+    pub const END: usize = 24;
+}
+
+/// Network-layer address: AFI, reserved, address. Offsets from the start of the NLA.
+pub mod nla {
+    use super::Field;
+    /// Address family indicator (1 = IPv4, 2 = IPv6).
+    pub const AFI: Field = 0..2;
+    /// Reserved (written 0, ignored).
+    pub const RESERVED: Field = 2..4;
+    /// Start of the address (4 or 16 bytes).
+    pub const ADDRESS: usize = 4;
+}
+
+/// Option TLV, RFC 3208 §9. Offsets from the start of the option.
+pub mod option {
+    use super::Field;
+    /// `E` bit (0x80) and 7-bit option type.
+    pub const TYPE: usize = 0;
+    /// Total option length, including these first bytes.
+    pub const LENGTH: usize = 1;
+    /// Reserved / F / OPX byte (ignored on receipt, written 0).
+    pub const OPX: usize = 2;
+    /// U bit plus option-specific bits (OPT_RST uses it).
+    pub const SPECIFIC: usize = 3;
+    /// Start of the option value.
+    pub const VALUE: usize = 4;
+
+    /// OPT_LENGTH: total length of all options, including OPT_LENGTH.
+    pub const TOTAL_LENGTH: Field = 2..4;
+
+    /// OPT_FRAGMENT: first SQN of the APDU.
+    pub const FRAG_FIRST_SQN: Field = 4..8;
+    /// OPT_FRAGMENT: offset of this fragment in the APDU.
+    pub const FRAG_OFFSET: Field = 8..12;
+    /// OPT_FRAGMENT: APDU length.
+    pub const FRAG_APDU_LEN: Field = 12..16;
+
+    /// OPT_JOIN: minimum SQN.
+    pub const JOIN_MIN_SQN: Field = 4..8;
+
+    /// OPT_PGMCC_DATA / OPT_PGMCC_FEEDBACK: timestamp (or its echo).
+    pub const PGMCC_TSTAMP: Field = 4..8;
+    /// OPT_PGMCC_DATA / OPT_PGMCC_FEEDBACK: start of the acker / reporter NLA.
+    pub const PGMCC_NLA: usize = 8;
+    /// OPT_PGMCC_FEEDBACK: loss rate (the NLA's reserved field).
+    pub const PGMCC_LOSS_RATE: Field = 10..12;
+
+    /// OPT_CONVOY_RXW_LEAD: the receiver's highest sequence number.
+    pub const CONVOY_RXW_LEAD: Field = 4..8;
+}
+
+/// Read a big-endian u16 at `at`; 0 if out of bounds (never after validation).
+pub(crate) fn be16(b: &[u8], at: usize) -> u16 {
+    match at.checked_add(2).and_then(|end| b.get(at..end)) {
+        Some(&[x, y]) => u16::from_be_bytes([x, y]),
+        _ => 0,
+    }
+}
+
+/// Read a big-endian u32 at `at`; 0 if out of bounds (never after validation).
+pub(crate) fn be32(b: &[u8], at: usize) -> u32 {
+    match at.checked_add(4).and_then(|end| b.get(at..end)) {
+        Some(&[w, x, y, z]) => u32::from_be_bytes([w, x, y, z]),
+        _ => 0,
+    }
+}
+
+/// Read the byte at `at`; 0 if out of bounds.
+pub(crate) fn byte(b: &[u8], at: usize) -> u8 {
+    b.get(at).copied().unwrap_or(0)
+}
+
+/// Write a big-endian u16 at `at`. The caller has checked the length.
+pub(crate) fn put16(b: &mut [u8], at: usize, v: u16) {
+    b[at..at + 2].copy_from_slice(&v.to_be_bytes());
+}
+
+/// Write a big-endian u32 at `at`. The caller has checked the length.
+pub(crate) fn put32(b: &mut [u8], at: usize, v: u32) {
+    b[at..at + 4].copy_from_slice(&v.to_be_bytes());
+}

@@ -1,0 +1,690 @@
+//! Option extensions, RFC 3208 §9: the TLV walk ([`RawOptions`]), typed options ([`PgmOption`],
+//! [`ConvoyOption`]) and the option type codes ([`opt`]).
+//!
+//! Rules (also in the crate documentation):
+//! * the options start right after the type-specific header when OPT_PRESENT is set, and the
+//!   first option must be OPT_LENGTH, of length 4, whose u16 total (≥ 4) counts all options
+//!   including itself and must fit in the packet;
+//! * every other option has a length byte ≥ 4 that keeps it within the OPT_LENGTH total;
+//! * the END bit (0x80 of the type byte) ends the list: the option carrying it must end exactly
+//!   at the OPT_LENGTH total, and the option that reaches the total must carry it. The END bit
+//!   on OPT_LENGTH itself is ignored (OpenPGM, Wireshark and tcpdump skip OPT_LENGTH before
+//!   looking for END);
+//! * at most [`MAX_OPTIONS`] options, counting OPT_LENGTH;
+//! * option byte 2 (reserved/F/OPX) is ignored; byte 3 is ignored except by OPT_RST;
+//! * known options must have their exact length, and a known option appearing twice is an error
+//!   ([`crate::ParseErrorKind::DuplicateOption`]); unknown options (any other type, e.g.
+//!   OPT_NAK_BO_IVL, OPT_REDIRECT, OPT_CR, OPT_INVALID 0x7F, Convoy's reserved 0x33–0x3F) are
+//!   skipped and may repeat.
+
+use std::net::IpAddr;
+
+use crate::field::{be16, be32, byte, option as field};
+use crate::{
+    nla, FragmentOption, PacketType, ParseError, ParseErrorKind, PgmccData, PgmccFeedback,
+};
+
+/// Option type codes (the low 7 bits of the option's first byte), RFC 3208 §9,
+/// pgm-wire.md §1.3–1.4, and Convoy's own (0x30–0x3F).
+pub mod opt {
+    /// OPT_END: set in the type byte of the last option.
+    pub const END: u8 = 0x80;
+    /// Mask of the 7-bit option type.
+    pub const TYPE_MASK: u8 = 0x7F;
+    /// OPT_LENGTH (first option; total options length).
+    pub const LENGTH: u8 = 0x00;
+    /// OPT_FRAGMENT.
+    pub const FRAGMENT: u8 = 0x01;
+    /// OPT_NAK_LIST (network-significant).
+    pub const NAK_LIST: u8 = 0x02;
+    /// OPT_JOIN.
+    pub const JOIN: u8 = 0x03;
+    /// OPT_NAK_BO_IVL (skipped).
+    pub const NAK_BO_IVL: u8 = 0x04;
+    /// OPT_NAK_BO_RNG (skipped).
+    pub const NAK_BO_RNG: u8 = 0x05;
+    /// OPT_REDIRECT (skipped).
+    pub const REDIRECT: u8 = 0x07;
+    /// OPT_PARITY_PRM (skipped).
+    pub const PARITY_PRM: u8 = 0x08;
+    /// OPT_PARITY_GRP (skipped).
+    pub const PARITY_GRP: u8 = 0x09;
+    /// OPT_CURR_TGSIZE (skipped).
+    pub const CURR_TGSIZE: u8 = 0x0A;
+    /// OPT_NBR_UNREACH (skipped).
+    pub const NBR_UNREACH: u8 = 0x0B;
+    /// OPT_PATH_NLA (skipped).
+    pub const PATH_NLA: u8 = 0x0C;
+    /// OPT_SYN.
+    pub const SYN: u8 = 0x0D;
+    /// OPT_FIN.
+    pub const FIN: u8 = 0x0E;
+    /// OPT_RST.
+    pub const RST: u8 = 0x0F;
+    /// OPT_CR (skipped).
+    pub const CR: u8 = 0x10;
+    /// OPT_CRQST (skipped).
+    pub const CRQST: u8 = 0x11;
+    /// OPT_PGMCC_DATA (OpenPGM, Wireshark, tcpdump).
+    pub const PGMCC_DATA: u8 = 0x12;
+    /// OPT_PGMCC_FEEDBACK (OpenPGM, Wireshark, tcpdump).
+    pub const PGMCC_FEEDBACK: u8 = 0x13;
+    /// First type code reserved for Convoy.
+    pub const CONVOY_FIRST: u8 = 0x30;
+    /// OPT_CONVOY_RXW_LEAD: the receiver's highest sequence number (on NAKs).
+    pub const CONVOY_RXW_LEAD: u8 = 0x30;
+    /// OPT_CONVOY_ELECTION: this NAK is a pgmcc election report, no repair wanted.
+    pub const CONVOY_ELECTION: u8 = 0x31;
+    /// OPT_CONVOY_ACKER_LEAVING: on an ACK, the acker is leaving.
+    pub const CONVOY_ACKER_LEAVING: u8 = 0x32;
+    /// Last type code reserved for Convoy.
+    pub const CONVOY_LAST: u8 = 0x3F;
+    /// OPT_INVALID: written by a network element that invalidates an option (skipped).
+    pub const INVALID: u8 = 0x7F;
+
+    /// The name of an option type, e.g. `"OPT_NAK_LIST"`; `"unknown option"` for others.
+    pub const fn name(option_type: u8) -> &'static str {
+        match option_type & TYPE_MASK {
+            LENGTH => "OPT_LENGTH",
+            FRAGMENT => "OPT_FRAGMENT",
+            NAK_LIST => "OPT_NAK_LIST",
+            JOIN => "OPT_JOIN",
+            NAK_BO_IVL => "OPT_NAK_BO_IVL",
+            NAK_BO_RNG => "OPT_NAK_BO_RNG",
+            REDIRECT => "OPT_REDIRECT",
+            PARITY_PRM => "OPT_PARITY_PRM",
+            PARITY_GRP => "OPT_PARITY_GRP",
+            CURR_TGSIZE => "OPT_CURR_TGSIZE",
+            NBR_UNREACH => "OPT_NBR_UNREACH",
+            PATH_NLA => "OPT_PATH_NLA",
+            SYN => "OPT_SYN",
+            FIN => "OPT_FIN",
+            RST => "OPT_RST",
+            CR => "OPT_CR",
+            CRQST => "OPT_CRQST",
+            PGMCC_DATA => "OPT_PGMCC_DATA",
+            PGMCC_FEEDBACK => "OPT_PGMCC_FEEDBACK",
+            CONVOY_RXW_LEAD => "OPT_CONVOY_RXW_LEAD",
+            CONVOY_ELECTION => "OPT_CONVOY_ELECTION",
+            CONVOY_ACKER_LEAVING => "OPT_CONVOY_ACKER_LEAVING",
+            INVALID => "OPT_INVALID",
+            _ => "unknown option",
+        }
+    }
+}
+
+/// At most this many options per packet, counting OPT_LENGTH (RFC 3208 §9).
+pub const MAX_OPTIONS: usize = 16;
+/// At most this many sequence numbers in OPT_NAK_LIST (RFC 3208 §9.3: "at most 62").
+pub const MAX_NAK_LIST: usize = 62;
+/// Length of OPT_LENGTH, and the minimum length of any option.
+pub const OPT_LENGTH_LEN: usize = 4;
+
+/// OPT_RST byte 3: the N bit.
+pub const RST_N_BIT: u8 = 0x40;
+/// OPT_RST byte 3: the error code bits.
+pub const RST_ERROR_MASK: u8 = 0x3F;
+
+/// One option as it sits in the packet (TLV level, before typed decoding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawOption<'a> {
+    offset: usize,
+    bytes: &'a [u8],
+}
+
+impl<'a> RawOption<'a> {
+    /// Offset of the option from the start of the PGM header.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The whole option, TLV header included (at least 4 bytes after validation).
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The 7-bit option type.
+    pub fn option_type(&self) -> u8 {
+        byte(self.bytes, field::TYPE) & opt::TYPE_MASK
+    }
+
+    /// True if the OPT_END bit is set.
+    pub fn is_end(&self) -> bool {
+        byte(self.bytes, field::TYPE) & opt::END != 0
+    }
+
+    /// The option length byte (total option length).
+    pub fn length(&self) -> usize {
+        usize::from(byte(self.bytes, field::LENGTH))
+    }
+
+    /// Byte 2: reserved, F and OPX bits (ignored by Convoy; OpenPGM may leave it uninitialised).
+    pub fn opx_byte(&self) -> u8 {
+        byte(self.bytes, field::OPX)
+    }
+
+    /// Byte 3: U bit and option-specific bits.
+    pub fn specific_byte(&self) -> u8 {
+        byte(self.bytes, field::SPECIFIC)
+    }
+
+    /// The option value (bytes from offset 4 on).
+    pub fn value(&self) -> &'a [u8] {
+        self.bytes.get(field::VALUE..).unwrap_or(&[])
+    }
+
+    /// The option's name, e.g. `"OPT_FIN"`.
+    pub fn name(&self) -> &'static str {
+        opt::name(self.option_type())
+    }
+}
+
+/// Walks the option TLVs of a packet, validating the TLV structure (see the module docs).
+/// Yields OPT_LENGTH first. After an error it yields nothing more.
+#[derive(Clone, Debug)]
+pub struct RawOptions<'a> {
+    packet: &'a [u8],
+    packet_type: Option<PacketType>,
+    pos: usize,
+    end: usize,
+    count: usize,
+    done: bool,
+}
+
+/// Validate OPT_LENGTH at `start` of `packet` and return the end offset of the options.
+pub(crate) fn options_end(
+    packet: &[u8],
+    start: usize,
+    packet_type: Option<PacketType>,
+) -> Result<usize, ParseError> {
+    let have = packet.len();
+    let need = start.saturating_add(OPT_LENGTH_LEN);
+    if have < need {
+        return Err(ParseError::truncated(
+            packet_type,
+            "OPT_LENGTH",
+            start,
+            need,
+            have,
+        ));
+    }
+    let t = byte(packet, start + field::TYPE) & opt::TYPE_MASK;
+    if t != opt::LENGTH {
+        return Err(ParseError::new(
+            packet_type,
+            "OPT_LENGTH",
+            start,
+            ParseErrorKind::OptLengthNotFirst { found: t },
+        ));
+    }
+    let len = usize::from(byte(packet, start + field::LENGTH));
+    if len != OPT_LENGTH_LEN {
+        return Err(ParseError::new(
+            packet_type,
+            "OPT_LENGTH",
+            start,
+            ParseErrorKind::OptionLength { len, expected: "4" },
+        ));
+    }
+    let total = usize::from(be16(packet, start + field::TOTAL_LENGTH.start));
+    if total < OPT_LENGTH_LEN {
+        return Err(ParseError::new(
+            packet_type,
+            "OPT_LENGTH",
+            start,
+            ParseErrorKind::OptionsTotalTooSmall { total },
+        ));
+    }
+    let end = start + total;
+    if end > have {
+        return Err(ParseError::truncated(
+            packet_type,
+            "options",
+            start,
+            end,
+            have,
+        ));
+    }
+    Ok(end)
+}
+
+impl<'a> RawOptions<'a> {
+    /// Walk the options of `packet` that start at offset `start` (the end of the type-specific
+    /// header). Fails if OPT_LENGTH is missing or its total does not fit in the packet.
+    pub fn new(
+        packet: &'a [u8],
+        start: usize,
+        packet_type: Option<PacketType>,
+    ) -> Result<Self, ParseError> {
+        let end = options_end(packet, start, packet_type)?;
+        Ok(Self {
+            packet,
+            packet_type,
+            pos: start,
+            end,
+            count: 0,
+            done: false,
+        })
+    }
+
+    /// An iterator that yields nothing (a packet without options).
+    pub fn empty() -> Self {
+        Self {
+            packet: &[],
+            packet_type: None,
+            pos: 0,
+            end: 0,
+            count: 0,
+            done: true,
+        }
+    }
+
+    /// Offset (from the start of the PGM header) where the options end.
+    pub fn end(&self) -> usize {
+        self.end
+    }
+
+    fn err(&self, field: &'static str, offset: usize, kind: ParseErrorKind) -> ParseError {
+        ParseError::new(self.packet_type, field, offset, kind)
+    }
+
+    fn next_option(&mut self) -> Result<Option<RawOption<'a>>, ParseError> {
+        if self.done || self.pos >= self.end {
+            return Ok(None);
+        }
+        let at = self.pos;
+        let first = self.count == 0;
+        self.count += 1;
+        if self.count > MAX_OPTIONS {
+            return Err(self.err(
+                "options",
+                at,
+                ParseErrorKind::TooManyOptions { count: self.count },
+            ));
+        }
+        if first {
+            // OPT_LENGTH, already validated by `options_end`.
+            self.pos = at + OPT_LENGTH_LEN;
+            return Ok(Some(RawOption {
+                offset: at,
+                bytes: self.packet.get(at..self.pos).unwrap_or(&[]),
+            }));
+        }
+        let type_byte = byte(self.packet, at + field::TYPE);
+        let name = opt::name(type_byte);
+        if self.end - at < 2 {
+            return Err(self.err(
+                name,
+                at,
+                ParseErrorKind::OptionOverrun {
+                    end: at + 2,
+                    options_end: self.end,
+                },
+            ));
+        }
+        let len = usize::from(byte(self.packet, at + field::LENGTH));
+        if len < OPT_LENGTH_LEN {
+            return Err(self.err(
+                name,
+                at,
+                ParseErrorKind::OptionLength {
+                    len,
+                    expected: "at least 4",
+                },
+            ));
+        }
+        let opt_end = at + len;
+        if opt_end > self.end {
+            return Err(self.err(
+                name,
+                at,
+                ParseErrorKind::OptionOverrun {
+                    end: opt_end,
+                    options_end: self.end,
+                },
+            ));
+        }
+        let is_end = type_byte & opt::END != 0;
+        if is_end && opt_end != self.end {
+            return Err(self.err(
+                name,
+                at,
+                ParseErrorKind::EndBeforeTotal {
+                    end: opt_end,
+                    options_end: self.end,
+                },
+            ));
+        }
+        if !is_end && opt_end == self.end {
+            return Err(self.err(name, at, ParseErrorKind::MissingEnd));
+        }
+        self.pos = opt_end;
+        Ok(Some(RawOption {
+            offset: at,
+            bytes: self.packet.get(at..opt_end).unwrap_or(&[]),
+        }))
+    }
+}
+
+impl<'a> Iterator for RawOptions<'a> {
+    type Item = Result<RawOption<'a>, ParseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_option() {
+            Ok(Some(o)) => Some(Ok(o)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl core::iter::FusedIterator for RawOptions<'_> {}
+
+/// The sequence numbers of an OPT_NAK_LIST, as a view over the packet bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NakList<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> NakList<'a> {
+    /// Number of sequence numbers.
+    pub fn len(&self) -> usize {
+        self.bytes.len() / 4
+    }
+
+    /// True if the list is empty (an OPT_NAK_LIST of length 4).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The i-th sequence number.
+    pub fn get(&self, i: usize) -> Option<u32> {
+        (i < self.len()).then(|| be32(self.bytes, i * 4))
+    }
+
+    /// The sequence numbers in packet order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = u32> + 'a {
+        self.bytes.chunks_exact(4).map(|c| be32(c, 0))
+    }
+}
+
+/// Convoy's own options (type codes 0x30–0x3F). More variants will be added for 0x33–0x3F;
+/// until then those codes decode as [`PgmOption::Unknown`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConvoyOption {
+    /// 0x30 OPT_CONVOY_RXW_LEAD: the receiver's highest sequence number.
+    RxwLead(u32),
+    /// 0x31 OPT_CONVOY_ELECTION: the NAK is a pgmcc election report, no repair wanted.
+    Election,
+    /// 0x32 OPT_CONVOY_ACKER_LEAVING: on an ACK, the acker is leaving.
+    AckerLeaving,
+}
+
+impl ConvoyOption {
+    /// The option type code.
+    pub const fn option_type(&self) -> u8 {
+        match self {
+            Self::RxwLead(_) => opt::CONVOY_RXW_LEAD,
+            Self::Election => opt::CONVOY_ELECTION,
+            Self::AckerLeaving => opt::CONVOY_ACKER_LEAVING,
+        }
+    }
+
+    /// Encoded length of the option.
+    pub const fn wire_len(&self) -> usize {
+        match self {
+            Self::RxwLead(_) => 8,
+            Self::Election | Self::AckerLeaving => 4,
+        }
+    }
+}
+
+/// A decoded option.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PgmOption<'a> {
+    /// OPT_LENGTH with the total options length.
+    Length(u16),
+    /// OPT_FRAGMENT.
+    Fragment(FragmentOption),
+    /// OPT_NAK_LIST.
+    NakList(NakList<'a>),
+    /// OPT_JOIN with the minimum sequence number.
+    Join(u32),
+    /// OPT_SYN.
+    Syn,
+    /// OPT_FIN.
+    Fin,
+    /// OPT_RST with its whole byte 3 (N bit 0x40, error code 0x3F).
+    Rst(u8),
+    /// OPT_PGMCC_DATA.
+    PgmccData(PgmccData),
+    /// OPT_PGMCC_FEEDBACK.
+    PgmccFeedback(PgmccFeedback),
+    /// One of Convoy's options.
+    Convoy(ConvoyOption),
+    /// Any other option type; skipped by [`crate::OptionsRepr`].
+    Unknown(RawOption<'a>),
+}
+
+fn exact_len(
+    raw: &RawOption<'_>,
+    pt: Option<PacketType>,
+    len: usize,
+    expected: &'static str,
+) -> Result<(), ParseError> {
+    if raw.length() == len {
+        Ok(())
+    } else {
+        Err(ParseError::new(
+            pt,
+            raw.name(),
+            raw.offset(),
+            ParseErrorKind::OptionLength {
+                len: raw.length(),
+                expected,
+            },
+        ))
+    }
+}
+
+/// Decode the acker / reporter NLA of a PGMCC option; the option length must match the AFI.
+fn pgmcc_nla(raw: &RawOption<'_>, pt: Option<PacketType>) -> Result<IpAddr, ParseError> {
+    const EXPECTED: &str = "16 (IPv4 NLA) or 28 (IPv6 NLA)";
+    let too_short = raw.length() < field::PGMCC_NLA + nla::NLA_LEN_IPV4;
+    if too_short {
+        return Err(ParseError::new(
+            pt,
+            raw.name(),
+            raw.offset(),
+            ParseErrorKind::OptionLength {
+                len: raw.length(),
+                expected: EXPECTED,
+            },
+        ));
+    }
+    let (addr, end) =
+        nla::parse(raw.bytes(), field::PGMCC_NLA, pt, raw.name()).map_err(|e| ParseError {
+            offset: raw.offset() + field::PGMCC_NLA,
+            kind: match e.kind {
+                ParseErrorKind::Truncated { .. } => ParseErrorKind::OptionLength {
+                    len: raw.length(),
+                    expected: EXPECTED,
+                },
+                k => k,
+            },
+            ..e
+        })?;
+    if end != raw.length() {
+        return Err(ParseError::new(
+            pt,
+            raw.name(),
+            raw.offset(),
+            ParseErrorKind::OptionLength {
+                len: raw.length(),
+                expected: EXPECTED,
+            },
+        ));
+    }
+    Ok(addr)
+}
+
+impl<'a> PgmOption<'a> {
+    /// Decode a raw option. Known options must have their exact length (and a known AFI);
+    /// unknown types decode as [`PgmOption::Unknown`].
+    pub fn decode(raw: RawOption<'a>, packet_type: Option<PacketType>) -> Result<Self, ParseError> {
+        let pt = packet_type;
+        let b = raw.bytes();
+        Ok(match raw.option_type() {
+            opt::LENGTH => {
+                exact_len(&raw, pt, 4, "4")?;
+                Self::Length(be16(b, field::TOTAL_LENGTH.start))
+            }
+            opt::FRAGMENT => {
+                exact_len(&raw, pt, 16, "16")?;
+                Self::Fragment(FragmentOption {
+                    first_sqn: be32(b, field::FRAG_FIRST_SQN.start),
+                    offset: be32(b, field::FRAG_OFFSET.start),
+                    apdu_len: be32(b, field::FRAG_APDU_LEN.start),
+                })
+            }
+            opt::NAK_LIST => {
+                let len = raw.length();
+                if len < 4 || (len - 4) & 3 != 0 || (len - 4) / 4 > MAX_NAK_LIST {
+                    return Err(ParseError::new(
+                        pt,
+                        raw.name(),
+                        raw.offset(),
+                        ParseErrorKind::OptionLength {
+                            len,
+                            expected: "4+4N with N ≤ 62",
+                        },
+                    ));
+                }
+                Self::NakList(NakList { bytes: raw.value() })
+            }
+            opt::JOIN => {
+                exact_len(&raw, pt, 8, "8")?;
+                Self::Join(be32(b, field::JOIN_MIN_SQN.start))
+            }
+            opt::SYN => {
+                exact_len(&raw, pt, 4, "4")?;
+                Self::Syn
+            }
+            opt::FIN => {
+                exact_len(&raw, pt, 4, "4")?;
+                Self::Fin
+            }
+            opt::RST => {
+                exact_len(&raw, pt, 4, "4")?;
+                Self::Rst(raw.specific_byte())
+            }
+            opt::PGMCC_DATA => Self::PgmccData(PgmccData {
+                acker: pgmcc_nla(&raw, pt)?,
+                tstamp: be32(b, field::PGMCC_TSTAMP.start),
+            }),
+            opt::PGMCC_FEEDBACK => Self::PgmccFeedback(PgmccFeedback {
+                reporter: pgmcc_nla(&raw, pt)?,
+                tstamp: be32(b, field::PGMCC_TSTAMP.start),
+                loss_rate: be16(b, field::PGMCC_LOSS_RATE.start),
+            }),
+            opt::CONVOY_RXW_LEAD => {
+                exact_len(&raw, pt, 8, "8")?;
+                Self::Convoy(ConvoyOption::RxwLead(be32(b, field::CONVOY_RXW_LEAD.start)))
+            }
+            opt::CONVOY_ELECTION => {
+                exact_len(&raw, pt, 4, "4")?;
+                Self::Convoy(ConvoyOption::Election)
+            }
+            opt::CONVOY_ACKER_LEAVING => {
+                exact_len(&raw, pt, 4, "4")?;
+                Self::Convoy(ConvoyOption::AckerLeaving)
+            }
+            _ => Self::Unknown(raw),
+        })
+    }
+
+    /// The option type code (without the END bit).
+    pub fn option_type(&self) -> u8 {
+        match self {
+            Self::Length(_) => opt::LENGTH,
+            Self::Fragment(_) => opt::FRAGMENT,
+            Self::NakList(_) => opt::NAK_LIST,
+            Self::Join(_) => opt::JOIN,
+            Self::Syn => opt::SYN,
+            Self::Fin => opt::FIN,
+            Self::Rst(_) => opt::RST,
+            Self::PgmccData(_) => opt::PGMCC_DATA,
+            Self::PgmccFeedback(_) => opt::PGMCC_FEEDBACK,
+            Self::Convoy(c) => c.option_type(),
+            Self::Unknown(raw) => raw.option_type(),
+        }
+    }
+}
+
+/// Typed option iterator of a validated [`crate::Packet`]: decodes each option and stops at the
+/// end of the options. It also stops silently at the first malformed option, which cannot
+/// happen after [`crate::Packet::new_checked`] succeeded; use [`validate`] (or
+/// [`RawOptions`] with [`PgmOption::decode`]) to see errors.
+#[derive(Clone, Debug)]
+pub struct Options<'a> {
+    raw: RawOptions<'a>,
+}
+
+impl<'a> Options<'a> {
+    pub(crate) fn new(raw: RawOptions<'a>) -> Self {
+        Self { raw }
+    }
+}
+
+impl<'a> Iterator for Options<'a> {
+    type Item = PgmOption<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let pt = self.raw.packet_type;
+        match self.raw.next()? {
+            Ok(raw) => match PgmOption::decode(raw, pt) {
+                Ok(o) => Some(o),
+                Err(_) => {
+                    self.raw.done = true;
+                    None
+                }
+            },
+            Err(_) => None,
+        }
+    }
+}
+
+impl core::iter::FusedIterator for Options<'_> {}
+
+/// Walk and decode every option of `raw`, checking the TLV rules, the known options' lengths,
+/// and that no known option appears twice. Returns the number of options (OPT_LENGTH included).
+pub fn validate(raw: RawOptions<'_>) -> Result<usize, ParseError> {
+    let pt = raw.packet_type;
+    let mut seen: u128 = 0;
+    let mut count = 0;
+    for r in raw {
+        let r = r?;
+        let o = PgmOption::decode(r, pt)?;
+        count += 1;
+        if !matches!(o, PgmOption::Unknown(_)) {
+            let bit = 1u128 << o.option_type();
+            if seen & bit != 0 {
+                return Err(ParseError::new(
+                    pt,
+                    r.name(),
+                    r.offset(),
+                    ParseErrorKind::DuplicateOption,
+                ));
+            }
+            seen |= bit;
+        }
+    }
+    Ok(count)
+}
