@@ -408,6 +408,10 @@ impl Harness {
                         out.mismatch = Some(out.delivered);
                     }
                     out.delivered += 1;
+                    if self.config.record_trace {
+                        let n = out.delivered;
+                        self.trace.push(format!("{} R{i} delivered #{n}", self.now));
+                    }
                 }
                 ReceiverEvent::Lost { first_sqn, last_sqn } => {
                     out.lost_sqns += u64::from(last_sqn.wrapping_sub(first_sqn)) + 1;

@@ -325,7 +325,7 @@ impl Receiver {
             }
         }
         if let (Some(lead), Some(w), false) = (self.fin_lead, self.rxw.as_ref(), self.finished) {
-            if crate::seq::gt(w.next_delivery(), lead) {
+            if crate::seq::gt(w.commit(), lead) {
                 self.finished = true;
                 self.push_event(ReceiverEvent::Finished);
             }

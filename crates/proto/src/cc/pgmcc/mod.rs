@@ -161,3 +161,8 @@ impl Default for PgmccConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests_receiver;
+#[cfg(test)]
+mod tests_sender;

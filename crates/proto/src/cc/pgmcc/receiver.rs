@@ -27,17 +27,19 @@ enum Estimator {
 }
 
 impl Estimator {
-    fn received(&mut self, now: Instant) {
+    fn received(&mut self) {
         match self {
             Estimator::Ewma(f) => f.record_received(),
-            Estimator::Tfrc { history, .. } => history.record_received(now),
+            Estimator::Tfrc { history, .. } => history.record_received(),
         }
     }
 
     fn lost(&mut self, now: Instant) {
         match self {
             Estimator::Ewma(f) => f.record_lost(),
-            Estimator::Tfrc { history, rtt_hint } => history.record_lost(now, *rtt_hint),
+            Estimator::Tfrc { history, rtt_hint } => {
+                history.record_lost(now, *rtt_hint);
+            }
         }
     }
 
@@ -154,14 +156,14 @@ impl PgmccReceiver {
                 // not look as if it lost the session's past.
                 self.bitmap = u32::MAX;
                 self.rx_max = Some(sqn);
-                self.estimator.received(now);
+                self.estimator.received();
             }
             Some(max) if seq::gt(sqn, max) => {
                 let gap = seq::diff(sqn, max);
                 for _ in 1..gap.min(MAX_GAP_FED) {
                     self.estimator.lost(now);
                 }
-                self.estimator.received(now);
+                self.estimator.received();
                 self.bitmap = if gap >= 32 { 0 } else { self.bitmap << gap };
                 self.bitmap |= 1;
                 self.rx_max = Some(sqn);

@@ -7,7 +7,7 @@ use super::{
 use crate::cc::{
     CcEvent, CcSnapshot, Feedback, FeedbackKind, Permit, ReductionCause, SenderController,
 };
-use crate::rtt::RttEstimator;
+use crate::rtt::{RttConfig, RttEstimator};
 use crate::seq;
 use crate::time::Instant;
 use convoy_wire::{OptionsRepr, PgmccData};
@@ -25,7 +25,7 @@ const MAX_PLAUSIBLE_RTT_S: f64 = 120.0;
 #[derive(Debug)]
 pub struct PgmccSender {
     config: PgmccConfig,
-    window: TokenWindow,
+    pub(super) window: TokenWindow,
     tracker: AckTracker,
     election: AckerElection,
     rtt: RttEstimator,
@@ -43,8 +43,18 @@ impl PgmccSender {
     /// A sender with W = T = 1 and no acker (draft §3 initialization).
     pub fn new(config: PgmccConfig, _now: Instant) -> Self {
         let rtt = match config.timeout {
-            TimeoutPolicy::Adaptive { initial, min, max } => RttEstimator::new(initial, min, max),
-            TimeoutPolicy::Fixed(d) => RttEstimator::new(d, d, d),
+            TimeoutPolicy::Adaptive { initial, min, max } => RttEstimator::new(RttConfig {
+                initial_rto: initial,
+                min_rto: min,
+                max_rto: max,
+                ..RttConfig::PGMCC
+            }),
+            TimeoutPolicy::Fixed(d) => RttEstimator::new(RttConfig {
+                initial_rto: d,
+                min_rto: d,
+                max_rto: d,
+                ..RttConfig::PGMCC
+            }),
         };
         PgmccSender {
             window: TokenWindow::new(config.ssthresh),
@@ -157,6 +167,14 @@ impl PgmccSender {
         }
     }
 
+    /// Restart the feedback timer after progress. It stays armed while packets are unacknowledged, and also
+    /// while the sender is out of tokens: when lost packets took tokens that no ACK will return, only the
+    /// timeout restarts the session (paper §3.6 "after a stall").
+    fn rearm(&mut self, now: Instant) {
+        let waiting = self.tracker.has_unacked() || !self.window.can_send();
+        self.deadline = waiting.then(|| now + self.rto());
+    }
+
     fn on_ack(&mut self, now: Instant, from: IpAddr, rx_max: u32, bitmap: u32) {
         if !self.ack_counts_for_window(from, rx_max) {
             return;
@@ -182,11 +200,19 @@ impl PgmccSender {
             } else {
                 self.window.on_ack(outcome.newly_acked);
             }
-            self.deadline = self.tracker.has_unacked().then(|| now + self.rto());
+        }
+        if outcome.newly_acked > 0 || outcome.lost > 0 {
+            self.rearm(now);
         }
         if let Some(lost) = outcome.highest_lost {
             let reacts = self.recovery_point.is_none_or(|rp| seq::gt(lost, rp));
-            if reacts {
+            if !reacts {
+                // A loss within the suspended RTT: no second reduction (draft §2.2), but the packet has left the
+                // network without an ACK to return its token. Counting it out keeps T = W − packets in flight,
+                // the realignment principle of paper §3.4; otherwise every further loss in that RTT shrinks the
+                // effective window until only a timeout restarts the session.
+                self.window.on_ack_suspended(outcome.lost);
+            } else {
                 let in_flight = self.tracker.in_flight_after(rx_max);
                 let before = self.window.on_loss(in_flight);
                 self.recovery_point = self.tracker.snd_max();

@@ -1,0 +1,158 @@
+//! Rule-by-rule tests of the pgmcc receiver half.
+
+use super::*;
+use crate::cc::{ReceiverCcEvent, ReceiverController, ReceiverFeedback};
+use crate::time::Instant;
+use convoy_wire::{OptionsRepr, PgmccData};
+use rand_chacha::ChaCha8Rng;
+use rand_core::SeedableRng;
+use std::net::{IpAddr, Ipv4Addr};
+use std::time::Duration;
+
+fn ip(n: u8) -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(10, 0, 1, n))
+}
+
+fn data(acker: IpAddr, tstamp: u32) -> OptionsRepr {
+    OptionsRepr { pgmcc_data: Some(PgmccData { tstamp, acker }), ..OptionsRepr::default() }
+}
+
+fn none() -> IpAddr {
+    IpAddr::V4(Ipv4Addr::UNSPECIFIED)
+}
+
+fn rx() -> (PgmccReceiver, ChaCha8Rng) {
+    (PgmccReceiver::new(PgmccConfig::default(), ip(1)), ChaCha8Rng::seed_from_u64(7))
+}
+
+#[test]
+fn draft_4_acker_acks_every_data_packet_immediately() {
+    let (mut r, mut rng) = rx();
+    let now = Instant::from_millis(5);
+    r.on_odata(now, &mut rng, 10, &data(ip(1), 77));
+    match r.poll_feedback(now) {
+        Some(ReceiverFeedback::Ack { rx_max, bitmap, options }) => {
+            assert_eq!(rx_max, 10);
+            assert_eq!(bitmap & 1, 1);
+            let fb = options.pgmcc_feedback.unwrap();
+            assert_eq!(fb.reporter, ip(1));
+            assert_eq!(fb.tstamp, 77, "immediate: no holding time added");
+        }
+        other => panic!("expected an ACK, got {other:?}"),
+    }
+    assert_eq!(r.poll_event(), Some(ReceiverCcEvent::AckerRole(true)));
+    // Data naming someone else: no ACK.
+    r.on_odata(now, &mut rng, 11, &data(ip(2), 78));
+    assert_eq!(r.poll_feedback(now), None);
+    assert_eq!(r.poll_event(), Some(ReceiverCcEvent::AckerRole(false)));
+}
+
+#[test]
+fn draft_2_1_3_bitmap_lsb_is_rx_max_one_is_received() {
+    let (mut r, mut rng) = rx();
+    let now = Instant::ZERO;
+    for sqn in [0u32, 1, 2, 4, 5] {
+        r.on_odata(now, &mut rng, sqn, &data(ip(2), 0));
+    }
+    // RX_MAX = 5; bit i is sqn 5 − i: 5, 4 received (bits 0, 1), 3 missing (bit 2), 2, 1, 0 received.
+    assert_eq!(r.bitmap() & 0b11_1111, 0b11_1011);
+    // Late arrival of 3 fills its bit.
+    r.on_odata(now, &mut rng, 3, &data(ip(2), 0));
+    assert_eq!(r.bitmap() & 0b11_1111, 0b11_1111);
+}
+
+#[test]
+fn paper_3_2_rx_max_is_wrap_aware() {
+    let (mut r, mut rng) = rx();
+    r.on_odata(Instant::ZERO, &mut rng, u32::MAX - 1, &data(ip(2), 0));
+    r.on_odata(Instant::ZERO, &mut rng, 1, &data(ip(2), 0));
+    assert_eq!(r.snapshot().rx_max, Some(1));
+    r.on_odata(Instant::ZERO, &mut rng, u32::MAX, &data(ip(2), 0));
+    assert_eq!(r.snapshot().rx_max, Some(1), "an older packet does not move RX_MAX back");
+}
+
+#[test]
+fn paper_3_2_2_gaps_feed_the_loss_filter() {
+    let (mut r, mut rng) = rx();
+    for sqn in (0..20_000u32).filter(|s| s % 20 != 7) {
+        r.on_odata(Instant::ZERO, &mut rng, sqn, &data(ip(2), 0));
+    }
+    let p = r.snapshot().loss;
+    assert!((p - 0.05).abs() < 0.01, "5% loss pattern gives {p}");
+}
+
+#[test]
+fn draft_2_6_tfrc_estimator_selectable() {
+    let config = PgmccConfig {
+        loss_estimator: LossEstimator::Tfrc { rtt_hint: Duration::from_millis(1) },
+        ..PgmccConfig::default()
+    };
+    let mut r = PgmccReceiver::new(config, ip(1));
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    for sqn in (0..10_000u32).filter(|s| s % 100 != 50) {
+        r.on_odata(Instant::from_millis(u64::from(sqn) * 10), &mut rng, sqn, &data(ip(2), 0));
+    }
+    let p = r.snapshot().loss;
+    assert!((p - 0.01).abs() < 0.002, "1 loss per 100 packets gives {p}");
+}
+
+#[test]
+fn draft_2_5_1_echo_adds_holding_time() {
+    let (mut r, mut rng) = rx();
+    r.on_odata(Instant::from_millis(100), &mut rng, 0, &data(ip(2), 5_000));
+    let mut options = OptionsRepr::default();
+    r.add_nak_report(Instant::from_millis(130), &mut options);
+    let fb = options.pgmcc_feedback.unwrap();
+    assert_eq!(fb.tstamp, 5_000 + 30_000, "30 ms held, in microseconds");
+}
+
+#[test]
+fn paper_3_2_every_nak_carries_the_report() {
+    let (mut r, mut rng) = rx();
+    r.on_odata(Instant::ZERO, &mut rng, 0, &data(ip(2), 0));
+    r.on_odata(Instant::ZERO, &mut rng, 3, &data(ip(2), 0));
+    let mut options = OptionsRepr::default();
+    r.add_nak_report(Instant::ZERO, &mut options);
+    let fb = options.pgmcc_feedback.unwrap();
+    assert_eq!(fb.reporter, ip(1));
+    assert!(fb.loss_rate > 0);
+    assert_eq!(options.convoy.rxw_lead, Some(3));
+}
+
+#[test]
+fn paper_3_6_election_request_answered_after_short_backoff() {
+    let (mut r, mut rng) = rx();
+    let t0 = Instant::from_millis(1000);
+    r.on_odata(t0, &mut rng, 0, &data(none(), 0));
+    assert_eq!(r.poll_feedback(t0), None);
+    let due = r.poll_timeout().expect("an election answer is scheduled");
+    assert!(due >= t0 && due <= t0 + PgmccConfig::default().election_backoff);
+    match r.poll_feedback(due) {
+        Some(ReceiverFeedback::ElectionNak { sqn, options }) => {
+            assert_eq!(sqn, 0);
+            assert!(options.pgmcc_feedback.is_some());
+        }
+        other => panic!("expected an election NAK, got {other:?}"),
+    }
+}
+
+#[test]
+fn election_answer_cancelled_once_an_acker_is_named() {
+    let (mut r, mut rng) = rx();
+    r.on_odata(Instant::ZERO, &mut rng, 0, &data(none(), 0));
+    r.on_odata(Instant::ZERO, &mut rng, 1, &data(ip(3), 0));
+    assert_eq!(r.poll_timeout(), None);
+    assert_eq!(r.poll_feedback(Instant::from_secs_f64(1.0)), None);
+}
+
+#[test]
+fn draft_2_3_2_acker_leaving_on_close() {
+    let (mut r, mut rng) = rx();
+    r.on_odata(Instant::ZERO, &mut rng, 0, &data(ip(1), 0));
+    let _ = r.poll_feedback(Instant::ZERO);
+    r.close(Instant::ZERO);
+    match r.poll_feedback(Instant::ZERO) {
+        Some(ReceiverFeedback::Ack { options, .. }) => assert!(options.convoy.acker_leaving),
+        other => panic!("expected ACKER_LEAVING, got {other:?}"),
+    }
+}
