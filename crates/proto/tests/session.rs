@@ -1,0 +1,245 @@
+//! Sender and Receiver sessions driven by hand, packet by packet, checked on the wire.
+
+use convoy_proto::cc::fixed::FixedConfig;
+use convoy_proto::cc::pgmcc::PgmccConfig;
+use convoy_proto::cc::{CcConfig, CcEvent};
+use convoy_proto::harness::{Harness, HarnessConfig, PathConfig};
+use convoy_proto::{
+    Destination, Instant, LateJoin, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig, SenderEvent,
+};
+use convoy_wire::{BodyRepr, ConvoyOptions, OptionsRepr, PacketRepr, PacketType, PgmccFeedback};
+use std::net::{IpAddr, Ipv4Addr};
+use std::time::Duration;
+
+fn src() -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1))
+}
+fn group() -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(239, 1, 1, 1))
+}
+fn rcv(n: u8) -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(10, 0, 1, n))
+}
+
+/// Everything the sender emits at `now`, parsed.
+fn drain(s: &mut Sender, now: Instant) -> Vec<(Destination, Vec<u8>)> {
+    let mut buf = vec![0u8; 9000];
+    std::iter::from_fn(|| s.poll_transmit(now, &mut buf).map(|t| (t.destination, buf[..t.len].to_vec())))
+        .collect()
+}
+
+fn types(packets: &[(Destination, Vec<u8>)]) -> Vec<PacketType> {
+    packets.iter().map(|(_, b)| PacketRepr::parse(b).unwrap().body.packet_type()).collect()
+}
+
+fn upstream(s: &Sender, body: BodyRepr, options: OptionsRepr) -> Vec<u8> {
+    let tsi = s.tsi();
+    let repr = PacketRepr { source_port: 7500, dest_port: tsi.source_port, gsi: tsi.gsi, body, options, payload: &[] };
+    let mut buf = vec![0u8; repr.buffer_len()];
+    repr.emit(&mut buf).unwrap();
+    buf
+}
+
+fn report(from: IpAddr, loss: u16) -> OptionsRepr {
+    OptionsRepr {
+        pgmcc_feedback: Some(PgmccFeedback { tstamp: 0, loss_rate: loss, reporter: from }),
+        ..OptionsRepr::default()
+    }
+}
+
+#[test]
+fn rfc3208_source_starts_with_three_spms_then_data_with_pgmcc_option() {
+    let mut s = Sender::new(SenderConfig::new(src(), group()), Instant::ZERO);
+    s.write(b"hello").unwrap();
+    let out = drain(&mut s, Instant::ZERO);
+    assert_eq!(types(&out), vec![PacketType::Spm, PacketType::Spm, PacketType::Spm, PacketType::Odata]);
+    let spm = PacketRepr::parse(&out[0].1).unwrap();
+    assert_eq!(spm.body, BodyRepr::Spm { sqn: 0, trail: 0, lead: u32::MAX, path_nla: src() });
+    let odata = PacketRepr::parse(&out[3].1).unwrap();
+    assert_eq!(odata.body, BodyRepr::Odata { sqn: 0, trail: 0 });
+    assert_eq!(odata.payload, b"hello");
+    assert!(odata.options.pgmcc_data.unwrap().acker.is_unspecified(), "first packet asks for an election");
+    assert!(out.iter().all(|(d, _)| *d == Destination::Group));
+}
+
+#[test]
+fn paper_3_8_repairs_are_not_window_controlled() {
+    let mut s = Sender::new(SenderConfig::new(src(), group()), Instant::ZERO);
+    s.write(b"a").unwrap();
+    s.write(b"b").unwrap();
+    let out = drain(&mut s, Instant::ZERO);
+    assert_eq!(types(&out).last(), Some(&PacketType::Odata), "one packet: W = T = 1");
+    // A plain NAK (no report, so no election) while the window has no token: NCF and RDATA go out anyway.
+    let body = BodyRepr::Nak { sqn: 0, source_nla: src(), group_nla: group() };
+    s.handle_datagram(Instant::from_millis(5), rcv(1), &upstream(&s, body, OptionsRepr::default()));
+    let out = drain(&mut s, Instant::from_millis(5));
+    assert_eq!(types(&out), vec![PacketType::Ncf, PacketType::Rdata]);
+    let rdata = PacketRepr::parse(&out[1].1).unwrap();
+    assert_eq!(rdata.payload, b"a");
+    assert_eq!(s.stats().rdata_packets, 1);
+}
+
+#[test]
+fn draft_2_3_1_election_nak_elects_without_repair() {
+    let mut s = Sender::new(SenderConfig::new(src(), group()), Instant::ZERO);
+    s.write(b"a").unwrap();
+    s.write(b"b").unwrap();
+    drain(&mut s, Instant::ZERO);
+    let mut options = report(rcv(2), 0);
+    options.convoy = ConvoyOptions { election: true, ..ConvoyOptions::default() };
+    let body = BodyRepr::Nak { sqn: 0, source_nla: src(), group_nla: group() };
+    s.handle_datagram(Instant::from_millis(5), rcv(2), &upstream(&s, body, options));
+    let out = drain(&mut s, Instant::from_millis(5));
+    assert_eq!(types(&out), vec![PacketType::Odata], "no NCF, no RDATA; the new token sends the next packet");
+    let odata = PacketRepr::parse(&out[0].1).unwrap();
+    assert_eq!(odata.options.pgmcc_data.unwrap().acker, rcv(2));
+    let events: Vec<_> = std::iter::from_fn(|| s.poll_event()).collect();
+    assert!(events.contains(&SenderEvent::Cc(CcEvent::AckerChanged { from: None, to: Some(rcv(2)) })));
+}
+
+#[test]
+fn malformed_datagrams_are_counted_and_explained() {
+    let mut s = Sender::new(SenderConfig::new(src(), group()), Instant::ZERO);
+    s.handle_datagram(Instant::ZERO, rcv(1), &[0x1d, 0x4c, 0x04, 0x45, 0x08]);
+    assert_eq!(s.stats().malformed, 1);
+    match s.poll_event() {
+        Some(SenderEvent::Malformed { from, error }) => {
+            assert_eq!(from, rcv(1));
+            assert!(!error.to_string().is_empty());
+        }
+        other => panic!("{other:?}"),
+    }
+    let mut r = Receiver::new(ReceiverConfig::new(rcv(1), group()), 1);
+    let mut bad = upstream(&s, BodyRepr::Spmr, OptionsRepr::default());
+    bad[6] ^= 0xff; // break the checksum
+    r.handle_datagram(Instant::ZERO, src(), &bad);
+    assert_eq!(r.stats().malformed, 1);
+}
+
+#[test]
+fn paper_3_9_tokens_available_when_the_queue_runs_dry() {
+    let mut config = SenderConfig::new(src(), group());
+    config.cc = CcConfig::Fixed(Default::default());
+    let mut s = Sender::new(config, Instant::ZERO);
+    drain(&mut s, Instant::ZERO);
+    let events: Vec<_> = std::iter::from_fn(|| s.poll_event()).collect();
+    assert_eq!(events, vec![SenderEvent::TokensAvailable]);
+    drain(&mut s, Instant::ZERO);
+    assert_eq!(s.poll_event(), None, "edge-triggered: once until the next write");
+}
+
+#[test]
+fn paper_3_2_receiver_naks_carry_the_report_and_go_unicast_to_the_source() {
+    let mut config = SenderConfig::new(src(), group());
+    config.cc = CcConfig::Fixed(FixedConfig { rate_bytes_per_s: 100_000_000, burst: Duration::from_secs(1) });
+    let mut s2 = Sender::new(config, Instant::ZERO);
+    for i in 0..4u8 {
+        s2.write(&[i; 100]).unwrap();
+    }
+    let mut out = drain(&mut s2, Instant::ZERO);
+    out.extend(drain(&mut s2, Instant::from_millis(1)));
+    let mut r = Receiver::new(ReceiverConfig::new(rcv(3), group()), 9);
+    // Deliver all but the ODATA with sqn 1.
+    for (_, bytes) in &out {
+        let p = PacketRepr::parse(bytes).unwrap();
+        if p.body == (BodyRepr::Odata { sqn: 1, trail: 0 }) {
+            continue;
+        }
+        r.handle_datagram(Instant::ZERO, src(), bytes);
+    }
+    let due = r.poll_timeout().unwrap_or_else(|| panic!("no NAK scheduled: {:?} {:?}", r.stats(), r.rxw_stats()));
+    assert!(due <= Instant::from_millis(50), "NAK back-off within NAK_BO_IVL");
+    r.handle_timeout(due);
+    let mut buf = vec![0u8; 1500];
+    let t = r.poll_transmit(due, &mut buf).expect("a NAK");
+    assert_eq!(t.destination, Destination::Unicast(src()));
+    let nak = PacketRepr::parse(&buf[..t.len]).unwrap();
+    assert!(matches!(nak.body, BodyRepr::Nak { sqn: 1, .. }));
+    let fb = nak.options.pgmcc_feedback.expect("receiver report on the NAK");
+    assert_eq!(fb.reporter, rcv(3));
+    assert_eq!(nak.options.convoy.rxw_lead, Some(3));
+    // Upstream orientation: destination port is the data-source port.
+    assert_eq!(nak.dest_port, s2.tsi().source_port);
+}
+
+#[test]
+fn rfc3208_fin_ends_sessions_at_both_ends() {
+    let paths = vec![PathConfig::default(); 2];
+    let h = {
+        let mut h = Harness::new(HarnessConfig::new(4, paths, 50));
+        h.run_until(Instant::from_secs_f64(60.0));
+        h
+    };
+    assert!(h.sender().is_closed());
+    assert!(h.outcome(0).finished && h.outcome(1).finished);
+    assert!(h.events().iter().any(|e| e.event == SenderEvent::Closed));
+}
+
+#[test]
+fn late_join_from_trail_recovers_the_past() {
+    // A receiver that starts when 200 packets were already sent, and asks for everything repairable.
+    let mut config = SenderConfig::new(src(), group());
+    config.cc = CcConfig::Fixed(Default::default());
+    let mut s = Sender::new(config, Instant::ZERO);
+    for i in 0..300u32 {
+        s.write(&i.to_be_bytes()).unwrap();
+    }
+    let mut rc = ReceiverConfig::new(rcv(1), group());
+    rc.late_join = LateJoin::FromTrail;
+    let mut r = Receiver::new(rc, 3);
+    let mut now = Instant::ZERO;
+    let mut buf = vec![0u8; 2000];
+    let mut sent = 0;
+    let mut delivered = Vec::new();
+    while now < Instant::from_secs_f64(30.0) {
+        while let Some(t) = s.poll_transmit(now, &mut buf) {
+            let p = PacketRepr::parse(&buf[..t.len]).unwrap();
+            if matches!(p.body, BodyRepr::Odata { .. }) {
+                sent += 1;
+            }
+            if sent > 200 || !matches!(p.body, BodyRepr::Odata { .. }) {
+                r.handle_datagram(now, src(), &buf[..t.len]);
+            }
+        }
+        while let Some(t) = r.poll_transmit(now, &mut buf) {
+            s.handle_datagram(now, rcv(1), &buf[..t.len]);
+        }
+        while let Some(e) = r.poll_event() {
+            if let ReceiverEvent::Data(d) = e {
+                delivered.push(u32::from_be_bytes(d.try_into().unwrap()));
+            }
+        }
+        while s.poll_event().is_some() {}
+        now += Duration::from_millis(1);
+        s.handle_timeout(now);
+        r.handle_timeout(now);
+    }
+    assert_eq!(delivered, (0..300).collect::<Vec<_>>());
+}
+
+#[test]
+fn rate_max_caps_original_data() {
+    let mut config = HarnessConfig::new(2, vec![PathConfig::default()], 1_000);
+    config.sender.rate_max = Some(50_000);
+    let mut h = Harness::new(config);
+    h.run_until(Instant::from_secs_f64(10.0));
+    let sent = h.sender().stats().odata_packets;
+    // 10 s at 50 kB/s of ~1464-byte packets: ~341 packets (plus the initial burst allowance).
+    assert!((300..=360).contains(&sent), "{sent}");
+}
+
+#[test]
+fn paper_3_9_receiver_reports_exposed_when_asked() {
+    let mut config = HarnessConfig::new(2, vec![PathConfig { loss: 0.02, ..PathConfig::default() }], 500);
+    let pgmcc = PgmccConfig { report_events: true, ..PgmccConfig::default() };
+    config.sender.cc = CcConfig::Pgmcc(pgmcc.clone());
+    config.receivers[0].0.cc = CcConfig::Pgmcc(pgmcc);
+    let mut h = Harness::new(config);
+    h.run_until(Instant::from_secs_f64(60.0));
+    let reports = h
+        .events()
+        .iter()
+        .filter(|e| matches!(e.event, SenderEvent::Cc(CcEvent::Report { rtt_s: Some(_), .. })))
+        .count();
+    assert!(reports > 100, "{reports}");
+}
