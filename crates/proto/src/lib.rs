@@ -1,5 +1,6 @@
 //! Convoy's sans-IO protocol engine (documentation completed as the engine lands).
 
+pub mod rxw;
 pub mod seq;
 pub mod time;
 
