@@ -33,17 +33,27 @@ pub struct DemoArgs {
 /// Run the demonstration; exit status 0 when every receiver got every byte in order.
 pub fn run(args: &DemoArgs) -> ExitCode {
     if args.receivers == 0 || args.receivers > 200 {
-        eprintln!("convoy demo: --receivers must be between 1 and 200, got {}", args.receivers);
+        eprintln!(
+            "convoy demo: --receivers must be between 1 and 200, got {}",
+            args.receivers
+        );
         return ExitCode::from(2);
     }
     if !(0.0..100.0).contains(&args.loss_percent) {
-        eprintln!("convoy demo: --loss-percent must be in [0, 100), got {}", args.loss_percent);
+        eprintln!(
+            "convoy demo: --loss-percent must be in [0, 100), got {}",
+            args.loss_percent
+        );
         return ExitCode::from(2);
     }
     let paths: Vec<PathConfig> = (0..args.receivers)
         .map(|i| PathConfig {
             delay: Duration::from_millis(args.delay_ms),
-            loss: if i + 1 == args.receivers { args.loss_percent / 100.0 } else { 0.0 },
+            loss: if i + 1 == args.receivers {
+                args.loss_percent / 100.0
+            } else {
+                0.0
+            },
             rate_bps: Some(args.rate_kbps.max(1) * 1000),
             queue_packets: 30,
             upstream_loss: 0.0,
@@ -90,7 +100,10 @@ pub fn run(args: &DemoArgs) -> ExitCode {
                 from.map_or("none".to_string(), |a| a.to_string()),
                 to.map_or("none (election)".to_string(), |a| a.to_string())
             ),
-            SenderEvent::Cc(CcEvent::Reduced { cause: ReductionCause::Loss, .. }) => reductions += 1,
+            SenderEvent::Cc(CcEvent::Reduced {
+                cause: ReductionCause::Loss,
+                ..
+            }) => reductions += 1,
             SenderEvent::Cc(CcEvent::Timeout { .. }) => timeouts += 1,
             _ => {}
         }
@@ -114,7 +127,10 @@ pub fn run(args: &DemoArgs) -> ExitCode {
         );
     }
     let bytes = args.packets as f64 * 1400.0 * 8.0;
-    println!("session time {secs:.1} s, goodput {:.0} kbit/s", bytes / secs / 1000.0);
+    println!(
+        "session time {secs:.1} s, goodput {:.0} kbit/s",
+        bytes / secs / 1000.0
+    );
     if ok {
         ExitCode::SUCCESS
     } else {

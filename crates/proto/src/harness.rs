@@ -72,7 +72,14 @@ impl HarnessConfig {
             .enumerate()
             .map(|(i, p)| (ReceiverConfig::new(Self::receiver_addr(i), group), p))
             .collect();
-        HarnessConfig { seed, sender, receivers, apdu_size: 1400, apdus, record_trace: false }
+        HarnessConfig {
+            seed,
+            sender,
+            receivers,
+            apdu_size: 1400,
+            apdus,
+            record_trace: false,
+        }
     }
 
     /// The address given to receiver `i` by [`HarnessConfig::new`].
@@ -83,7 +90,9 @@ impl HarnessConfig {
 
 /// The deterministic content of APDU `index`: its index, then a pattern derived from it.
 pub fn apdu_content(index: u64, size: usize) -> Vec<u8> {
-    let mut v: Vec<u8> = (0..size).map(|j| (index.wrapping_mul(31).wrapping_add(j as u64)) as u8).collect();
+    let mut v: Vec<u8> = (0..size)
+        .map(|j| (index.wrapping_mul(31).wrapping_add(j as u64)) as u8)
+        .collect();
     for (k, b) in index.to_be_bytes().iter().enumerate().take(size) {
         v[k] = *b;
     }
@@ -197,7 +206,9 @@ impl Harness {
             .receivers
             .iter()
             .enumerate()
-            .map(|(i, (rc, _))| Receiver::new(rc.clone(), derive_seed(config.seed, 1000 + i as u64)))
+            .map(|(i, (rc, _))| {
+                Receiver::new(rc.clone(), derive_seed(config.seed, 1000 + i as u64))
+            })
             .collect();
         let links = config
             .receivers
@@ -284,13 +295,23 @@ impl Harness {
     pub fn loss_reductions(&self) -> usize {
         self.events
             .iter()
-            .filter(|e| matches!(e.event, SenderEvent::Cc(CcEvent::Reduced { cause: ReductionCause::Loss, .. })))
+            .filter(|e| {
+                matches!(
+                    e.event,
+                    SenderEvent::Cc(CcEvent::Reduced {
+                        cause: ReductionCause::Loss,
+                        ..
+                    })
+                )
+            })
             .count()
     }
 
     /// Whether every receiver delivered every APDU.
     pub fn all_delivered(&self) -> bool {
-        self.outcomes.iter().all(|o| o.delivered == self.config.apdus && o.mismatch.is_none())
+        self.outcomes
+            .iter()
+            .all(|o| o.delivered == self.config.apdus && o.mismatch.is_none())
     }
 
     fn log(&mut self, line: impl FnOnce() -> String) {
@@ -302,14 +323,22 @@ impl Harness {
 
     fn schedule(&mut self, at: Instant, to: Node, from: IpAddr, bytes: Vec<u8>) {
         self.order += 1;
-        self.heap.push(InFlight { at, order: self.order, to, from, bytes });
+        self.heap.push(InFlight {
+            at,
+            order: self.order,
+            to,
+            from,
+            bytes,
+        });
     }
 
     /// Send `bytes` from the sender down receiver `i`'s path.
     fn downstream(&mut self, i: usize, bytes: Vec<u8>) {
         let now = self.now;
         let link = &mut self.links[i];
-        if link.config.loss > 0.0 && (link.rng.next_u64() as f64 / u64::MAX as f64) < link.config.loss {
+        if link.config.loss > 0.0
+            && (link.rng.next_u64() as f64 / u64::MAX as f64) < link.config.loss
+        {
             link.drops += 1;
             return;
         }
@@ -323,7 +352,9 @@ impl Harness {
                     link.drops += 1;
                     return;
                 }
-                let tx = Duration::from_nanos((bytes.len() as u64 * 8).saturating_mul(1_000_000_000) / rate.max(1));
+                let tx = Duration::from_nanos(
+                    (bytes.len() as u64 * 8).saturating_mul(1_000_000_000) / rate.max(1),
+                );
                 let start = link.busy_until.max(now);
                 link.busy_until = start + tx;
                 link.departures.push_back(link.busy_until);
@@ -336,7 +367,8 @@ impl Harness {
 
     fn flush_sender(&mut self) {
         // Application: keep the queue filled while there is data left.
-        while self.written < self.config.apdus && self.sender.queue_space() >= self.config.apdu_size {
+        while self.written < self.config.apdus && self.sender.queue_space() >= self.config.apdu_size
+        {
             let data = apdu_content(self.written, self.config.apdu_size);
             if self.sender.write(&data).is_err() {
                 break;
@@ -373,7 +405,11 @@ impl Harness {
             }
             self.log(|| format!("S event {e:?}"));
             let snapshot = self.sender.cc_snapshot();
-            self.events.push(TimedEvent { t: self.now, event: e, snapshot });
+            self.events.push(TimedEvent {
+                t: self.now,
+                event: e,
+                snapshot,
+            });
         }
     }
 
@@ -391,7 +427,8 @@ impl Harness {
         while let Some(t) = self.receivers[i].poll_transmit(self.now, &mut buf) {
             self.log(|| format!("R{i} tx {:?} {}B", t.packet_type, t.len));
             let lost = self.links[i].config.upstream_loss > 0.0
-                && (self.up_rng[i].next_u64() as f64 / u64::MAX as f64) < self.links[i].config.upstream_loss;
+                && (self.up_rng[i].next_u64() as f64 / u64::MAX as f64)
+                    < self.links[i].config.upstream_loss;
             if !lost && t.destination == Destination::Unicast(self.config.sender.local_nla) {
                 let at = self.now + self.links[i].config.delay;
                 let from = self.receivers[i].local_nla();
@@ -413,7 +450,10 @@ impl Harness {
                         self.trace.push(format!("{} R{i} delivered #{n}", self.now));
                     }
                 }
-                ReceiverEvent::Lost { first_sqn, last_sqn } => {
+                ReceiverEvent::Lost {
+                    first_sqn,
+                    last_sqn,
+                } => {
                     out.lost_sqns += u64::from(last_sqn.wrapping_sub(first_sqn)) + 1;
                     self.log(|| format!("R{i} lost {first_sqn}..={last_sqn}"));
                 }
@@ -470,7 +510,10 @@ impl Harness {
                 self.flush_sender();
             }
             for i in 0..self.receivers.len() {
-                if self.receivers[i].poll_timeout().is_some_and(|d| d <= self.now) {
+                if self.receivers[i]
+                    .poll_timeout()
+                    .is_some_and(|d| d <= self.now)
+                {
                     self.receivers[i].handle_timeout(self.now);
                     self.flush_receiver(i);
                 }
@@ -485,12 +528,21 @@ impl Harness {
     fn note_switch(&mut self, before: CcSnapshot, first_event: usize) {
         let new = &self.events[first_event..];
         let switched = new.iter().any(|e| {
-            matches!(e.event, SenderEvent::Cc(CcEvent::AckerChanged { from: Some(_), to: Some(_) }))
+            matches!(
+                e.event,
+                SenderEvent::Cc(CcEvent::AckerChanged {
+                    from: Some(_),
+                    to: Some(_)
+                })
+            )
         });
-        let reduced = new.iter().any(|e| matches!(e.event, SenderEvent::Cc(CcEvent::Reduced { .. })));
+        let reduced = new
+            .iter()
+            .any(|e| matches!(e.event, SenderEvent::Cc(CcEvent::Reduced { .. })));
         if switched && !reduced {
             let after = self.sender.cc_snapshot();
-            self.switch_windows.push((before.window.unwrap_or(0.0), after.window.unwrap_or(0.0)));
+            self.switch_windows
+                .push((before.window.unwrap_or(0.0), after.window.unwrap_or(0.0)));
         }
     }
 }

@@ -25,7 +25,11 @@ fn run(config: HarnessConfig, limit_s: f64) -> Harness {
 /// Issue 2's acceptance scenario: 3 receivers, one with 5% loss, 10,000 packets.
 #[test]
 fn three_receivers_one_lossy_everything_delivered_lossy_one_is_acker() {
-    let config = HarnessConfig::new(1, vec![path(20, 0.0), path(20, 0.0), path(20, 0.05)], 10_000);
+    let config = HarnessConfig::new(
+        1,
+        vec![path(20, 0.0), path(20, 0.0), path(20, 0.05)],
+        10_000,
+    );
     let h = run(config, 3600.0);
     for i in 0..3 {
         let o = h.outcome(i);
@@ -36,20 +40,46 @@ fn three_receivers_one_lossy_everything_delivered_lossy_one_is_acker() {
     assert!(h.sender().is_closed(), "the sender finished and closed");
     let total = h.now().as_secs_f64();
     let lossy_share = h.acker_time(2).as_secs_f64() / total;
-    assert!(lossy_share > 0.9, "the 5% receiver should hold the acker role, held it {:.1}%", lossy_share * 100.0);
-    assert!(h.loss_reductions() > 10, "the window halves on the acker's losses: {}", h.loss_reductions());
+    assert!(
+        lossy_share > 0.9,
+        "the 5% receiver should hold the acker role, held it {:.1}%",
+        lossy_share * 100.0
+    );
+    assert!(
+        h.loss_reductions() > 10,
+        "the window halves on the acker's losses: {}",
+        h.loss_reductions()
+    );
     for (before, after) in h.switch_windows() {
-        assert!(after >= before, "an acker switch reduced the window {before} -> {after}");
+        assert!(
+            after >= before,
+            "an acker switch reduced the window {before} -> {after}"
+        );
     }
     let switches = h
         .events()
         .iter()
-        .filter(|e| matches!(e.event, SenderEvent::Cc(CcEvent::AckerChanged { from: Some(_), to: Some(_) })))
+        .filter(|e| {
+            matches!(
+                e.event,
+                SenderEvent::Cc(CcEvent::AckerChanged {
+                    from: Some(_),
+                    to: Some(_)
+                })
+            )
+        })
         .count();
-    assert_eq!(switches, h.switch_windows().len(), "every switch was checked");
+    assert_eq!(
+        switches,
+        h.switch_windows().len(),
+        "every switch was checked"
+    );
     // 5% loss at 40 ms RTT plus queueing: the TCP-equation rate is far below the 2 Mbit/s paths.
     let goodput = 10_000.0 * 1400.0 * 8.0 / total;
-    assert!(goodput < 1_900_000.0, "goodput {goodput} b/s should be limited by the lossy acker");
+    assert!(
+        goodput < 1_900_000.0,
+        "goodput {goodput} b/s should be limited by the lossy acker"
+    );
 }
 
 #[test]
@@ -57,22 +87,38 @@ fn lossless_paths_fill_the_bottleneck() {
     let config = HarnessConfig::new(3, vec![path(10, 0.0), path(10, 0.0)], 5_000);
     let h = run(config, 600.0);
     assert!(h.all_delivered());
-    let total = h.events().last().map_or(h.now(), |e| e.t).as_secs_f64().max(1.0);
+    let total = h
+        .events()
+        .last()
+        .map_or(h.now(), |e| e.t)
+        .as_secs_f64()
+        .max(1.0);
     let goodput = 5_000.0 * 1400.0 * 8.0 / total;
-    assert!(goodput > 0.8 * 2_000_000.0 * 1400.0 / 1464.0, "goodput {goodput}");
+    assert!(
+        goodput > 0.8 * 2_000_000.0 * 1400.0 / 1464.0,
+        "goodput {goodput}"
+    );
 }
 
 #[test]
 fn same_seed_same_trace_other_seed_other_trace() {
     let make = |seed| {
-        let mut c = HarnessConfig::new(seed, vec![path(15, 0.02), path(25, 0.01), path(20, 0.05)], 1_500);
+        let mut c = HarnessConfig::new(
+            seed,
+            vec![path(15, 0.02), path(25, 0.01), path(20, 0.05)],
+            1_500,
+        );
         c.record_trace = true;
         run(c, 600.0)
     };
     let a = make(42);
     let b = make(42);
     let c = make(43);
-    assert!(a.trace().len() > 7_500, "trace of {} lines", a.trace().len());
+    assert!(
+        a.trace().len() > 7_500,
+        "trace of {} lines",
+        a.trace().len()
+    );
     assert_eq!(a.trace(), b.trace());
     assert_ne!(a.trace(), c.trace());
     assert!(a.all_delivered() && c.all_delivered());
@@ -81,7 +127,10 @@ fn same_seed_same_trace_other_seed_other_trace() {
 #[test]
 fn fixed_rate_session_delivers_everything_at_its_rate() {
     let mut config = HarnessConfig::new(5, vec![path(10, 0.01), path(10, 0.03)], 2_000);
-    config.sender.cc = CcConfig::Fixed(FixedConfig { rate_bytes_per_s: 100_000, burst: Duration::ZERO });
+    config.sender.cc = CcConfig::Fixed(FixedConfig {
+        rate_bytes_per_s: 100_000,
+        burst: Duration::ZERO,
+    });
     for r in &mut config.receivers {
         r.0.cc = config.sender.cc.clone();
     }

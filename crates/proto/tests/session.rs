@@ -5,7 +5,8 @@ use convoy_proto::cc::pgmcc::PgmccConfig;
 use convoy_proto::cc::{CcConfig, CcEvent};
 use convoy_proto::harness::{Harness, HarnessConfig, PathConfig};
 use convoy_proto::{
-    Destination, Instant, LateJoin, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig, SenderEvent,
+    Destination, Instant, LateJoin, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig,
+    SenderEvent,
 };
 use convoy_wire::{BodyRepr, ConvoyOptions, OptionsRepr, PacketRepr, PacketType, PgmccFeedback};
 use std::net::{IpAddr, Ipv4Addr};
@@ -24,17 +25,30 @@ fn rcv(n: u8) -> IpAddr {
 /// Everything the sender emits at `now`, parsed.
 fn drain(s: &mut Sender, now: Instant) -> Vec<(Destination, Vec<u8>)> {
     let mut buf = vec![0u8; 9000];
-    std::iter::from_fn(|| s.poll_transmit(now, &mut buf).map(|t| (t.destination, buf[..t.len].to_vec())))
-        .collect()
+    std::iter::from_fn(|| {
+        s.poll_transmit(now, &mut buf)
+            .map(|t| (t.destination, buf[..t.len].to_vec()))
+    })
+    .collect()
 }
 
 fn types(packets: &[(Destination, Vec<u8>)]) -> Vec<PacketType> {
-    packets.iter().map(|(_, b)| PacketRepr::parse(b).unwrap().body.packet_type()).collect()
+    packets
+        .iter()
+        .map(|(_, b)| PacketRepr::parse(b).unwrap().body.packet_type())
+        .collect()
 }
 
 fn upstream(s: &Sender, body: BodyRepr, options: OptionsRepr) -> Vec<u8> {
     let tsi = s.tsi();
-    let repr = PacketRepr { source_port: 7500, dest_port: tsi.source_port, gsi: tsi.gsi, body, options, payload: &[] };
+    let repr = PacketRepr {
+        source_port: 7500,
+        dest_port: tsi.source_port,
+        gsi: tsi.gsi,
+        body,
+        options,
+        payload: &[],
+    };
     let mut buf = vec![0u8; repr.buffer_len()];
     repr.emit(&mut buf).unwrap();
     buf
@@ -42,7 +56,11 @@ fn upstream(s: &Sender, body: BodyRepr, options: OptionsRepr) -> Vec<u8> {
 
 fn report(from: IpAddr, loss: u16) -> OptionsRepr {
     OptionsRepr {
-        pgmcc_feedback: Some(PgmccFeedback { tstamp: 0, loss_rate: loss, reporter: from }),
+        pgmcc_feedback: Some(PgmccFeedback {
+            tstamp: 0,
+            loss_rate: loss,
+            reporter: from,
+        }),
         ..OptionsRepr::default()
     }
 }
@@ -52,13 +70,32 @@ fn rfc3208_source_starts_with_three_spms_then_data_with_pgmcc_option() {
     let mut s = Sender::new(SenderConfig::new(src(), group()), Instant::ZERO);
     s.write(b"hello").unwrap();
     let out = drain(&mut s, Instant::ZERO);
-    assert_eq!(types(&out), vec![PacketType::Spm, PacketType::Spm, PacketType::Spm, PacketType::Odata]);
+    assert_eq!(
+        types(&out),
+        vec![
+            PacketType::Spm,
+            PacketType::Spm,
+            PacketType::Spm,
+            PacketType::Odata
+        ]
+    );
     let spm = PacketRepr::parse(&out[0].1).unwrap();
-    assert_eq!(spm.body, BodyRepr::Spm { sqn: 0, trail: 0, lead: u32::MAX, path_nla: src() });
+    assert_eq!(
+        spm.body,
+        BodyRepr::Spm {
+            sqn: 0,
+            trail: 0,
+            lead: u32::MAX,
+            path_nla: src()
+        }
+    );
     let odata = PacketRepr::parse(&out[3].1).unwrap();
     assert_eq!(odata.body, BodyRepr::Odata { sqn: 0, trail: 0 });
     assert_eq!(odata.payload, b"hello");
-    assert!(odata.options.pgmcc_data.unwrap().acker.is_unspecified(), "first packet asks for an election");
+    assert!(
+        odata.options.pgmcc_data.unwrap().acker.is_unspecified(),
+        "first packet asks for an election"
+    );
     assert!(out.iter().all(|(d, _)| *d == Destination::Group));
 }
 
@@ -68,10 +105,22 @@ fn paper_3_8_repairs_are_not_window_controlled() {
     s.write(b"a").unwrap();
     s.write(b"b").unwrap();
     let out = drain(&mut s, Instant::ZERO);
-    assert_eq!(types(&out).last(), Some(&PacketType::Odata), "one packet: W = T = 1");
+    assert_eq!(
+        types(&out).last(),
+        Some(&PacketType::Odata),
+        "one packet: W = T = 1"
+    );
     // A plain NAK (no report, so no election) while the window has no token: NCF and RDATA go out anyway.
-    let body = BodyRepr::Nak { sqn: 0, source_nla: src(), group_nla: group() };
-    s.handle_datagram(Instant::from_millis(5), rcv(1), &upstream(&s, body, OptionsRepr::default()));
+    let body = BodyRepr::Nak {
+        sqn: 0,
+        source_nla: src(),
+        group_nla: group(),
+    };
+    s.handle_datagram(
+        Instant::from_millis(5),
+        rcv(1),
+        &upstream(&s, body, OptionsRepr::default()),
+    );
     let out = drain(&mut s, Instant::from_millis(5));
     assert_eq!(types(&out), vec![PacketType::Ncf, PacketType::Rdata]);
     let rdata = PacketRepr::parse(&out[1].1).unwrap();
@@ -86,15 +135,33 @@ fn draft_2_3_1_election_nak_elects_without_repair() {
     s.write(b"b").unwrap();
     drain(&mut s, Instant::ZERO);
     let mut options = report(rcv(2), 0);
-    options.convoy = ConvoyOptions { election: true, ..ConvoyOptions::default() };
-    let body = BodyRepr::Nak { sqn: 0, source_nla: src(), group_nla: group() };
-    s.handle_datagram(Instant::from_millis(5), rcv(2), &upstream(&s, body, options));
+    options.convoy = ConvoyOptions {
+        election: true,
+        ..ConvoyOptions::default()
+    };
+    let body = BodyRepr::Nak {
+        sqn: 0,
+        source_nla: src(),
+        group_nla: group(),
+    };
+    s.handle_datagram(
+        Instant::from_millis(5),
+        rcv(2),
+        &upstream(&s, body, options),
+    );
     let out = drain(&mut s, Instant::from_millis(5));
-    assert_eq!(types(&out), vec![PacketType::Odata], "no NCF, no RDATA; the new token sends the next packet");
+    assert_eq!(
+        types(&out),
+        vec![PacketType::Odata],
+        "no NCF, no RDATA; the new token sends the next packet"
+    );
     let odata = PacketRepr::parse(&out[0].1).unwrap();
     assert_eq!(odata.options.pgmcc_data.unwrap().acker, rcv(2));
     let events: Vec<_> = std::iter::from_fn(|| s.poll_event()).collect();
-    assert!(events.contains(&SenderEvent::Cc(CcEvent::AckerChanged { from: None, to: Some(rcv(2)) })));
+    assert!(events.contains(&SenderEvent::Cc(CcEvent::AckerChanged {
+        from: None,
+        to: Some(rcv(2))
+    })));
 }
 
 #[test]
@@ -125,13 +192,20 @@ fn paper_3_9_tokens_available_when_the_queue_runs_dry() {
     let events: Vec<_> = std::iter::from_fn(|| s.poll_event()).collect();
     assert_eq!(events, vec![SenderEvent::TokensAvailable]);
     drain(&mut s, Instant::ZERO);
-    assert_eq!(s.poll_event(), None, "edge-triggered: once until the next write");
+    assert_eq!(
+        s.poll_event(),
+        None,
+        "edge-triggered: once until the next write"
+    );
 }
 
 #[test]
 fn paper_3_2_receiver_naks_carry_the_report_and_go_unicast_to_the_source() {
     let mut config = SenderConfig::new(src(), group());
-    config.cc = CcConfig::Fixed(FixedConfig { rate_bytes_per_s: 100_000_000, burst: Duration::from_secs(1) });
+    config.cc = CcConfig::Fixed(FixedConfig {
+        rate_bytes_per_s: 100_000_000,
+        burst: Duration::from_secs(1),
+    });
     let mut s2 = Sender::new(config, Instant::ZERO);
     for i in 0..4u8 {
         s2.write(&[i; 100]).unwrap();
@@ -147,15 +221,23 @@ fn paper_3_2_receiver_naks_carry_the_report_and_go_unicast_to_the_source() {
         }
         r.handle_datagram(Instant::ZERO, src(), bytes);
     }
-    let due = r.poll_timeout().unwrap_or_else(|| panic!("no NAK scheduled: {:?} {:?}", r.stats(), r.rxw_stats()));
-    assert!(due <= Instant::from_millis(50), "NAK back-off within NAK_BO_IVL");
+    let due = r
+        .poll_timeout()
+        .unwrap_or_else(|| panic!("no NAK scheduled: {:?} {:?}", r.stats(), r.rxw_stats()));
+    assert!(
+        due <= Instant::from_millis(50),
+        "NAK back-off within NAK_BO_IVL"
+    );
     r.handle_timeout(due);
     let mut buf = vec![0u8; 1500];
     let t = r.poll_transmit(due, &mut buf).expect("a NAK");
     assert_eq!(t.destination, Destination::Unicast(src()));
     let nak = PacketRepr::parse(&buf[..t.len]).unwrap();
     assert!(matches!(nak.body, BodyRepr::Nak { sqn: 1, .. }));
-    let fb = nak.options.pgmcc_feedback.expect("receiver report on the NAK");
+    let fb = nak
+        .options
+        .pgmcc_feedback
+        .expect("receiver report on the NAK");
     assert_eq!(fb.reporter, rcv(3));
     assert_eq!(nak.options.convoy.rxw_lead, Some(3));
     // Upstream orientation: destination port is the data-source port.
@@ -230,8 +312,18 @@ fn rate_max_caps_original_data() {
 
 #[test]
 fn paper_3_9_receiver_reports_exposed_when_asked() {
-    let mut config = HarnessConfig::new(2, vec![PathConfig { loss: 0.02, ..PathConfig::default() }], 500);
-    let pgmcc = PgmccConfig { report_events: true, ..PgmccConfig::default() };
+    let mut config = HarnessConfig::new(
+        2,
+        vec![PathConfig {
+            loss: 0.02,
+            ..PathConfig::default()
+        }],
+        500,
+    );
+    let pgmcc = PgmccConfig {
+        report_events: true,
+        ..PgmccConfig::default()
+    };
     config.sender.cc = CcConfig::Pgmcc(pgmcc.clone());
     config.receivers[0].0.cc = CcConfig::Pgmcc(pgmcc);
     let mut h = Harness::new(config);
@@ -239,7 +331,12 @@ fn paper_3_9_receiver_reports_exposed_when_asked() {
     let reports = h
         .events()
         .iter()
-        .filter(|e| matches!(e.event, SenderEvent::Cc(CcEvent::Report { rtt_s: Some(_), .. })))
+        .filter(|e| {
+            matches!(
+                e.event,
+                SenderEvent::Cc(CcEvent::Report { rtt_s: Some(_), .. })
+            )
+        })
         .count();
     assert!(reports > 100, "{reports}");
 }

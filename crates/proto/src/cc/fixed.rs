@@ -25,7 +25,10 @@ pub struct FixedConfig {
 
 impl Default for FixedConfig {
     fn default() -> Self {
-        FixedConfig { rate_bytes_per_s: 125_000, burst: Duration::from_millis(10) }
+        FixedConfig {
+            rate_bytes_per_s: 125_000,
+            burst: Duration::from_millis(10),
+        }
     }
 }
 
@@ -39,7 +42,10 @@ pub struct FixedSender {
 impl FixedSender {
     /// A pacer that may send at once.
     pub fn new(config: FixedConfig, now: Instant) -> Self {
-        FixedSender { config, next_allowed: now }
+        FixedSender {
+            config,
+            next_allowed: now,
+        }
     }
 
     fn spacing(&self, len: usize) -> Duration {
@@ -77,7 +83,10 @@ impl SenderController for FixedSender {
     }
 
     fn snapshot(&self) -> CcSnapshot {
-        CcSnapshot { rate_bps: Some(self.config.rate_bytes_per_s as f64), ..CcSnapshot::default() }
+        CcSnapshot {
+            rate_bps: Some(self.config.rate_bytes_per_s as f64),
+            ..CcSnapshot::default()
+        }
     }
 }
 
@@ -89,7 +98,13 @@ pub struct FixedReceiver {
 }
 
 impl ReceiverController for FixedReceiver {
-    fn on_odata(&mut self, _now: Instant, _rng: &mut dyn RngCore, sqn: u32, _options: &OptionsRepr) {
+    fn on_odata(
+        &mut self,
+        _now: Instant,
+        _rng: &mut dyn RngCore,
+        sqn: u32,
+        _options: &OptionsRepr,
+    ) {
         match self.rx_max {
             Some(max) if seq::le(sqn, max) => {}
             Some(max) => {
@@ -125,7 +140,11 @@ impl ReceiverController for FixedReceiver {
     }
 
     fn snapshot(&self) -> ReceiverCcSnapshot {
-        ReceiverCcSnapshot { loss: self.filter.value(), rx_max: self.rx_max, ..Default::default() }
+        ReceiverCcSnapshot {
+            loss: self.filter.value(),
+            rx_max: self.rx_max,
+            ..Default::default()
+        }
     }
 }
 
@@ -136,7 +155,10 @@ mod tests {
     #[test]
     fn paces_at_the_configured_rate() {
         let mut s = FixedSender::new(
-            FixedConfig { rate_bytes_per_s: 1_000_000, burst: Duration::ZERO },
+            FixedConfig {
+                rate_bytes_per_s: 1_000_000,
+                burst: Duration::ZERO,
+            },
             Instant::ZERO,
         );
         let mut now = Instant::ZERO;

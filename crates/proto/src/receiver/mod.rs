@@ -5,7 +5,9 @@
 //! [`Receiver::close`]), then drain [`Receiver::poll_transmit`], read [`Receiver::poll_timeout`], drain
 //! [`Receiver::poll_event`].
 
-use crate::cc::{CcConfig, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, ReceiverFeedback};
+use crate::cc::{
+    CcConfig, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, ReceiverFeedback,
+};
 use crate::rxw::{Delivery, Fragment, ReceiveWindow, RxwConfig, RxwStats};
 use crate::time::Instant;
 use crate::transmit::{Destination, Transmit};
@@ -231,9 +233,17 @@ impl Receiver {
             self.stats.ignored += 1;
             return;
         }
-        let tsi = Tsi { gsi: packet.gsi, source_port: packet.source_port };
+        let tsi = Tsi {
+            gsi: packet.gsi,
+            source_port: packet.source_port,
+        };
         match packet.body {
-            BodyRepr::Spm { trail, lead, path_nla, .. } => {
+            BodyRepr::Spm {
+                trail,
+                lead,
+                path_nla,
+                ..
+            } => {
                 let start = match self.config.late_join {
                     LateJoin::CurrentData => lead.wrapping_add(1),
                     LateJoin::FromTrail => trail,
@@ -276,7 +286,9 @@ impl Receiver {
                     apdu_len: f.apdu_len,
                 });
                 if let Some(w) = self.rxw.as_mut() {
-                    if w.on_data(now, &mut self.rng, sqn, trail, fragment, packet.payload).is_err() {
+                    if w.on_data(now, &mut self.rng, sqn, trail, fragment, packet.payload)
+                        .is_err()
+                    {
                         self.stats.rejected += 1;
                     }
                 }
@@ -319,9 +331,13 @@ impl Receiver {
                     self.stats.bytes += data.len() as u64;
                     self.push_event(ReceiverEvent::Data(data));
                 }
-                Delivery::Lost { first_sqn, last_sqn } => {
-                    self.push_event(ReceiverEvent::Lost { first_sqn, last_sqn })
-                }
+                Delivery::Lost {
+                    first_sqn,
+                    last_sqn,
+                } => self.push_event(ReceiverEvent::Lost {
+                    first_sqn,
+                    last_sqn,
+                }),
             }
         }
         if let (Some(lead), Some(w), false) = (self.fin_lead, self.rxw.as_ref(), self.finished) {
@@ -332,7 +348,12 @@ impl Receiver {
         }
     }
 
-    fn upstream_packet<'a>(&self, tsi: Tsi, body: BodyRepr, options: OptionsRepr) -> PacketRepr<'a> {
+    fn upstream_packet<'a>(
+        &self,
+        tsi: Tsi,
+        body: BodyRepr,
+        options: OptionsRepr,
+    ) -> PacketRepr<'a> {
         // Upstream orientation (RFC 3208 §8): source port = data-destination port, destination port = the
         // data-source port, GSI = the source's.
         PacketRepr {
@@ -352,29 +373,52 @@ impl Receiver {
         let destination = Destination::Unicast(upstream);
         if let Some(fb) = self.cc.poll_feedback(now) {
             let (body, options, packet_type) = match fb {
-                ReceiverFeedback::Ack { rx_max, bitmap, options } => {
+                ReceiverFeedback::Ack {
+                    rx_max,
+                    bitmap,
+                    options,
+                } => {
                     self.stats.acks_sent += 1;
                     (BodyRepr::Ack { rx_max, bitmap }, options, PacketType::Ack)
                 }
                 ReceiverFeedback::ElectionNak { sqn, mut options } => {
                     self.stats.election_naks_sent += 1;
                     options.convoy.election = true;
-                    let body = BodyRepr::Nak { sqn, source_nla: upstream, group_nla: self.config.group };
+                    let body = BodyRepr::Nak {
+                        sqn,
+                        source_nla: upstream,
+                        group_nla: self.config.group,
+                    };
                     (body, options, PacketType::Nak)
                 }
             };
             let len = self.upstream_packet(tsi, body, options).emit(buf).ok()?;
-            return Some(Transmit { destination, len, packet_type });
+            return Some(Transmit {
+                destination,
+                len,
+                packet_type,
+            });
         }
         let sqns = self.rxw.as_mut()?.poll_nak(now)?;
         let (&first, rest) = sqns.split_first()?;
-        let mut options = OptionsRepr { nak_list: rest.to_vec(), ..OptionsRepr::default() };
+        let mut options = OptionsRepr {
+            nak_list: rest.to_vec(),
+            ..OptionsRepr::default()
+        };
         // Paper §3.2: every NAK carries the receiver report.
         self.cc.add_nak_report(now, &mut options);
-        let body = BodyRepr::Nak { sqn: first, source_nla: upstream, group_nla: self.config.group };
+        let body = BodyRepr::Nak {
+            sqn: first,
+            source_nla: upstream,
+            group_nla: self.config.group,
+        };
         let len = self.upstream_packet(tsi, body, options).emit(buf).ok()?;
         self.stats.naks_sent += 1;
-        Some(Transmit { destination, len, packet_type: PacketType::Nak })
+        Some(Transmit {
+            destination,
+            len,
+            packet_type: PacketType::Nak,
+        })
     }
 
     /// The next instant at which there is work.

@@ -11,7 +11,9 @@ mod txw;
 pub use spm::{SpmIntervals, SpmSchedule};
 pub use txw::{TransmitWindow, TxPacket, WriteError};
 
-use crate::cc::{CcConfig, CcEvent, CcSnapshot, Feedback, FeedbackKind, Permit, ReceiverReport, SenderController};
+use crate::cc::{
+    CcConfig, CcEvent, CcSnapshot, Feedback, FeedbackKind, Permit, ReceiverReport, SenderController,
+};
 use crate::time::Instant;
 use crate::token_bucket::TokenBucket;
 use crate::transmit::{Destination, Transmit};
@@ -149,7 +151,10 @@ pub struct Sender {
 
 impl std::fmt::Debug for Sender {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Sender").field("tsi", &self.tsi()).field("stats", &self.stats).finish()
+        f.debug_struct("Sender")
+            .field("tsi", &self.tsi())
+            .field("stats", &self.stats)
+            .finish()
     }
 }
 
@@ -169,7 +174,9 @@ impl Sender {
             spm: SpmSchedule::new(config.spm, now),
             spm_sqn: 0,
             rate: config.rate_max.map(|r| TokenBucket::new(r, burst(r), now)),
-            repair_rate: config.repair_rate_max.map(|r| TokenBucket::new(r, burst(r), now)),
+            repair_rate: config
+                .repair_rate_max
+                .map(|r| TokenBucket::new(r, burst(r), now)),
             ncf_queue: VecDeque::new(),
             repair_queue: VecDeque::new(),
             repair_set: BTreeSet::new(),
@@ -187,7 +194,10 @@ impl Sender {
 
     /// The session's TSI.
     pub fn tsi(&self) -> Tsi {
-        Tsi { gsi: self.config.gsi, source_port: self.config.source_port }
+        Tsi {
+            gsi: self.config.gsi,
+            source_port: self.config.source_port,
+        }
     }
 
     /// Counters.
@@ -271,7 +281,12 @@ impl Sender {
             BodyRepr::Nak { sqn, .. } => self.on_nak(now, from, sqn, &packet.options),
             BodyRepr::Ack { rx_max, bitmap } => {
                 self.stats.acks += 1;
-                self.feedback(now, from, FeedbackKind::Ack { rx_max, bitmap }, &packet.options);
+                self.feedback(
+                    now,
+                    from,
+                    FeedbackKind::Ack { rx_max, bitmap },
+                    &packet.options,
+                );
             }
             BodyRepr::Spmr => self.spm.request(),
             _ => self.stats.ignored += 1,
@@ -286,7 +301,13 @@ impl Sender {
             loss_rate: f.loss_rate,
             rxw_lead: options.convoy.rxw_lead,
         });
-        let fb = Feedback { kind, from, report, acker_leaving: options.convoy.acker_leaving, options };
+        let fb = Feedback {
+            kind,
+            from,
+            report,
+            acker_leaving: options.convoy.acker_leaving,
+            options,
+        };
         self.cc.on_feedback(now, &fb);
     }
 
@@ -341,7 +362,12 @@ impl Sender {
         repr.emit(buf).ok()
     }
 
-    fn downstream<'a>(&self, body: BodyRepr, options: OptionsRepr, payload: &'a [u8]) -> PacketRepr<'a> {
+    fn downstream<'a>(
+        &self,
+        body: BodyRepr,
+        options: OptionsRepr,
+        payload: &'a [u8],
+    ) -> PacketRepr<'a> {
         PacketRepr {
             source_port: self.config.source_port,
             dest_port: self.config.dest_port,
@@ -394,7 +420,10 @@ impl Sender {
         }
         if let Some(sqns) = self.ncf_queue.pop_front() {
             self.stats.ncfs += 1;
-            let options = OptionsRepr { nak_list: sqns[1..].to_vec(), ..OptionsRepr::default() };
+            let options = OptionsRepr {
+                nak_list: sqns[1..].to_vec(),
+                ..OptionsRepr::default()
+            };
             let body = BodyRepr::Ncf {
                 sqn: sqns[0],
                 source_nla: self.config.local_nla,
@@ -402,7 +431,11 @@ impl Sender {
             };
             let repr = self.downstream(body, options, &[]);
             let len = self.emit(&repr, buf)?;
-            return Some(Transmit { destination: Destination::Group, len, packet_type: PacketType::Ncf });
+            return Some(Transmit {
+                destination: Destination::Group,
+                len,
+                packet_type: PacketType::Ncf,
+            });
         }
         if let Some(t) = self.poll_rdata(now, buf) {
             return Some(t);
@@ -426,11 +459,18 @@ impl Sender {
             path_nla: self.config.local_nla,
         };
         self.spm_sqn = self.spm_sqn.wrapping_add(1);
-        let options = OptionsRepr { fin: self.fin_sent, ..OptionsRepr::default() };
+        let options = OptionsRepr {
+            fin: self.fin_sent,
+            ..OptionsRepr::default()
+        };
         let repr = self.downstream(body, options, &[]);
         let len = self.emit(&repr, buf)?;
         self.stats.spms += 1;
-        Some(Transmit { destination: Destination::Group, len, packet_type: PacketType::Spm })
+        Some(Transmit {
+            destination: Destination::Group,
+            len,
+            packet_type: PacketType::Spm,
+        })
     }
 
     fn poll_rdata(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
@@ -448,14 +488,24 @@ impl Sender {
             self.repair_queue.pop_front();
             self.repair_set.remove(&sqn);
             let packet = self.txw.get(sqn)?.clone();
-            let options = OptionsRepr { fragment: packet.fragment, ..OptionsRepr::default() };
-            let body = BodyRepr::Rdata { sqn, trail: self.txw.trail() };
+            let options = OptionsRepr {
+                fragment: packet.fragment,
+                ..OptionsRepr::default()
+            };
+            let body = BodyRepr::Rdata {
+                sqn,
+                trail: self.txw.trail(),
+            };
             let repr = self.downstream(body, options, &packet.payload);
             let len = self.emit(&repr, buf)?;
             self.stats.rdata_packets += 1;
             self.stats.rdata_bytes += packet.payload.len() as u64;
             self.last_activity = now;
-            return Some(Transmit { destination: Destination::Group, len, packet_type: PacketType::Rdata });
+            return Some(Transmit {
+                destination: Destination::Group,
+                len,
+                packet_type: PacketType::Rdata,
+            });
         }
         None
     }
@@ -475,11 +525,15 @@ impl Sender {
         let sqn = self.txw.send_next()?;
         let trail = self.txw.trail();
         let packet = self.txw.get(sqn)?;
-        let mut options = OptionsRepr { fragment: packet.fragment, ..OptionsRepr::default() };
+        let mut options = OptionsRepr {
+            fragment: packet.fragment,
+            ..OptionsRepr::default()
+        };
         let payload_len = packet.payload.len();
         // The controller needs the packet length before the options it adds are known; use the payload plus
         // the fixed header and option overhead of a typical pgmcc ODATA.
-        self.cc.on_data_sent(now, sqn, payload_len + 64, &mut options);
+        self.cc
+            .on_data_sent(now, sqn, payload_len + 64, &mut options);
         self.drain_cc_events();
         let packet = self.txw.get(sqn)?;
         let repr = PacketRepr {
@@ -494,7 +548,11 @@ impl Sender {
         self.spm.on_data(now);
         self.stats.odata_packets += 1;
         self.stats.odata_bytes += payload_len as u64;
-        Some(Transmit { destination: Destination::Group, len, packet_type: PacketType::Odata })
+        Some(Transmit {
+            destination: Destination::Group,
+            len,
+            packet_type: PacketType::Odata,
+        })
     }
 
     /// The next instant at which [`Sender::handle_timeout`] or [`Sender::poll_transmit`] has work.
@@ -517,7 +575,11 @@ impl Sender {
             }
         }
         if let Some(p) = self.repair_queue.front().and_then(|&sqn| self.txw.get(sqn)) {
-            consider(Some(self.rate_ready_at(self.now, p.payload.len() + 64, true)));
+            consider(Some(self.rate_ready_at(
+                self.now,
+                p.payload.len() + 64,
+                true,
+            )));
         }
         if !self.ncf_queue.is_empty() {
             consider(Some(self.now));

@@ -43,7 +43,14 @@ pub struct SpmSchedule {
 impl SpmSchedule {
     /// Three SPMs due at `now`.
     pub fn new(intervals: SpmIntervals, now: Instant) -> Self {
-        SpmSchedule { intervals, burst: 3, ambient_at: now, heartbeat: None, requested: false, last_sent: None }
+        SpmSchedule {
+            intervals,
+            burst: 3,
+            ambient_at: now,
+            heartbeat: None,
+            requested: false,
+            last_sent: None,
+        }
     }
 
     /// When the next SPM is due.
@@ -56,7 +63,9 @@ impl SpmSchedule {
             due = due.min(at);
         }
         if self.requested {
-            let at = self.last_sent.map_or(Instant::ZERO, |t| t + self.intervals.heartbeat_min);
+            let at = self
+                .last_sent
+                .map_or(Instant::ZERO, |t| t + self.intervals.heartbeat_min);
             due = due.min(at);
         }
         due

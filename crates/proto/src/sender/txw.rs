@@ -72,7 +72,12 @@ pub struct TransmitWindow {
 impl TransmitWindow {
     /// An empty window starting at `initial_sqn`, packets of at most `max_tsdu` bytes, keeping at most
     /// `max_packets` for repair and queueing at most `queue_capacity` bytes.
-    pub fn new(initial_sqn: u32, max_tsdu: usize, max_packets: usize, queue_capacity: usize) -> Self {
+    pub fn new(
+        initial_sqn: u32,
+        max_tsdu: usize,
+        max_packets: usize,
+        queue_capacity: usize,
+    ) -> Self {
         TransmitWindow {
             max_tsdu: max_tsdu.max(1),
             max_packets: max_packets.max(1),
@@ -87,13 +92,20 @@ impl TransmitWindow {
 
     /// Queue one APDU, fragmenting it into TSDUs of at most `max_tsdu` bytes (RFC 3208 §9.3).
     pub fn write(&mut self, apdu: &[u8]) -> Result<(), WriteError> {
-        let apdu_len = u32::try_from(apdu.len()).map_err(|_| WriteError::TooLarge { len: apdu.len() })?;
+        let apdu_len =
+            u32::try_from(apdu.len()).map_err(|_| WriteError::TooLarge { len: apdu.len() })?;
         if self.queued_bytes > 0 && self.queued_bytes + apdu.len() > self.queue_capacity {
-            return Err(WriteError::QueueFull { queued: self.queued_bytes, capacity: self.queue_capacity });
+            return Err(WriteError::QueueFull {
+                queued: self.queued_bytes,
+                capacity: self.queue_capacity,
+            });
         }
         self.queued_bytes += apdu.len();
         if apdu.len() <= self.max_tsdu {
-            self.queue.push_back(Pending { payload: apdu.to_vec(), fragment: None });
+            self.queue.push_back(Pending {
+                payload: apdu.to_vec(),
+                fragment: None,
+            });
             return Ok(());
         }
         for (index, chunk) in apdu.chunks(self.max_tsdu).enumerate() {
@@ -132,12 +144,17 @@ impl TransmitWindow {
         let pending = self.queue.pop_front()?;
         self.queued_bytes -= pending.payload.len();
         let sqn = self.next;
-        let fragment = pending.fragment.map(|(index, offset, apdu_len)| FragmentOption {
-            first_sqn: sqn.wrapping_sub(index),
-            offset,
-            apdu_len,
+        let fragment = pending
+            .fragment
+            .map(|(index, offset, apdu_len)| FragmentOption {
+                first_sqn: sqn.wrapping_sub(index),
+                offset,
+                apdu_len,
+            });
+        self.sent.push_back(TxPacket {
+            payload: pending.payload,
+            fragment,
         });
-        self.sent.push_back(TxPacket { payload: pending.payload, fragment });
         self.next = self.next.wrapping_add(1);
         if self.sent.len() > self.max_packets {
             self.sent.pop_front();
@@ -181,9 +198,26 @@ mod tests {
         w.write(b"abcdefghij").unwrap();
         let sqns: Vec<u32> = std::iter::from_fn(|| w.send_next()).collect();
         assert_eq!(sqns, vec![100, 101, 102]);
-        let f: Vec<_> = sqns.iter().map(|s| w.get(*s).unwrap().fragment.unwrap()).collect();
-        assert_eq!(f[0], FragmentOption { first_sqn: 100, offset: 0, apdu_len: 10 });
-        assert_eq!(f[2], FragmentOption { first_sqn: 100, offset: 8, apdu_len: 10 });
+        let f: Vec<_> = sqns
+            .iter()
+            .map(|s| w.get(*s).unwrap().fragment.unwrap())
+            .collect();
+        assert_eq!(
+            f[0],
+            FragmentOption {
+                first_sqn: 100,
+                offset: 0,
+                apdu_len: 10
+            }
+        );
+        assert_eq!(
+            f[2],
+            FragmentOption {
+                first_sqn: 100,
+                offset: 8,
+                apdu_len: 10
+            }
+        );
         assert_eq!(w.get(102).unwrap().payload, b"ij");
     }
 
@@ -209,6 +243,9 @@ mod tests {
     fn queue_capacity_is_enforced_but_one_apdu_always_fits() {
         let mut w = TransmitWindow::new(0, 10, 3, 15);
         w.write(&[0; 40]).unwrap();
-        assert!(matches!(w.write(&[0; 1]), Err(WriteError::QueueFull { .. })));
+        assert!(matches!(
+            w.write(&[0; 1]),
+            Err(WriteError::QueueFull { .. })
+        ));
     }
 }

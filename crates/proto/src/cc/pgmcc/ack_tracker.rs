@@ -56,7 +56,12 @@ const KEEP_BEHIND: u32 = 64;
 impl AckTracker {
     /// An empty tracker; a packet is lost once `dupack_threshold` later packets are acknowledged.
     pub fn new(dupack_threshold: u32) -> Self {
-        AckTracker { base: 0, records: VecDeque::new(), dupack_threshold, highest_rx_max: None }
+        AckTracker {
+            base: 0,
+            records: VecDeque::new(),
+            dupack_threshold,
+            highest_rx_max: None,
+        }
     }
 
     /// The ODATA packet `sqn` left at `now` naming `acker`. Sequence numbers are consecutive.
@@ -68,7 +73,11 @@ impl AckTracker {
             self.records.clear();
             self.base = sqn;
         }
-        self.records.push_back(Record { sent_at: now, acker, state: State::Unacked });
+        self.records.push_back(Record {
+            sent_at: now,
+            acker,
+            state: State::Unacked,
+        });
     }
 
     /// The last sequence number sent.
@@ -102,7 +111,9 @@ impl AckTracker {
     /// Packets sent after `rx_max`: the acker's packets in flight (paper §3.4 realignment).
     pub fn in_flight_after(&self, rx_max: u32) -> u32 {
         match self.snd_max() {
-            Some(max) if seq::gt(max, rx_max) => seq::diff(max, rx_max).min(i64::from(u32::MAX)) as u32,
+            Some(max) if seq::gt(max, rx_max) => {
+                seq::diff(max, rx_max).min(i64::from(u32::MAX)) as u32
+            }
             _ => 0,
         }
     }

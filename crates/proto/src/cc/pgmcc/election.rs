@@ -43,7 +43,12 @@ pub struct AckerElection {
 impl AckerElection {
     /// No acker yet; switch threshold `c` (paper §3.5, 0 < c ≤ 1) and the throughput `model`.
     pub fn new(c: f64, model: ThroughputModel) -> Self {
-        AckerElection { c, model, acker: None, switches: 0 }
+        AckerElection {
+            c,
+            model,
+            acker: None,
+            switches: 0,
+        }
     }
 
     /// The current acker.
@@ -84,7 +89,10 @@ impl AckerElection {
             // Without an RTT for both, the throughputs cannot be compared.
             return ElectionOutcome::Kept;
         };
-        if self.model.prefers((cand_rtt, loss), (acker_rtt, acker.loss), self.c) {
+        if self
+            .model
+            .prefers((cand_rtt, loss), (acker_rtt, acker.loss), self.c)
+        {
             let from = acker.id;
             *acker = Acker { id, rtt, loss };
             self.switches += 1;
@@ -107,7 +115,10 @@ mod tests {
     #[test]
     fn paper_3_6_first_reporter_becomes_acker() {
         let mut e = AckerElection::new(0.75, ThroughputModel::Draft);
-        assert_eq!(e.on_report(ip(1), Some(0.1), 0.01), ElectionOutcome::Elected);
+        assert_eq!(
+            e.on_report(ip(1), Some(0.1), 0.01),
+            ElectionOutcome::Elected
+        );
         assert_eq!(e.acker(), Some(ip(1)));
         assert_eq!(e.switches(), 0);
     }
@@ -119,7 +130,10 @@ mod tests {
         // Same RTT, loss 1.5×: throughput ratio 1/sqrt(1.5) = 0.816 > 0.75, keep.
         assert_eq!(e.on_report(ip(2), Some(0.1), 0.015), ElectionOutcome::Kept);
         // Loss 2×: ratio 0.707 < 0.75, switch.
-        assert_eq!(e.on_report(ip(2), Some(0.1), 0.02), ElectionOutcome::Switched { from: ip(1) });
+        assert_eq!(
+            e.on_report(ip(2), Some(0.1), 0.02),
+            ElectionOutcome::Switched { from: ip(1) }
+        );
         assert_eq!(e.acker(), Some(ip(2)));
         assert_eq!(e.switches(), 1);
     }
@@ -128,7 +142,10 @@ mod tests {
     fn paper_3_5_c_one_switches_on_any_worse_receiver() {
         let mut e = AckerElection::new(1.0, ThroughputModel::Paper);
         e.on_report(ip(1), Some(0.1), 0.01);
-        assert!(matches!(e.on_report(ip(2), Some(0.101), 0.01), ElectionOutcome::Switched { .. }));
+        assert!(matches!(
+            e.on_report(ip(2), Some(0.101), 0.01),
+            ElectionOutcome::Switched { .. }
+        ));
     }
 
     #[test]
@@ -136,14 +153,20 @@ mod tests {
         let mut e = AckerElection::new(0.75, ThroughputModel::Draft);
         e.on_report(ip(1), Some(0.05), 0.02);
         // Lower loss but 4× the RTT: lower throughput, so it becomes acker.
-        assert!(matches!(e.on_report(ip(2), Some(0.2), 0.01), ElectionOutcome::Switched { .. }));
+        assert!(matches!(
+            e.on_report(ip(2), Some(0.2), 0.01),
+            ElectionOutcome::Switched { .. }
+        ));
     }
 
     #[test]
     fn acker_reports_refresh_its_operating_point() {
         let mut e = AckerElection::new(0.75, ThroughputModel::Draft);
         e.on_report(ip(1), Some(0.1), 0.01);
-        assert_eq!(e.on_report(ip(1), Some(0.1), 0.10), ElectionOutcome::Refreshed);
+        assert_eq!(
+            e.on_report(ip(1), Some(0.1), 0.10),
+            ElectionOutcome::Refreshed
+        );
         assert_eq!(e.acker_loss(), Some(0.10));
         // Now a 5% receiver is better than the acker and does not win.
         assert_eq!(e.on_report(ip(2), Some(0.1), 0.05), ElectionOutcome::Kept);

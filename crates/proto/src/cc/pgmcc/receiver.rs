@@ -1,9 +1,7 @@
 //! The pgmcc receiver half (draft §4 "Procedures – Receiver"; paper §3.2–3.3, §3.6).
 
 use super::{LossEstimator, PgmccConfig};
-use crate::cc::{
-    ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, ReceiverFeedback,
-};
+use crate::cc::{ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, ReceiverFeedback};
 use crate::loss_filter::LossFilter;
 use crate::seq;
 use crate::tfrc_loss::TfrcLossHistory;
@@ -23,7 +21,10 @@ const MAX_QUEUED_FEEDBACK: usize = 1024;
 #[derive(Debug)]
 enum Estimator {
     Ewma(LossFilter),
-    Tfrc { history: TfrcLossHistory, rtt_hint: Duration },
+    Tfrc {
+        history: TfrcLossHistory,
+        rtt_hint: Duration,
+    },
 }
 
 impl Estimator {
@@ -86,9 +87,10 @@ impl PgmccReceiver {
     pub fn new(config: PgmccConfig, local: IpAddr) -> Self {
         let estimator = match config.loss_estimator {
             LossEstimator::Ewma { weight } => Estimator::Ewma(LossFilter::new(weight)),
-            LossEstimator::Tfrc { rtt_hint } => {
-                Estimator::Tfrc { history: TfrcLossHistory::new(), rtt_hint }
-            }
+            LossEstimator::Tfrc { rtt_hint } => Estimator::Tfrc {
+                history: TfrcLossHistory::new(),
+                rtt_hint,
+            },
         };
         PgmccReceiver {
             config,
@@ -122,12 +124,18 @@ impl PgmccReceiver {
     }
 
     fn report(&self, now: Instant) -> PgmccFeedback {
-        PgmccFeedback { tstamp: self.tstamp_echo(now), loss_rate: self.estimator.wire(), reporter: self.local }
+        PgmccFeedback {
+            tstamp: self.tstamp_echo(now),
+            loss_rate: self.estimator.wire(),
+            reporter: self.local,
+        }
     }
 
     fn report_options(&self, now: Instant) -> OptionsRepr {
-        let mut options = OptionsRepr::default();
-        options.pgmcc_feedback = Some(self.report(now));
+        let mut options = OptionsRepr {
+            pgmcc_feedback: Some(self.report(now)),
+            ..OptionsRepr::default()
+        };
         options.convoy.rxw_lead = self.rx_max;
         options
     }
@@ -141,11 +149,17 @@ impl PgmccReceiver {
 
     fn queue_ack(&mut self, now: Instant, leaving: bool) {
         let Some(rx_max) = self.rx_max else { return };
-        let mut options = OptionsRepr::default();
-        options.pgmcc_feedback = Some(self.report(now));
+        let mut options = OptionsRepr {
+            pgmcc_feedback: Some(self.report(now)),
+            ..OptionsRepr::default()
+        };
         options.convoy.acker_leaving = leaving;
         self.acks_sent += 1;
-        self.queue(ReceiverFeedback::Ack { rx_max, bitmap: self.bitmap, options });
+        self.queue(ReceiverFeedback::Ack {
+            rx_max,
+            bitmap: self.bitmap,
+            options,
+        });
     }
 
     /// Record ODATA `sqn` in RX_MAX, the bitmap and the loss estimate (paper §3.2.2, draft §2.6).
@@ -183,7 +197,9 @@ impl PgmccReceiver {
 impl ReceiverController for PgmccReceiver {
     fn on_odata(&mut self, now: Instant, rng: &mut dyn RngCore, sqn: u32, options: &OptionsRepr) {
         self.record(now, sqn);
-        let Some(data) = options.pgmcc_data else { return };
+        let Some(data) = options.pgmcc_data else {
+            return;
+        };
         self.last_tstamp = Some((data.tstamp, now));
         let named = data.acker == self.local;
         if named != self.is_acker {
@@ -198,7 +214,11 @@ impl ReceiverController for PgmccReceiver {
             // Paper §3.6, draft §2.3.1: answer an election request after a short random back-off.
             if self.election.is_none() {
                 let max = self.config.election_backoff.as_nanos() as u64;
-                let delay = if max == 0 { 0 } else { rng.next_u64() % (max + 1) };
+                let delay = if max == 0 {
+                    0
+                } else {
+                    rng.next_u64() % (max + 1)
+                };
                 self.election = Some((now + Duration::from_nanos(delay), sqn));
             }
         } else {

@@ -1,8 +1,8 @@
 //! The pgmcc sender half (draft §3 "Procedures – Sender"; paper §3.4–3.6).
 
 use super::{
-    AckTracker, AckerElection, ElectionOutcome, OldAckerAcks, PgmccConfig, RttMethod, TimeoutPolicy,
-    TokenWindow,
+    AckTracker, AckerElection, ElectionOutcome, OldAckerAcks, PgmccConfig, RttMethod,
+    TimeoutPolicy, TokenWindow,
 };
 use crate::cc::{
     CcEvent, CcSnapshot, Feedback, FeedbackKind, Permit, ReductionCause, SenderController,
@@ -129,17 +129,26 @@ impl PgmccSender {
     }
 
     fn election_step(&mut self, now: Instant, feedback: &Feedback<'_>) {
-        let Some(report) = feedback.report else { return };
+        let Some(report) = feedback.report else {
+            return;
+        };
         let rtt = self.report_rtt(now, feedback);
         let loss = f64::from(report.loss_rate) / 65535.0;
         if self.config.report_events {
-            self.push(CcEvent::Report { receiver: report.reporter, loss, rtt_s: rtt });
+            self.push(CcEvent::Report {
+                receiver: report.reporter,
+                loss,
+                rtt_s: rtt,
+            });
         }
         let before = self.election.acker();
         match self.election.on_report(report.reporter, rtt, loss) {
             ElectionOutcome::Elected => {
                 self.window.on_first_acker();
-                self.push(CcEvent::AckerChanged { from: before, to: Some(report.reporter) });
+                self.push(CcEvent::AckerChanged {
+                    from: before,
+                    to: Some(report.reporter),
+                });
             }
             ElectionOutcome::Switched { from } => {
                 // A move, not congestion (paper §3.5): the window is untouched. The timeout state restarts
@@ -147,7 +156,10 @@ impl PgmccSender {
                 if matches!(self.config.timeout, TimeoutPolicy::Adaptive { .. }) {
                     self.rtt.reset();
                 }
-                self.push(CcEvent::AckerChanged { from: Some(from), to: Some(report.reporter) });
+                self.push(CcEvent::AckerChanged {
+                    from: Some(from),
+                    to: Some(report.reporter),
+                });
             }
             ElectionOutcome::Refreshed | ElectionOutcome::Kept => {}
         }
@@ -180,8 +192,11 @@ impl PgmccSender {
             return;
         }
         let is_current = self.election.acker() == Some(from);
-        let only_named = !is_current && self.config.old_acker_acks == OldAckerAcks::BeforeSwitchOnly;
-        let outcome = self.tracker.on_ack(now, rx_max, bitmap, |named| !only_named || named == Some(from));
+        let only_named =
+            !is_current && self.config.old_acker_acks == OldAckerAcks::BeforeSwitchOnly;
+        let outcome = self.tracker.on_ack(now, rx_max, bitmap, |named| {
+            !only_named || named == Some(from)
+        });
         if let Some(sample) = outcome.rtt_sample {
             if is_current {
                 self.rtt.on_sample(sample);
@@ -217,7 +232,11 @@ impl PgmccSender {
                 let before = self.window.on_loss(in_flight);
                 self.recovery_point = self.tracker.snd_max();
                 let after = self.window.w;
-                self.push(CcEvent::Reduced { before, after, cause: ReductionCause::Loss });
+                self.push(CcEvent::Reduced {
+                    before,
+                    after,
+                    cause: ReductionCause::Loss,
+                });
             }
         }
     }
@@ -250,7 +269,10 @@ impl SenderController for PgmccSender {
         if feedback.acker_leaving && self.election.acker() == Some(from) {
             // Draft §2.3.2: the acker leaves; elect again at once.
             self.election.clear();
-            self.push(CcEvent::AckerChanged { from: Some(from), to: None });
+            self.push(CcEvent::AckerChanged {
+                from: Some(from),
+                to: None,
+            });
             return;
         }
         self.election_step(now, feedback);
@@ -260,7 +282,9 @@ impl SenderController for PgmccSender {
     }
 
     fn on_timeout(&mut self, now: Instant) {
-        let Some(deadline) = self.deadline else { return };
+        let Some(deadline) = self.deadline else {
+            return;
+        };
         if now < deadline {
             return;
         }
@@ -272,12 +296,21 @@ impl SenderController for PgmccSender {
         if matches!(self.config.timeout, TimeoutPolicy::Adaptive { .. }) {
             self.rtt.backoff();
         }
-        self.push(CcEvent::Timeout { consecutive: self.consecutive_timeouts });
-        self.push(CcEvent::Reduced { before, after: 1.0, cause: ReductionCause::Timeout });
+        self.push(CcEvent::Timeout {
+            consecutive: self.consecutive_timeouts,
+        });
+        self.push(CcEvent::Reduced {
+            before,
+            after: 1.0,
+            cause: ReductionCause::Timeout,
+        });
         if self.consecutive_timeouts >= self.config.reelect_after_timeouts {
             // Draft §2.7: after repeated timeouts the acker is presumed gone.
             if let Some(old) = self.election.clear() {
-                self.push(CcEvent::AckerChanged { from: Some(old), to: None });
+                self.push(CcEvent::AckerChanged {
+                    from: Some(old),
+                    to: None,
+                });
             }
         }
     }

@@ -14,7 +14,10 @@ fn ip(n: u8) -> IpAddr {
 }
 
 fn data(acker: IpAddr, tstamp: u32) -> OptionsRepr {
-    OptionsRepr { pgmcc_data: Some(PgmccData { tstamp, acker }), ..OptionsRepr::default() }
+    OptionsRepr {
+        pgmcc_data: Some(PgmccData { tstamp, acker }),
+        ..OptionsRepr::default()
+    }
 }
 
 fn none() -> IpAddr {
@@ -22,7 +25,10 @@ fn none() -> IpAddr {
 }
 
 fn rx() -> (PgmccReceiver, ChaCha8Rng) {
-    (PgmccReceiver::new(PgmccConfig::default(), ip(1)), ChaCha8Rng::seed_from_u64(7))
+    (
+        PgmccReceiver::new(PgmccConfig::default(), ip(1)),
+        ChaCha8Rng::seed_from_u64(7),
+    )
 }
 
 #[test]
@@ -31,7 +37,11 @@ fn draft_4_acker_acks_every_data_packet_immediately() {
     let now = Instant::from_millis(5);
     r.on_odata(now, &mut rng, 10, &data(ip(1), 77));
     match r.poll_feedback(now) {
-        Some(ReceiverFeedback::Ack { rx_max, bitmap, options }) => {
+        Some(ReceiverFeedback::Ack {
+            rx_max,
+            bitmap,
+            options,
+        }) => {
             assert_eq!(rx_max, 10);
             assert_eq!(bitmap & 1, 1);
             let fb = options.pgmcc_feedback.unwrap();
@@ -68,7 +78,11 @@ fn paper_3_2_rx_max_is_wrap_aware() {
     r.on_odata(Instant::ZERO, &mut rng, 1, &data(ip(2), 0));
     assert_eq!(r.snapshot().rx_max, Some(1));
     r.on_odata(Instant::ZERO, &mut rng, u32::MAX, &data(ip(2), 0));
-    assert_eq!(r.snapshot().rx_max, Some(1), "an older packet does not move RX_MAX back");
+    assert_eq!(
+        r.snapshot().rx_max,
+        Some(1),
+        "an older packet does not move RX_MAX back"
+    );
 }
 
 #[test]
@@ -84,13 +98,20 @@ fn paper_3_2_2_gaps_feed_the_loss_filter() {
 #[test]
 fn draft_2_6_tfrc_estimator_selectable() {
     let config = PgmccConfig {
-        loss_estimator: LossEstimator::Tfrc { rtt_hint: Duration::from_millis(1) },
+        loss_estimator: LossEstimator::Tfrc {
+            rtt_hint: Duration::from_millis(1),
+        },
         ..PgmccConfig::default()
     };
     let mut r = PgmccReceiver::new(config, ip(1));
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     for sqn in (0..10_000u32).filter(|s| s % 100 != 50) {
-        r.on_odata(Instant::from_millis(u64::from(sqn) * 10), &mut rng, sqn, &data(ip(2), 0));
+        r.on_odata(
+            Instant::from_millis(u64::from(sqn) * 10),
+            &mut rng,
+            sqn,
+            &data(ip(2), 0),
+        );
     }
     let p = r.snapshot().loss;
     assert!((p - 0.01).abs() < 0.002, "1 loss per 100 packets gives {p}");

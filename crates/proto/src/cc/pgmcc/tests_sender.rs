@@ -1,7 +1,9 @@
 //! Rule-by-rule tests of the pgmcc sender half; each names the section of shared/spec/pgmcc.md's sources.
 
 use super::*;
-use crate::cc::{CcEvent, Feedback, FeedbackKind, Permit, ReceiverReport, ReductionCause, SenderController};
+use crate::cc::{
+    CcEvent, Feedback, FeedbackKind, Permit, ReceiverReport, ReductionCause, SenderController,
+};
 use crate::time::Instant;
 use convoy_wire::OptionsRepr;
 use std::net::{IpAddr, Ipv4Addr};
@@ -32,20 +34,52 @@ fn report(from: IpAddr, tstamp: u32, loss: f64) -> ReceiverReport {
     }
 }
 
-fn feedback(s: &mut PgmccSender, now: Instant, kind: FeedbackKind, rep: ReceiverReport, leaving: bool) {
+fn feedback(
+    s: &mut PgmccSender,
+    now: Instant,
+    kind: FeedbackKind,
+    rep: ReceiverReport,
+    leaving: bool,
+) {
     let options = OptionsRepr::default();
-    let fb = Feedback { kind, from: rep.reporter, report: Some(rep), acker_leaving: leaving, options: &options };
+    let fb = Feedback {
+        kind,
+        from: rep.reporter,
+        report: Some(rep),
+        acker_leaving: leaving,
+        options: &options,
+    };
     s.on_feedback(now, &fb);
 }
 
-fn ack(s: &mut PgmccSender, now: Instant, from: IpAddr, rx_max: u32, bitmap: u32, loss: f64, sent_at: Instant) {
+fn ack(
+    s: &mut PgmccSender,
+    now: Instant,
+    from: IpAddr,
+    rx_max: u32,
+    bitmap: u32,
+    loss: f64,
+    sent_at: Instant,
+) {
     let ts = TimestampUnit::Micros.ticks(sent_at.as_nanos());
-    feedback(s, now, FeedbackKind::Ack { rx_max, bitmap }, report(from, ts, loss), false);
+    feedback(
+        s,
+        now,
+        FeedbackKind::Ack { rx_max, bitmap },
+        report(from, ts, loss),
+        false,
+    );
 }
 
 fn nak(s: &mut PgmccSender, now: Instant, from: IpAddr, sqn: u32, loss: f64, echo_of: Instant) {
     let ts = TimestampUnit::Micros.ticks(echo_of.as_nanos());
-    feedback(s, now, FeedbackKind::Nak { sqn }, report(from, ts, loss), false);
+    feedback(
+        s,
+        now,
+        FeedbackKind::Nak { sqn },
+        report(from, ts, loss),
+        false,
+    );
 }
 
 fn events(s: &mut PgmccSender) -> Vec<CcEvent> {
@@ -56,7 +90,13 @@ fn events(s: &mut PgmccSender) -> Vec<CcEvent> {
 fn running(w: f64) -> PgmccSender {
     let mut s = PgmccSender::new(PgmccConfig::default(), Instant::ZERO);
     send(&mut s, ms(0), 0);
-    feedback(&mut s, ms(10), FeedbackKind::Election { sqn: 0 }, report(ip(1), 0, 0.01), false);
+    feedback(
+        &mut s,
+        ms(10),
+        FeedbackKind::Election { sqn: 0 },
+        report(ip(1), 0, 0.01),
+        false,
+    );
     s.window.w = w;
     s.window.t = w;
     events(&mut s);
@@ -68,10 +108,29 @@ fn paper_3_6_first_packet_asks_for_an_election_and_first_reporter_wins() {
     let mut s = PgmccSender::new(PgmccConfig::default(), Instant::ZERO);
     let o = send(&mut s, ms(0), 0);
     let data = o.pgmcc_data.expect("OPT_PGMCC_DATA on every ODATA");
-    assert!(data.acker.is_unspecified(), "no acker yet: election request");
-    assert_eq!(s.permit(ms(0)), Permit::Blocked, "W = T = 1 and the token is spent");
-    feedback(&mut s, ms(10), FeedbackKind::Election { sqn: 0 }, report(ip(2), 0, 0.0), false);
-    assert_eq!(events(&mut s), vec![CcEvent::AckerChanged { from: None, to: Some(ip(2)) }]);
+    assert!(
+        data.acker.is_unspecified(),
+        "no acker yet: election request"
+    );
+    assert_eq!(
+        s.permit(ms(0)),
+        Permit::Blocked,
+        "W = T = 1 and the token is spent"
+    );
+    feedback(
+        &mut s,
+        ms(10),
+        FeedbackKind::Election { sqn: 0 },
+        report(ip(2), 0, 0.0),
+        false,
+    );
+    assert_eq!(
+        events(&mut s),
+        vec![CcEvent::AckerChanged {
+            from: None,
+            to: Some(ip(2))
+        }]
+    );
     // Draft §3: T = T + 1 on the initial election, so the next packet (naming the acker) may go.
     let o = send(&mut s, ms(10), 1);
     assert_eq!(o.pgmcc_data.unwrap().acker, ip(2));
@@ -97,10 +156,19 @@ fn paper_3_4_acker_acks_open_the_window() {
 #[test]
 fn paper_3_4_ssthresh_6_default_4_selectable() {
     for (ssthresh, expect) in [(6.0, 6.0), (4.0, 4.0 + 2.0 / 4.0)] {
-        let config = PgmccConfig { ssthresh, ..PgmccConfig::default() };
+        let config = PgmccConfig {
+            ssthresh,
+            ..PgmccConfig::default()
+        };
         let mut s = PgmccSender::new(config, Instant::ZERO);
         send(&mut s, ms(0), 0);
-        feedback(&mut s, ms(1), FeedbackKind::Election { sqn: 0 }, report(ip(1), 0, 0.0), false);
+        feedback(
+            &mut s,
+            ms(1),
+            FeedbackKind::Election { sqn: 0 },
+            report(ip(1), 0, 0.0),
+            false,
+        );
         s.window.t = 10.0;
         s.window.w = 1.0;
         for sqn in 1..=5 {
@@ -108,7 +176,11 @@ fn paper_3_4_ssthresh_6_default_4_selectable() {
             s.on_data_sent(ms(2), sqn, 1464, &mut o);
         }
         ack(&mut s, ms(3), ip(1), 5, 0b11_1110, 0.0, ms(2));
-        assert!((s.window().w - expect).abs() < 1e-9, "ssthresh {ssthresh}: W = {}", s.window().w);
+        assert!(
+            (s.window().w - expect).abs() < 1e-9,
+            "ssthresh {ssthresh}: W = {}",
+            s.window().w
+        );
     }
 }
 
@@ -121,14 +193,26 @@ fn draft_2_2_loss_halves_once_per_rtt() {
     // 1 and 2 lost; 3..=6 received: loss of both detected from one ACK, one reduction.
     ack(&mut s, ms(40), ip(1), 6, 0b1111, 0.02, ms(20));
     let ev = events(&mut s);
-    let reductions: Vec<_> =
-        ev.iter().filter(|e| matches!(e, CcEvent::Reduced { cause: ReductionCause::Loss, .. })).collect();
+    let reductions: Vec<_> = ev
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                CcEvent::Reduced {
+                    cause: ReductionCause::Loss,
+                    ..
+                }
+            )
+        })
+        .collect();
     assert_eq!(reductions.len(), 1, "{ev:?}");
     // Realigned to the 4 packets in flight beyond RX_MAX = 6, halved to 2.
     assert_eq!(s.window().w, 2.0);
     // Another loss among packets sent before the reduction (7 lost; 8, 9, 10 acked) is ignored.
     ack(&mut s, ms(41), ip(1), 10, 0b1110_1111, 0.02, ms(20));
-    assert!(events(&mut s).iter().all(|e| !matches!(e, CcEvent::Reduced { .. })));
+    assert!(events(&mut s)
+        .iter()
+        .all(|e| !matches!(e, CcEvent::Reduced { .. })));
     // No window growth while suspended: the ACKs only repaid tokens.
     assert_eq!(s.window().w, 2.0);
 }
@@ -145,7 +229,12 @@ fn draft_2_2_window_resumes_after_feedback_for_a_packet_sent_after_the_loss() {
     send(&mut s, ms(42), 11);
     let w = s.window().w;
     ack(&mut s, ms(60), ip(1), 11, 0b1_1111_1111, 0.02, ms(42));
-    assert!(s.window().w > w, "growth resumes: {} -> {}", w, s.window().w);
+    assert!(
+        s.window().w > w,
+        "growth resumes: {} -> {}",
+        w,
+        s.window().w
+    );
 }
 
 #[test]
@@ -157,13 +246,27 @@ fn paper_3_5_acker_switch_is_not_congestion() {
     let before = s.window();
     // A receiver with 4× the loss at the same RTT reports via a NAK.
     nak(&mut s, ms(30), ip(2), 3, 0.08, ms(20));
-    assert_eq!(events(&mut s), vec![CcEvent::AckerChanged { from: Some(ip(1)), to: Some(ip(2)) }]);
-    assert_eq!(s.window(), before, "window and tokens untouched by a switch");
+    assert_eq!(
+        events(&mut s),
+        vec![CcEvent::AckerChanged {
+            from: Some(ip(1)),
+            to: Some(ip(2))
+        }]
+    );
+    assert_eq!(
+        s.window(),
+        before,
+        "window and tokens untouched by a switch"
+    );
 }
 
 #[test]
 fn paper_3_5_c_is_hysteresis() {
-    let config = PgmccConfig { c: 0.75, model: crate::throughput::ThroughputModel::Paper, ..Default::default() };
+    let config = PgmccConfig {
+        c: 0.75,
+        model: crate::throughput::ThroughputModel::Paper,
+        ..Default::default()
+    };
     let mut s = PgmccSender::new(config, Instant::ZERO);
     send(&mut s, ms(0), 0);
     nak(&mut s, ms(100), ip(1), 0, 0.02, ms(0));
@@ -174,13 +277,19 @@ fn paper_3_5_c_is_hysteresis() {
 
 #[test]
 fn draft_2_4_full_formula_is_the_default() {
-    assert_eq!(PgmccConfig::default().model, crate::throughput::ThroughputModel::Draft);
+    assert_eq!(
+        PgmccConfig::default().model,
+        crate::throughput::ThroughputModel::Draft
+    );
     assert_eq!(PgmccConfig::default().c, 0.75);
 }
 
 #[test]
 fn draft_2_5_3_sequence_number_rtt_selectable() {
-    let config = PgmccConfig { rtt_method: RttMethod::SequenceNumber, ..PgmccConfig::default() };
+    let config = PgmccConfig {
+        rtt_method: RttMethod::SequenceNumber,
+        ..PgmccConfig::default()
+    };
     let mut s = PgmccSender::new(config, Instant::ZERO);
     s.window.t = 100.0;
     s.window.w = 100.0;
@@ -191,11 +300,29 @@ fn draft_2_5_3_sequence_number_rtt_selectable() {
     let options = OptionsRepr::default();
     let mut rep = report(ip(1), 0, 0.02);
     rep.rxw_lead = Some(45);
-    s.on_feedback(ms(1), &Feedback { kind: FeedbackKind::Nak { sqn: 40 }, from: ip(1), report: Some(rep), acker_leaving: false, options: &options });
+    s.on_feedback(
+        ms(1),
+        &Feedback {
+            kind: FeedbackKind::Nak { sqn: 40 },
+            from: ip(1),
+            report: Some(rep),
+            acker_leaving: false,
+            options: &options,
+        },
+    );
     // ip(2) has the same loss but is 20 packets behind (RTT 24 packets vs 4): it becomes acker.
     rep = report(ip(2), 0, 0.02);
     rep.rxw_lead = Some(25);
-    s.on_feedback(ms(1), &Feedback { kind: FeedbackKind::Nak { sqn: 20 }, from: ip(2), report: Some(rep), acker_leaving: false, options: &options });
+    s.on_feedback(
+        ms(1),
+        &Feedback {
+            kind: FeedbackKind::Nak { sqn: 20 },
+            from: ip(2),
+            report: Some(rep),
+            acker_leaving: false,
+            options: &options,
+        },
+    );
     assert_eq!(s.snapshot().acker, Some(ip(2)));
 }
 
@@ -207,15 +334,32 @@ fn draft_2_7_adaptive_timeout_restarts_window_and_reelects_after_two() {
     assert_eq!(s.poll_timeout(), Some(ms(3000)));
     s.on_timeout(ms(3000));
     assert_eq!((s.window().w, s.window().t), (1.0, 1.0));
-    assert_eq!(s.snapshot().acker, Some(ip(1)), "one timeout keeps the acker");
+    assert_eq!(
+        s.snapshot().acker,
+        Some(ip(1)),
+        "one timeout keeps the acker"
+    );
     send(&mut s, ms(3000), 2);
     let second = s.poll_timeout().unwrap();
-    assert_eq!(second, ms(3000 + 6000), "RFC 6298 §5.5 back-off doubles the RTO");
+    assert_eq!(
+        second,
+        ms(3000 + 6000),
+        "RFC 6298 §5.5 back-off doubles the RTO"
+    );
     s.on_timeout(second);
     let ev = events(&mut s);
-    assert!(ev.contains(&CcEvent::AckerChanged { from: Some(ip(1)), to: None }), "{ev:?}");
+    assert!(
+        ev.contains(&CcEvent::AckerChanged {
+            from: Some(ip(1)),
+            to: None
+        }),
+        "{ev:?}"
+    );
     let o = send(&mut s, second, 3);
-    assert!(o.pgmcc_data.unwrap().acker.is_unspecified(), "next packet asks for an election");
+    assert!(
+        o.pgmcc_data.unwrap().acker.is_unspecified(),
+        "next packet asks for an election"
+    );
 }
 
 #[test]
@@ -225,7 +369,15 @@ fn draft_2_7_rto_follows_the_acker_rtt() {
         let t = ms(u64::from(i) * 300);
         s.window.t = 1.0;
         send(&mut s, t, i);
-        ack(&mut s, t + Duration::from_millis(200), ip(1), i, u32::MAX, 0.0, t);
+        ack(
+            &mut s,
+            t + Duration::from_millis(200),
+            ip(1),
+            i,
+            u32::MAX,
+            0.0,
+            t,
+        );
     }
     let srtt = s.snapshot().srtt_s.unwrap();
     assert!((srtt - 0.2).abs() < 0.01, "srtt {srtt}");
@@ -237,7 +389,10 @@ fn draft_2_7_rto_follows_the_acker_rtt() {
 
 #[test]
 fn wf_fixed_timeout_selectable() {
-    let config = PgmccConfig { timeout: TimeoutPolicy::Fixed(Duration::from_millis(500)), ..Default::default() };
+    let config = PgmccConfig {
+        timeout: TimeoutPolicy::Fixed(Duration::from_millis(500)),
+        ..Default::default()
+    };
     let mut s = PgmccSender::new(config, Instant::ZERO);
     send(&mut s, ms(0), 0);
     assert_eq!(s.poll_timeout(), Some(ms(500)));
@@ -249,8 +404,23 @@ fn wf_fixed_timeout_selectable() {
 #[test]
 fn draft_2_3_2_acker_leaving_triggers_election() {
     let mut s = running(4.0);
-    feedback(&mut s, ms(50), FeedbackKind::Ack { rx_max: 0, bitmap: 1 }, report(ip(1), 0, 0.0), true);
-    assert_eq!(events(&mut s), vec![CcEvent::AckerChanged { from: Some(ip(1)), to: None }]);
+    feedback(
+        &mut s,
+        ms(50),
+        FeedbackKind::Ack {
+            rx_max: 0,
+            bitmap: 1,
+        },
+        report(ip(1), 0, 0.0),
+        true,
+    );
+    assert_eq!(
+        events(&mut s),
+        vec![CcEvent::AckerChanged {
+            from: Some(ip(1)),
+            to: None
+        }]
+    );
     let o = send(&mut s, ms(51), 1);
     assert!(o.pgmcc_data.unwrap().acker.is_unspecified());
 }
@@ -268,13 +438,20 @@ fn acks_from_a_receiver_never_named_do_not_move_the_window() {
 
 #[test]
 fn wf_4a_old_acker_acks_count_by_default_and_can_be_restricted() {
-    for (policy, expect_growth) in
-        [(OldAckerAcks::Count, true), (OldAckerAcks::Ignore, false)]
-    {
-        let config = PgmccConfig { old_acker_acks: policy, ..PgmccConfig::default() };
+    for (policy, expect_growth) in [(OldAckerAcks::Count, true), (OldAckerAcks::Ignore, false)] {
+        let config = PgmccConfig {
+            old_acker_acks: policy,
+            ..PgmccConfig::default()
+        };
         let mut s = PgmccSender::new(config, Instant::ZERO);
         send(&mut s, ms(0), 0);
-        feedback(&mut s, ms(1), FeedbackKind::Election { sqn: 0 }, report(ip(1), 0, 0.01), false);
+        feedback(
+            &mut s,
+            ms(1),
+            FeedbackKind::Election { sqn: 0 },
+            report(ip(1), 0, 0.01),
+            false,
+        );
         s.window.w = 8.0;
         s.window.t = 8.0;
         for sqn in 1..=4 {

@@ -14,7 +14,11 @@ pub struct TokenWindow {
 impl TokenWindow {
     /// W = T = 1 (paper §3.4 "on session restart", draft §2.2 INITIALIZATION).
     pub fn new(ssthresh: f64) -> Self {
-        TokenWindow { w: 1.0, t: 1.0, ssthresh }
+        TokenWindow {
+            w: 1.0,
+            t: 1.0,
+            ssthresh,
+        }
     }
 
     /// Back to W = T = 1 after a timeout (draft §2.2, §3 "on timeout expiration").
@@ -127,7 +131,11 @@ mod tests {
             w.on_send();
             w.on_ack(1);
         }
-        assert!((w.w - 10.0 - 1.0).abs() < 0.06, "W grew by ~1 per window: {}", w.w);
+        assert!(
+            (w.w - 10.0 - 1.0).abs() < 0.06,
+            "W grew by ~1 per window: {}",
+            w.w
+        );
     }
 
     #[test]
