@@ -537,7 +537,7 @@ fn sequence_numbers_wrap() {
 }
 
 #[test]
-fn pacing_caps_nak_packets_for_ten_thousand_missing() {
+fn paper_3_8_pacing_caps_nak_packets_for_ten_thousand_missing() {
     let mut w = ReceiveWindow::new(RxwConfig::default(), 0);
     let mut r = rng(12);
     data(&mut w, &mut r, ms(0), 0, 0);
