@@ -102,6 +102,9 @@ impl BodyRepr {
 
     /// Parse the type-specific part of a `packet_type` packet from `packet` (the whole PGM
     /// packet, common header included). Returns the body and the offset where it ends.
+    ///
+    /// A packet shorter than the fixed part with IPv4 NLAs is reported as truncated at offset
+    /// 16 ("type-specific header"); an IPv6 NLA that does not fit is reported at the NLA.
     pub fn parse(packet_type: PacketType, packet: &[u8]) -> Result<(Self, usize), ParseError> {
         let pt = Some(packet_type);
         let have = packet.len();
@@ -122,7 +125,7 @@ impl BodyRepr {
         let u16_at = |r: core::ops::Range<usize>| be16(packet, r.start);
         Ok(match packet_type {
             PacketType::Spm => {
-                need(spm::PATH_NLA)?;
+                need(spm::PATH_NLA + nla::NLA_LEN_IPV4)?;
                 let (path_nla, end) = nla::parse(packet, spm::PATH_NLA, pt, "path NLA")?;
                 let body = Self::Spm {
                     sqn: u32_at(spm::SQN),
@@ -133,7 +136,7 @@ impl BodyRepr {
                 (body, end)
             }
             PacketType::Poll => {
-                need(poll::PATH_NLA)?;
+                need(poll::PATH_NLA + nla::NLA_LEN_IPV4 + poll::TAIL_LEN)?;
                 let (path_nla, tail) = nla::parse(packet, poll::PATH_NLA, pt, "path NLA")?;
                 let end = tail + poll::TAIL_LEN;
                 if have < end {
@@ -169,7 +172,7 @@ impl BodyRepr {
                 (body, data::END)
             }
             PacketType::Nak | PacketType::Nnak | PacketType::Ncf => {
-                need(nak::SOURCE_NLA)?;
+                need(nak::SOURCE_NLA + 2 * nla::NLA_LEN_IPV4)?;
                 let sqn = u32_at(nak::SQN);
                 let (source_nla, group) = nla::parse(packet, nak::SOURCE_NLA, pt, "source NLA")?;
                 let (group_nla, end) = nla::parse(packet, group, pt, "group NLA")?;

@@ -19,6 +19,31 @@
 //!   [`PacketRepr::buffer_len`] tells how much room it needs). `parse(emit(x)) == x` for every
 //!   `x` that `emit` accepts; [`PacketRepr::check`] tells in advance whether it does.
 //!
+//! ```
+//! use convoy_wire::{BodyRepr, Gsi, OptionsRepr, Packet, PacketRepr, PgmccData};
+//!
+//! let repr = PacketRepr {
+//!     source_port: 1093,
+//!     dest_port: 7500,
+//!     gsi: Gsi([0x65, 0xaa, 0xce, 0xce, 0xac, 0xc1]),
+//!     body: BodyRepr::Odata { sqn: 7, trail: 0 },
+//!     options: OptionsRepr {
+//!         pgmcc_data: Some(PgmccData { tstamp: 42, acker: "10.99.0.3".parse().unwrap() }),
+//!         ..OptionsRepr::default()
+//!     },
+//!     payload: b"hello",
+//! };
+//! let mut buf = [0u8; 1500];
+//! let len = repr.emit(&mut buf)?;
+//! assert_eq!(len, repr.buffer_len());
+//! assert_eq!(PacketRepr::parse(&buf[..len])?, repr);
+//!
+//! let view = Packet::new_checked(&buf[..len])?;
+//! assert_eq!(view.sqn(), Some(7));
+//! assert_eq!(view.payload(), b"hello");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! All multi-byte fields are big-endian (network byte order). Offsets in errors are counted
 //! from the first byte of the PGM header (the first byte of the UDP payload with UDP
 //! encapsulation, pgm-wire.md §1.6).

@@ -1,0 +1,234 @@
+//! Property tests: `parse(emit(x)) == x` for arbitrary reprs of every packet type, with
+//! arbitrary options and IPv4/IPv6 NLAs; emit rejects exactly what it cannot encode.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+use convoy_wire::{
+    BodyRepr, ConvoyOptions, EmitErrorKind, FragmentOption, Gsi, OptionsRepr, Packet, PacketRepr,
+    PgmOption, PgmccData, PgmccFeedback, MAX_NAK_LIST,
+};
+use proptest::collection::vec;
+use proptest::option::of;
+use proptest::prelude::*;
+
+fn ip() -> impl Strategy<Value = IpAddr> + Clone {
+    prop_oneof![
+        any::<[u8; 4]>().prop_map(|a| IpAddr::V4(Ipv4Addr::from(a))),
+        any::<[u8; 16]>().prop_map(|a| IpAddr::V6(Ipv6Addr::from(a))),
+        Just(IpAddr::V4(Ipv4Addr::UNSPECIFIED)),
+        Just(IpAddr::V6(Ipv6Addr::UNSPECIFIED)),
+    ]
+}
+
+fn body() -> impl Strategy<Value = BodyRepr> {
+    let nak = || (any::<u32>(), ip(), ip());
+    prop_oneof![
+        (any::<u32>(), any::<u32>(), any::<u32>(), ip()).prop_map(
+            |(sqn, trail, lead, path_nla)| {
+                BodyRepr::Spm {
+                    sqn,
+                    trail,
+                    lead,
+                    path_nla,
+                }
+            }
+        ),
+        (
+            any::<u32>(),
+            any::<u16>(),
+            any::<u16>(),
+            ip(),
+            any::<u32>(),
+            any::<u32>(),
+            any::<u32>()
+        )
+            .prop_map(|(sqn, round, s_type, path_nla, backoff_ivl, rand, mask)| {
+                BodyRepr::Poll {
+                    sqn,
+                    round,
+                    s_type,
+                    path_nla,
+                    backoff_ivl,
+                    rand,
+                    mask,
+                }
+            }),
+        (any::<u32>(), any::<u16>()).prop_map(|(sqn, round)| BodyRepr::Polr { sqn, round }),
+        (any::<u32>(), any::<u32>()).prop_map(|(sqn, trail)| BodyRepr::Odata { sqn, trail }),
+        (any::<u32>(), any::<u32>()).prop_map(|(sqn, trail)| BodyRepr::Rdata { sqn, trail }),
+        nak().prop_map(|(sqn, source_nla, group_nla)| BodyRepr::Nak {
+            sqn,
+            source_nla,
+            group_nla
+        }),
+        nak().prop_map(|(sqn, source_nla, group_nla)| BodyRepr::Nnak {
+            sqn,
+            source_nla,
+            group_nla
+        }),
+        nak().prop_map(|(sqn, source_nla, group_nla)| BodyRepr::Ncf {
+            sqn,
+            source_nla,
+            group_nla
+        }),
+        Just(BodyRepr::Spmr),
+        (any::<u32>(), any::<u32>()).prop_map(|(rx_max, bitmap)| BodyRepr::Ack { rx_max, bitmap }),
+    ]
+}
+
+fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
+    let fragment = of((any::<u32>(), any::<u32>(), any::<u32>()).prop_map(
+        |(first_sqn, offset, apdu_len)| FragmentOption {
+            first_sqn,
+            offset,
+            apdu_len,
+        },
+    ));
+    let data = of((any::<u32>(), ip()).prop_map(|(tstamp, acker)| PgmccData { tstamp, acker }));
+    let feedback = of((any::<u32>(), any::<u16>(), ip()).prop_map(
+        |(tstamp, loss_rate, reporter)| PgmccFeedback {
+            tstamp,
+            loss_rate,
+            reporter,
+        },
+    ));
+    let convoy = (of(any::<u32>()), any::<bool>(), any::<bool>()).prop_map(
+        |(rxw_lead, election, acker_leaving)| ConvoyOptions {
+            rxw_lead,
+            election,
+            acker_leaving,
+        },
+    );
+    (
+        fragment,
+        vec(any::<u32>(), 0..=max_nak),
+        of(any::<u32>()),
+        any::<bool>(),
+        any::<bool>(),
+        of(any::<u8>()),
+        data,
+        feedback,
+        convoy,
+    )
+        .prop_map(
+            |(fragment, nak_list, join, syn, fin, rst, pgmcc_data, pgmcc_feedback, convoy)| {
+                OptionsRepr {
+                    fragment,
+                    nak_list,
+                    join,
+                    syn,
+                    fin,
+                    rst,
+                    pgmcc_data,
+                    pgmcc_feedback,
+                    convoy,
+                }
+            },
+        )
+}
+
+/// Everything of a repr except the payload borrow.
+type Parts = (u16, u16, [u8; 6], BodyRepr, OptionsRepr, Vec<u8>);
+
+fn parts(max_nak: usize) -> impl Strategy<Value = Parts> {
+    (
+        any::<u16>(),
+        any::<u16>(),
+        any::<[u8; 6]>(),
+        body(),
+        prop_oneof![Just(OptionsRepr::default()), options(max_nak)],
+        vec(any::<u8>(), 0..300),
+    )
+        .prop_map(|(sp, dp, gsi, body, options, mut payload)| {
+            if !body.packet_type().is_data() {
+                payload.clear();
+            }
+            (sp, dp, gsi, body, options, payload)
+        })
+}
+
+fn repr(p: &Parts) -> PacketRepr<'_> {
+    PacketRepr {
+        source_port: p.0,
+        dest_port: p.1,
+        gsi: Gsi(p.2),
+        body: p.3,
+        options: p.4.clone(),
+        payload: &p.5,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn parse_emit_round_trip(p in parts(MAX_NAK_LIST)) {
+        let x = repr(&p);
+        let mut buf = vec![0u8; x.buffer_len()];
+        prop_assert_eq!(x.emit(&mut buf), Ok(buf.len()));
+        let y = PacketRepr::parse(&buf).unwrap();
+        prop_assert_eq!(&y, &x);
+
+        // Emitting the parsed repr gives the same bytes.
+        let mut again = vec![0u8; y.buffer_len()];
+        y.emit(&mut again).unwrap();
+        prop_assert_eq!(&again, &buf);
+
+        // The view agrees with the repr.
+        let view = Packet::new_checked(&buf[..]).unwrap();
+        prop_assert_eq!(view.packet_type(), x.packet_type());
+        prop_assert_eq!(view.body(), x.body);
+        prop_assert_eq!(view.payload(), x.payload);
+        prop_assert_eq!(view.tsi(), x.tsi());
+        prop_assert_eq!(view.options().count(), x.options.count());
+        prop_assert_eq!(view.options_bytes().len(), x.options.buffer_len());
+        prop_assert_eq!(view.has_options(), !x.options.is_empty());
+        prop_assert_eq!(view.is_network_significant(), !x.options.nak_list.is_empty());
+        let raw: Vec<_> = view.raw_options().collect::<Result<_, _>>().unwrap();
+        for (i, o) in raw.iter().enumerate() {
+            prop_assert_eq!(o.is_end(), i + 1 == raw.len() && i > 0);
+            if i > 0 {
+                // (OPT_LENGTH's bytes 2–3 hold the total.)
+                prop_assert_eq!(o.opx_byte(), 0);
+            }
+        }
+        if let Some(PgmOption::Length(total)) = view.options().next() {
+            prop_assert_eq!(usize::from(total), x.options.buffer_len());
+        }
+    }
+
+    #[test]
+    fn emit_rejects_only_what_it_cannot_encode(p in parts(MAX_NAK_LIST + 3), extra in vec(any::<u8>(), 0..4)) {
+        let mut p = p;
+        // Sometimes put a payload on a packet that cannot carry one.
+        if !p.3.packet_type().is_data() {
+            p.5 = extra;
+        }
+        let x = repr(&p);
+        let mut buf = vec![0u8; x.buffer_len()];
+        let r = x.emit(&mut buf);
+        if !x.payload.is_empty() && !x.packet_type().is_data() {
+            prop_assert_eq!(r.unwrap_err().kind, EmitErrorKind::PayloadNotAllowed { len: x.payload.len() });
+        } else if x.options.nak_list.len() > MAX_NAK_LIST {
+            prop_assert_eq!(r.unwrap_err().kind, EmitErrorKind::NakListTooLong { len: x.options.nak_list.len() });
+        } else {
+            prop_assert_eq!(r, Ok(buf.len()));
+            prop_assert_eq!(PacketRepr::parse(&buf).unwrap(), x.clone());
+            // A buffer one byte short is refused.
+            let short = buf.len() - 1;
+            prop_assert_eq!(
+                x.emit(&mut buf[..short]).unwrap_err().kind,
+                EmitErrorKind::BufferTooSmall { need: short + 1, have: short }
+            );
+        }
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in vec(any::<u8>(), 0..120)) {
+        let _ = PacketRepr::parse(&bytes);
+        let _ = PacketRepr::parse_without_checksum(&bytes);
+        if let Ok(view) = Packet::new_checked(&bytes[..]) {
+            let _ = view.options().count();
+        }
+    }
+}
