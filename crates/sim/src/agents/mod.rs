@@ -1,0 +1,106 @@
+//! Traffic endpoints attached to nodes: Convoy sessions (the real convoy-proto endpoints), TCP senders and
+//! sinks, CBR and Pareto on/off UDP sources and their sink.
+
+pub mod pgm;
+pub mod tcp;
+pub mod udp;
+
+use crate::ids::NodeId;
+use crate::packet::Packet;
+use convoy_proto::Instant;
+
+/// What an agent asks the network to do.
+#[derive(Debug, Default)]
+pub struct Outbox {
+    /// Packets to send from the agent's node.
+    pub packets: Vec<Packet>,
+}
+
+/// A traffic endpoint.
+#[derive(Debug)]
+pub enum Agent {
+    /// A Convoy (PGM) session source.
+    PgmSender(Box<pgm::PgmSenderAgent>),
+    /// A Convoy (PGM) session receiver.
+    PgmReceiver(Box<pgm::PgmReceiverAgent>),
+    /// A TCP bulk sender.
+    TcpSender(Box<tcp::TcpSenderAgent>),
+    /// A TCP sink.
+    TcpSink(Box<tcp::TcpSinkAgent>),
+    /// A CBR or Pareto on/off UDP source.
+    Udp(Box<udp::UdpSourceAgent>),
+    /// Counts UDP bytes.
+    UdpSink(udp::UdpSinkAgent),
+}
+
+impl Agent {
+    /// The node the agent lives on.
+    pub fn node(&self) -> NodeId {
+        match self {
+            Agent::PgmSender(a) => a.node,
+            Agent::PgmReceiver(a) => a.node,
+            Agent::TcpSender(a) => a.node,
+            Agent::TcpSink(a) => a.node,
+            Agent::Udp(a) => a.node,
+            Agent::UdpSink(a) => a.node,
+        }
+    }
+
+    /// A packet for this agent arrived.
+    pub fn on_packet(&mut self, now: Instant, packet: Packet, out: &mut Outbox) {
+        match self {
+            Agent::PgmSender(a) => a.on_packet(now, packet, out),
+            Agent::PgmReceiver(a) => a.on_packet(now, packet, out),
+            Agent::TcpSender(a) => a.on_packet(now, packet, out),
+            Agent::TcpSink(a) => a.on_packet(now, packet, out),
+            Agent::Udp(_) => {}
+            Agent::UdpSink(a) => a.on_packet(now, &packet),
+        }
+    }
+
+    /// The agent's timer fired.
+    pub fn on_timer(&mut self, now: Instant, out: &mut Outbox) {
+        match self {
+            Agent::PgmSender(a) => a.on_timer(now, out),
+            Agent::PgmReceiver(a) => a.on_timer(now, out),
+            Agent::TcpSender(a) => a.on_timer(now, out),
+            Agent::TcpSink(a) => a.on_timer(now, out),
+            Agent::Udp(a) => a.on_timer(now, out),
+            Agent::UdpSink(_) => {}
+        }
+    }
+
+    /// When the agent next wants [`Agent::on_timer`].
+    pub fn next_timer(&self) -> Option<Instant> {
+        match self {
+            Agent::PgmSender(a) => a.next_timer(),
+            Agent::PgmReceiver(a) => a.next_timer(),
+            Agent::TcpSender(a) => a.next_timer(),
+            Agent::TcpSink(a) => a.next_timer(),
+            Agent::Udp(a) => a.next_timer(),
+            Agent::UdpSink(_) => None,
+        }
+    }
+
+    /// Scheduled start (applications begin sending; receivers join).
+    pub fn start(&mut self, now: Instant, out: &mut Outbox) {
+        match self {
+            Agent::PgmSender(a) => a.start(now, out),
+            Agent::PgmReceiver(a) => a.start(now),
+            Agent::TcpSender(a) => a.start(now, out),
+            Agent::Udp(a) => a.start(now, out),
+            Agent::TcpSink(_) | Agent::UdpSink(_) => {}
+        }
+    }
+
+    /// Scheduled stop (applications stop offering data; receivers leave).
+    pub fn stop(&mut self, now: Instant, out: &mut Outbox) {
+        match self {
+            Agent::PgmSender(a) => a.stop(now),
+            Agent::PgmReceiver(a) => a.stop(now, out),
+            Agent::TcpSender(a) => a.stop(now),
+            Agent::Udp(a) => a.stop(),
+            Agent::TcpSink(_) | Agent::UdpSink(_) => {}
+        }
+    }
+}

@@ -1,0 +1,400 @@
+//! Convoy sessions in the simulator: the real convoy-proto [`Sender`] and [`Receiver`], fed simulated packets.
+
+use super::Outbox;
+use crate::ids::{AgentId, FlowId, GroupId, NodeId};
+use crate::observe::{Bins, CcSample, SeqMark, SeqTrace};
+use crate::packet::{Body, Dest, Packet, UDP_IP_OVERHEAD};
+use convoy_proto::cc::CcEvent;
+use convoy_proto::{Destination, Instant, Receiver, ReceiverEvent, Sender, SenderEvent};
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+use std::rc::Rc;
+use std::time::Duration;
+
+/// Largest PGM packet the engine may emit here.
+const BUF: usize = 65_536;
+
+/// What a session's sender recorded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SenderRecord {
+    /// ODATA payload bytes per interval.
+    pub data_bins: Bins,
+    /// RDATA payload bytes per interval.
+    pub repair_bins: Bins,
+    /// Acker switches: time and the receiver index (`None` = election requested).
+    pub switches: Vec<(Instant, Option<usize>)>,
+    /// Feedback timeouts.
+    pub timeouts: u64,
+    /// Window reductions on loss.
+    pub loss_reductions: u64,
+    /// Controller samples.
+    pub samples: Vec<CcSample>,
+    /// Time–sequence trace, when enabled.
+    pub trace: Option<SeqTrace>,
+}
+
+/// The source of a session.
+#[derive(Debug)]
+pub struct PgmSenderAgent {
+    /// Node.
+    pub node: NodeId,
+    /// Flow.
+    pub flow: FlowId,
+    /// Its group.
+    pub group: GroupId,
+    sender: Sender,
+    apdu_size: usize,
+    total_bytes: Option<u64>,
+    written: u64,
+    active: bool,
+    receiver_index: BTreeMap<IpAddr, usize>,
+    /// Recorded facts.
+    pub record: SenderRecord,
+    buf: Vec<u8>,
+}
+
+impl PgmSenderAgent {
+    /// A session source at `node`; `receivers` lists the receivers' addresses in scenario order.
+    pub fn new(
+        node: NodeId,
+        flow: FlowId,
+        group: GroupId,
+        sender: Sender,
+        apdu_size: usize,
+        total_bytes: Option<u64>,
+        receivers: &[IpAddr],
+        interval: Duration,
+        trace: bool,
+    ) -> Self {
+        PgmSenderAgent {
+            node,
+            flow,
+            group,
+            sender,
+            apdu_size,
+            total_bytes,
+            written: 0,
+            active: false,
+            receiver_index: receivers.iter().enumerate().map(|(i, a)| (*a, i)).collect(),
+            record: SenderRecord {
+                data_bins: Bins::new(interval),
+                repair_bins: Bins::new(interval),
+                switches: Vec::new(),
+                timeouts: 0,
+                loss_reductions: 0,
+                samples: Vec::new(),
+                trace: trace.then(SeqTrace::default),
+            },
+            buf: vec![0; BUF],
+        }
+    }
+
+    /// The engine endpoint.
+    pub fn sender(&self) -> &Sender {
+        &self.sender
+    }
+
+    /// The application starts writing.
+    pub fn start(&mut self, now: Instant, out: &mut Outbox) {
+        self.active = true;
+        self.flush(now, out);
+    }
+
+    /// The application stops writing (the session closes once its queue drains).
+    pub fn stop(&mut self, now: Instant) {
+        self.active = false;
+        self.sender.close(now);
+    }
+
+    /// Record the controller's state.
+    pub fn sample(&mut self, now: Instant) {
+        let s = self.sender.cc_snapshot();
+        let acker = s.acker.and_then(|a| self.receiver_index.get(&a).copied());
+        self.record.samples.push(CcSample {
+            t: now,
+            window: s.window,
+            tokens: s.tokens,
+            rate: s.rate_bps,
+            srtt: s.srtt_s,
+            loss: s.acker_loss,
+            acker,
+        });
+    }
+
+    /// Feedback arrived.
+    pub fn on_packet(&mut self, now: Instant, packet: Packet, out: &mut Outbox) {
+        let Body::Pgm(bytes) = &packet.body else { return };
+        if let Some(trace) = &mut self.record.trace {
+            if bytes.len() >= 20 {
+                let field = u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
+                match bytes[4] & 0x0f {
+                    0x0d => trace.marks.push((now, SeqMark::Ack(field))),
+                    0x08 => trace.marks.push((now, SeqMark::Nak(field))),
+                    _ => {}
+                }
+            }
+        }
+        let from = self.address_of(packet.src);
+        self.sender.handle_datagram(now, from, bytes);
+        self.flush(now, out);
+    }
+
+    fn address_of(&self, node: NodeId) -> IpAddr {
+        crate::topology::node_address(node)
+    }
+
+    /// A deadline passed.
+    pub fn on_timer(&mut self, now: Instant, out: &mut Outbox) {
+        self.sender.handle_timeout(now);
+        self.flush(now, out);
+    }
+
+    /// When the engine wants a timeout.
+    pub fn next_timer(&self) -> Option<Instant> {
+        self.sender.poll_timeout()
+    }
+
+    fn flush(&mut self, now: Instant, out: &mut Outbox) {
+        while self.active
+            && self.total_bytes.is_none_or(|t| self.written < t)
+            && self.sender.queue_space() >= self.apdu_size
+        {
+            let n = match self.total_bytes {
+                Some(t) => (t - self.written).min(self.apdu_size as u64) as usize,
+                None => self.apdu_size,
+            };
+            if self.sender.write(&self.buf[..n]).is_err() {
+                break;
+            }
+            self.written += n as u64;
+            if self.total_bytes.is_some_and(|t| self.written >= t) {
+                self.active = false;
+                self.sender.close(now);
+            }
+        }
+        let mut buf = std::mem::take(&mut self.buf);
+        while let Some(t) = self.sender.poll_transmit(now, &mut buf) {
+            let bytes: Rc<[u8]> = Rc::from(&buf[..t.len]);
+            let kind = bytes[4] & 0x0f;
+            let payload = u16::from_be_bytes([bytes[14], bytes[15]]);
+            let sqn = if bytes.len() >= 20 { u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]) } else { 0 };
+            match kind {
+                0x04 => {
+                    self.record.data_bins.add(now, f64::from(payload));
+                    if let Some(tr) = &mut self.record.trace {
+                        tr.marks.push((now, SeqMark::Data(sqn)));
+                    }
+                }
+                0x05 => {
+                    self.record.repair_bins.add(now, f64::from(payload));
+                    if let Some(tr) = &mut self.record.trace {
+                        tr.marks.push((now, SeqMark::Repair(sqn)));
+                    }
+                }
+                _ => {}
+            }
+            let dst = match t.destination {
+                Destination::Group => Dest::Group(self.group),
+                Destination::Unicast(ip) => match crate::topology::address_node(ip) {
+                    Some(n) => Dest::Node(n),
+                    None => continue,
+                },
+            };
+            out.packets.push(Packet {
+                size: t.len as u32 + UDP_IP_OVERHEAD,
+                src: self.node,
+                dst,
+                flow: self.flow,
+                to_agent: None,
+                body: Body::Pgm(bytes),
+            });
+        }
+        self.buf = buf;
+        while let Some(e) = self.sender.poll_event() {
+            match e {
+                SenderEvent::Cc(CcEvent::AckerChanged { to, .. }) => {
+                    let idx = to.and_then(|a| self.receiver_index.get(&a).copied());
+                    self.record.switches.push((now, idx));
+                    if let Some(tr) = &mut self.record.trace {
+                        tr.marks.push((now, SeqMark::Switch(idx.map_or(u32::MAX, |i| i as u32))));
+                    }
+                }
+                SenderEvent::Cc(CcEvent::Timeout { .. }) => self.record.timeouts += 1,
+                SenderEvent::Cc(CcEvent::Reduced { cause: convoy_proto::cc::ReductionCause::Loss, .. }) => {
+                    self.record.loss_reductions += 1
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// What a receiver recorded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReceiverRecord {
+    /// APDU bytes delivered per interval.
+    pub delivered_bins: Bins,
+    /// APDU bytes delivered in total.
+    pub delivered_bytes: u64,
+    /// Distinct ODATA packets received.
+    pub odata_received: u64,
+    /// First and last ODATA sequence numbers seen.
+    pub odata_span: Option<(u32, u32)>,
+    /// Sequence numbers declared unrecoverable.
+    pub lost_sqns: u64,
+    /// When it joined and left.
+    pub joined: Option<Instant>,
+    /// When it left.
+    pub left: Option<Instant>,
+}
+
+/// A session receiver.
+#[derive(Debug)]
+pub struct PgmReceiverAgent {
+    /// Node.
+    pub node: NodeId,
+    /// Flow.
+    pub flow: FlowId,
+    /// Scenario name.
+    pub name: String,
+    receiver: Receiver,
+    sender_node: NodeId,
+    sender_agent: AgentId,
+    active: bool,
+    /// Recorded facts.
+    pub record: ReceiverRecord,
+    buf: Vec<u8>,
+}
+
+impl PgmReceiverAgent {
+    /// A receiver at `node` of the session whose source agent is `sender_agent` at `sender_node`.
+    pub fn new(
+        node: NodeId,
+        flow: FlowId,
+        name: String,
+        receiver: Receiver,
+        sender_node: NodeId,
+        sender_agent: AgentId,
+        interval: Duration,
+    ) -> Self {
+        PgmReceiverAgent {
+            node,
+            flow,
+            name,
+            receiver,
+            sender_node,
+            sender_agent,
+            active: false,
+            record: ReceiverRecord {
+                delivered_bins: Bins::new(interval),
+                delivered_bytes: 0,
+                odata_received: 0,
+                odata_span: None,
+                lost_sqns: 0,
+                joined: None,
+                left: None,
+            },
+            buf: vec![0; 2048],
+        }
+    }
+
+    /// The engine endpoint.
+    pub fn receiver(&self) -> &Receiver {
+        &self.receiver
+    }
+
+    /// Whether the receiver is in the session now.
+    pub fn is_active(&self) -> bool {
+        self.active
+    }
+
+    /// Join.
+    pub fn start(&mut self, now: Instant) {
+        self.active = true;
+        self.record.joined = Some(now);
+    }
+
+    /// Leave (an acker says so, draft §2.3.2).
+    pub fn stop(&mut self, now: Instant, out: &mut Outbox) {
+        self.receiver.close(now);
+        self.flush(now, out);
+        self.active = false;
+        self.record.left = Some(now);
+    }
+
+    /// Data or control from the source.
+    pub fn on_packet(&mut self, now: Instant, packet: Packet, out: &mut Outbox) {
+        if !self.active {
+            return;
+        }
+        let Body::Pgm(bytes) = &packet.body else { return };
+        if bytes.len() >= 20 && bytes[4] & 0x0f == 0x04 {
+            let sqn = u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
+            self.record.odata_received += 1;
+            self.record.odata_span = Some(match self.record.odata_span {
+                None => (sqn, sqn),
+                Some((a, b)) => (a, convoy_proto::seq::max(b, sqn)),
+            });
+        }
+        let from = crate::topology::node_address(packet.src);
+        self.receiver.handle_datagram(now, from, bytes);
+        self.flush(now, out);
+    }
+
+    /// A deadline passed.
+    pub fn on_timer(&mut self, now: Instant, out: &mut Outbox) {
+        if self.active {
+            self.receiver.handle_timeout(now);
+            self.flush(now, out);
+        }
+    }
+
+    /// When the engine wants a timeout.
+    pub fn next_timer(&self) -> Option<Instant> {
+        if self.active {
+            self.receiver.poll_timeout()
+        } else {
+            None
+        }
+    }
+
+    /// Fraction of ODATA packets in the receiver's span that never arrived as ODATA.
+    pub fn loss_rate(&self) -> f64 {
+        match self.record.odata_span {
+            Some((a, b)) => {
+                let span = f64::from(b.wrapping_sub(a)) + 1.0;
+                (1.0 - self.record.odata_received as f64 / span).max(0.0)
+            }
+            None => 0.0,
+        }
+    }
+
+    fn flush(&mut self, now: Instant, out: &mut Outbox) {
+        let mut buf = std::mem::take(&mut self.buf);
+        while let Some(t) = self.receiver.poll_transmit(now, &mut buf) {
+            // Upstream packets go to the source (the only unicast destination a receiver has).
+            let _ = t.destination;
+            out.packets.push(Packet {
+                size: t.len as u32 + UDP_IP_OVERHEAD,
+                src: self.node,
+                dst: Dest::Node(self.sender_node),
+                flow: self.flow,
+                to_agent: Some(self.sender_agent),
+                body: Body::Pgm(Rc::from(&buf[..t.len])),
+            });
+        }
+        self.buf = buf;
+        while let Some(e) = self.receiver.poll_event() {
+            match e {
+                ReceiverEvent::Data(d) => {
+                    self.record.delivered_bytes += d.len() as u64;
+                    self.record.delivered_bins.add(now, d.len() as f64);
+                }
+                ReceiverEvent::Lost { first_sqn, last_sqn } => {
+                    self.record.lost_sqns += u64::from(last_sqn.wrapping_sub(first_sqn)) + 1;
+                }
+                _ => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! The event loop: packet arrivals, forwarding (unicast routes, multicast trees, PGM network elements), agent
+//! timers, starts and stops, sampling.
+
+use crate::agents::{Agent, Outbox};
+use crate::ids::{AgentId, GroupId, LinkId, NodeId};
+use crate::link::Offer;
+use crate::network::{Action, Network};
+use crate::packet::{Body, Dest, Packet, UDP_IP_OVERHEAD};
+use crate::topology::address_group;
+use convoy_proto::Instant;
+use convoy_wire::{BodyRepr, OptionsRepr, PacketRepr, PacketType};
+use std::rc::Rc;
+
+impl Network {
+    /// Current simulated time.
+    pub fn now(&self) -> Instant {
+        self.now
+    }
+
+    /// Run until `until` (events at exactly `until` included). Returns the number of events processed.
+    pub fn run(&mut self, until: Instant) -> u64 {
+        if !self.started {
+            self.started = true;
+            if !self.sample_interval.is_zero() {
+                self.queue.push(Instant::ZERO, Action::Sample);
+            }
+        }
+        let mut events = 0u64;
+        while let Some(t) = self.queue.peek_time() {
+            if t > until {
+                break;
+            }
+            let Some((at, action)) = self.queue.pop() else { break };
+            self.now = at;
+            events += 1;
+            match action {
+                Action::Arrive(link) => self.arrive(link),
+                Action::Timer(agent, generation) => {
+                    if self.timers[agent.index()].1 == generation {
+                        self.timers[agent.index()].0 = None;
+                        let mut out = Outbox::default();
+                        self.agents[agent.index()].on_timer(at, &mut out);
+                        self.after_agent(agent, out);
+                    }
+                }
+                Action::Start(agent) => self.start_agent(agent),
+                Action::Stop(agent) => self.stop_agent(agent),
+                Action::Sample => {
+                    self.sample();
+                    self.queue.push(at + self.sample_interval, Action::Sample);
+                }
+            }
+        }
+        self.now = self.now.max(until);
+        events
+    }
+
+    fn start_agent(&mut self, agent: AgentId) {
+        if let Agent::PgmReceiver(_) = &self.agents[agent.index()] {
+            let node = self.agents[agent.index()].node();
+            if let Some(&g) = self.group_of_agent.get(&agent) {
+                let group = &mut self.groups[g.index()];
+                group.tree.join(&self.graph, node);
+                group.members.entry(node).or_default().push(agent);
+            }
+        }
+        let mut out = Outbox::default();
+        self.agents[agent.index()].start(self.now, &mut out);
+        self.after_agent(agent, out);
+    }
+
+    fn stop_agent(&mut self, agent: AgentId) {
+        let mut out = Outbox::default();
+        self.agents[agent.index()].stop(self.now, &mut out);
+        if let Agent::PgmReceiver(_) = &self.agents[agent.index()] {
+            let node = self.agents[agent.index()].node();
+            if let Some(&g) = self.group_of_agent.get(&agent) {
+                let group = &mut self.groups[g.index()];
+                if let Some(list) = group.members.get_mut(&node) {
+                    list.retain(|a| *a != agent);
+                }
+                group.tree.leave(&self.graph, node);
+            }
+        }
+        self.after_agent(agent, out);
+    }
+
+    /// Send what an agent produced and re-arm its timer.
+    fn after_agent(&mut self, agent: AgentId, out: Outbox) {
+        let node = self.agents[agent.index()].node();
+        for p in out.packets {
+            self.at_node(node, p, None);
+        }
+        let next = self.agents[agent.index()].next_timer();
+        let (current, generation) = self.timers[agent.index()];
+        if next != current {
+            let g = generation.wrapping_add(1);
+            self.timers[agent.index()] = (next, g);
+            if let Some(t) = next {
+                self.queue.push(t.max(self.now), Action::Timer(agent, g));
+            }
+        }
+    }
+
+    fn arrive(&mut self, link: LinkId) {
+        let Some(packet) = self.links[link.index()].take_arrival() else { return };
+        let node = self.links[link.index()].to;
+        self.at_node(node, packet, Some(link));
+    }
+
+    fn offer(&mut self, link: LinkId, packet: Packet) {
+        if let Offer::Arrives(t) = self.links[link.index()].offer(self.now, packet) {
+            self.queue.push(t, Action::Arrive(link));
+        }
+    }
+
+    fn deliver(&mut self, agent: AgentId, packet: Packet) {
+        let mut out = Outbox::default();
+        self.agents[agent.index()].on_packet(self.now, packet, &mut out);
+        self.after_agent(agent, out);
+    }
+
+    /// A packet is at `node` (sent by a local agent when `arrived_on` is `None`).
+    fn at_node(&mut self, node: NodeId, packet: Packet, arrived_on: Option<LinkId>) {
+        match packet.dst {
+            Dest::Node(dst) if dst == node => {
+                if let Some(agent) = packet.to_agent {
+                    if self.agents[agent.index()].node() == node {
+                        self.deliver(agent, packet);
+                    }
+                }
+            }
+            Dest::Node(dst) => {
+                if let (Some(in_link), true) = (arrived_on, self.nodes[node.index()].ne.is_some()) {
+                    if !self.network_element_upstream(node, &packet, in_link) {
+                        return;
+                    }
+                }
+                match self.routes.next(&self.graph, node, dst) {
+                    Some(l) => self.offer(l, packet),
+                    None => self.unroutable += 1,
+                }
+            }
+            Dest::Group(g) => self.multicast(node, g, packet, arrived_on),
+        }
+    }
+
+    fn multicast(&mut self, node: NodeId, g: GroupId, packet: Packet, arrived_on: Option<LinkId>) {
+        let group = &self.groups[g.index()];
+        let mut links: Vec<LinkId> = group.tree.out_links(node).to_vec();
+        let members: Vec<AgentId> = if group.tree.is_member(node) {
+            group.members.get(&node).cloned().unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        if arrived_on.is_some() && self.nodes[node.index()].ne.is_some() {
+            if let Some(selected) = self.network_element_rdata(node, &packet) {
+                links.retain(|l| selected.contains(l));
+            }
+        }
+        for l in links {
+            self.offer(l, packet.clone());
+        }
+        for a in members {
+            self.deliver(a, packet.clone());
+        }
+    }
+
+    /// A unicast packet passes a PGM network element on its way up. Returns whether to forward it.
+    fn network_element_upstream(&mut self, node: NodeId, packet: &Packet, in_link: LinkId) -> bool {
+        let Body::Pgm(bytes) = &packet.body else { return true };
+        if bytes.len() < 5 || bytes[4] & 0x0f != PacketType::Nak as u8 {
+            return true;
+        }
+        let Ok(nak) = PacketRepr::parse(bytes) else { return true };
+        let BodyRepr::Nak { sqn, source_nla, group_nla } = nak.body else { return true };
+        let mut sqns = vec![sqn];
+        sqns.extend_from_slice(&nak.options.nak_list);
+        let down = self.reverse[in_link.index()];
+        let loss = nak.options.pgmcc_feedback.map(|f| f.loss_rate);
+        let election = nak.options.convoy.election;
+        let Some(ne) = self.nodes[node.index()].ne.as_mut() else { return true };
+        let decision = ne.on_nak(self.now, nak.gsi, nak.dest_port, &sqns, down, loss, election);
+        if decision.ncf {
+            if let Some(g) = address_group(group_nla) {
+                let ncf = PacketRepr {
+                    source_port: nak.dest_port,
+                    dest_port: nak.source_port,
+                    gsi: nak.gsi,
+                    body: BodyRepr::Ncf { sqn, source_nla, group_nla },
+                    options: OptionsRepr { nak_list: nak.options.nak_list.clone(), ..OptionsRepr::default() },
+                    payload: &[],
+                };
+                let mut buf = vec![0u8; ncf.buffer_len()];
+                if ncf.emit(&mut buf).is_ok() {
+                    let p = Packet {
+                        size: buf.len() as u32 + UDP_IP_OVERHEAD,
+                        src: node,
+                        dst: Dest::Group(g),
+                        flow: packet.flow,
+                        to_agent: None,
+                        body: Body::Pgm(Rc::from(buf)),
+                    };
+                    self.offer(down, p);
+                }
+            }
+        }
+        decision.forward
+    }
+
+    /// RDATA passes a network element going down: the links it may take (`None` = the whole tree).
+    fn network_element_rdata(&mut self, node: NodeId, packet: &Packet) -> Option<Vec<LinkId>> {
+        let Body::Pgm(bytes) = &packet.body else { return None };
+        if bytes.len() < 20 || bytes[4] & 0x0f != PacketType::Rdata as u8 {
+            return None;
+        }
+        let port = u16::from_be_bytes([bytes[0], bytes[1]]);
+        let mut gsi = [0u8; 6];
+        gsi.copy_from_slice(&bytes[8..14]);
+        let sqn = u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
+        let ne = self.nodes[node.index()].ne.as_mut()?;
+        ne.on_rdata(self.now, convoy_wire::Gsi(gsi), port, sqn)
+    }
+
+    fn sample(&mut self) {
+        let now = self.now;
+        for agent in &mut self.agents {
+            if let Agent::PgmSender(a) = agent {
+                a.sample(now);
+            }
+        }
+        for (i, &l) in self.observed_links.iter().enumerate() {
+            let (pkts, _) = self.links[l.index()].waiting(now);
+            self.queue_samples[i].push((now, pkts));
+        }
+    }
+}

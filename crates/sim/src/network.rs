@@ -1,0 +1,409 @@
+//! The simulated network and its builder: nodes, links, groups, agents.
+
+use crate::agents::pgm::{PgmReceiverAgent, PgmSenderAgent};
+use crate::agents::tcp::{TcpSenderAgent, TcpSinkAgent};
+use crate::agents::udp::{UdpPattern, UdpSinkAgent, UdpSourceAgent};
+use crate::agents::Agent;
+use crate::event::EventQueue;
+use crate::ids::{AgentId, FlowId, GroupId, LinkId, NodeId};
+use crate::link::{Link, LinkConfig};
+use crate::ne::{NeConfig, NetworkElement};
+use crate::routing::{Graph, GroupTree, UnicastRoutes};
+use crate::seed::{component_rng, component_seed};
+use crate::tcp::TcpConfig;
+use crate::topology::{group_address, node_address};
+use convoy_proto::cc::CcConfig;
+use convoy_proto::{Instant, Receiver, ReceiverConfig, Sender, SenderConfig};
+use convoy_wire::Gsi;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+
+/// An error building a network.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildError(pub String);
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// What kind of node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    /// An end system.
+    Host,
+    /// A plain IP router (multicast-capable).
+    Router,
+    /// A router that is also a PGM network element.
+    PgmRouter(NeConfig),
+}
+
+/// A node.
+#[derive(Debug)]
+pub struct Node {
+    /// Scenario name.
+    pub name: String,
+    /// Kind.
+    pub kind: NodeKind,
+    /// Its network-element state, for PGM routers.
+    pub ne: Option<NetworkElement>,
+}
+
+/// What kind of flow (the `kind` of summary.json).
+#[derive(Clone, Debug, PartialEq)]
+pub enum FlowKind {
+    /// A Convoy multicast session with this controller name (`pgmcc`, `fixed`, ...).
+    Multicast(&'static str),
+    /// TCP with this variant name (`tcp-reno`, `tcp-newreno`, `tcp-sack`).
+    Tcp(&'static str),
+    /// UDP cross traffic (`cbr`, `onoff`).
+    Udp(&'static str),
+}
+
+/// A flow and its agents.
+#[derive(Debug)]
+pub struct Flow {
+    /// Scenario name.
+    pub name: String,
+    /// Kind.
+    pub kind: FlowKind,
+    /// The sending agent.
+    pub source: AgentId,
+    /// Receiving agents (multicast receivers, or the single sink).
+    pub sinks: Vec<AgentId>,
+    /// When the application is active.
+    pub start: Instant,
+    /// When it stops.
+    pub stop: Option<Instant>,
+}
+
+/// One receiver of a multicast session.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionReceiver {
+    /// Scenario name.
+    pub name: String,
+    /// Its host.
+    pub node: NodeId,
+    /// When it joins.
+    pub join: Instant,
+    /// When it leaves.
+    pub leave: Option<Instant>,
+}
+
+/// A multicast session to build.
+#[derive(Clone, Debug)]
+pub struct SessionSpec {
+    /// Scenario name.
+    pub name: String,
+    /// The source's host.
+    pub source: NodeId,
+    /// Receivers.
+    pub receivers: Vec<SessionReceiver>,
+    /// Congestion control (both halves).
+    pub cc: CcConfig,
+    /// APDU size (pgmcc paper §4: 1400 bytes).
+    pub apdu_size: usize,
+    /// Application active from.
+    pub start: Instant,
+    /// Application stops (the session closes after draining).
+    pub stop: Option<Instant>,
+    /// Bytes to send in total (`None` = unlimited).
+    pub bytes: Option<u64>,
+    /// Record the time–sequence trace.
+    pub trace: bool,
+    /// The source's maximum rate (PGM rate limiter), bytes per second of whole packets.
+    pub rate_max: Option<u64>,
+    /// Receive-window and NAK timing of the receivers (`None` = engine defaults).
+    pub rxw: Option<convoy_proto::rxw::RxwConfig>,
+}
+
+/// Scheduled actions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// A packet reaches the far end of a link.
+    Arrive(LinkId),
+    /// An agent's timer (with its generation, for lazy cancellation).
+    Timer(AgentId, u32),
+    /// An agent starts (a receiver joins).
+    Start(AgentId),
+    /// An agent stops (a receiver leaves).
+    Stop(AgentId),
+    /// Sample controllers and queues.
+    Sample,
+}
+
+/// A multicast group's routing and membership.
+#[derive(Debug)]
+pub struct Group {
+    /// Distribution tree.
+    pub tree: GroupTree,
+    /// Receiver agents per host.
+    pub members: BTreeMap<NodeId, Vec<AgentId>>,
+}
+
+/// The simulated network.
+#[derive(Debug)]
+pub struct Network {
+    pub(crate) seed: u64,
+    pub(crate) graph: Graph,
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) node_names: BTreeMap<String, NodeId>,
+    pub(crate) links: Vec<Link>,
+    pub(crate) reverse: Vec<LinkId>,
+    pub(crate) observed_links: Vec<LinkId>,
+    pub(crate) agents: Vec<Agent>,
+    pub(crate) timers: Vec<(Option<Instant>, u32)>,
+    pub(crate) groups: Vec<Group>,
+    pub(crate) group_of_agent: BTreeMap<AgentId, GroupId>,
+    pub(crate) routes: UnicastRoutes,
+    pub(crate) flows: Vec<Flow>,
+    pub(crate) queue: EventQueue<Action>,
+    pub(crate) now: Instant,
+    pub(crate) interval: Duration,
+    pub(crate) sample_interval: Duration,
+    pub(crate) queue_samples: Vec<Vec<(Instant, u32)>>,
+    pub(crate) unroutable: u64,
+    pub(crate) started: bool,
+}
+
+impl Network {
+    /// An empty network; `interval` is the throughput bin width, `sample_interval` the controller sampling.
+    pub fn new(seed: u64, interval: Duration, sample_interval: Duration) -> Self {
+        Network {
+            seed,
+            graph: Graph::default(),
+            nodes: Vec::new(),
+            node_names: BTreeMap::new(),
+            links: Vec::new(),
+            reverse: Vec::new(),
+            observed_links: Vec::new(),
+            agents: Vec::new(),
+            timers: Vec::new(),
+            groups: Vec::new(),
+            group_of_agent: BTreeMap::new(),
+            routes: UnicastRoutes::default(),
+            flows: Vec::new(),
+            queue: EventQueue::new(),
+            now: Instant::ZERO,
+            interval,
+            sample_interval,
+            queue_samples: Vec::new(),
+            unroutable: 0,
+            started: false,
+        }
+    }
+
+    /// Add a node.
+    pub fn add_node(&mut self, name: &str, kind: NodeKind) -> Result<NodeId, BuildError> {
+        if self.node_names.contains_key(name) {
+            return Err(BuildError(format!("node `{name}` is defined twice")));
+        }
+        let id = self.graph.add_node();
+        let ne = match kind {
+            NodeKind::PgmRouter(c) => Some(NetworkElement::new(c)),
+            _ => None,
+        };
+        self.nodes.push(Node { name: name.to_string(), kind, ne });
+        self.node_names.insert(name.to_string(), id);
+        Ok(id)
+    }
+
+    /// The node called `name`.
+    pub fn node(&self, name: &str) -> Option<NodeId> {
+        self.node_names.get(name).copied()
+    }
+
+    /// Add a duplex link `a`–`b` with a configuration per direction. Returns (a→b, b→a).
+    pub fn add_link(
+        &mut self,
+        name: &str,
+        a: NodeId,
+        b: NodeId,
+        forward: LinkConfig,
+        backward: LinkConfig,
+    ) -> (LinkId, LinkId) {
+        let mut add = |from: NodeId, to: NodeId, cfg: LinkConfig, dir: &str| {
+            let lname = format!("{name}{dir}");
+            let id = self.graph.add_link(from, to, cfg.delay.as_nanos() as u64);
+            let rng = component_rng(self.seed, &format!("link:{lname}"));
+            self.links.push(Link::new(from, to, lname, cfg, rng));
+            id
+        };
+        let f = add(a, b, forward, "");
+        let r = add(b, a, backward, ":rev");
+        self.reverse.push(r);
+        self.reverse.push(f);
+        (f, r)
+    }
+
+    /// Record the queue length of this link direction at every sample.
+    pub fn observe_link(&mut self, link: LinkId) {
+        if !self.observed_links.contains(&link) {
+            self.observed_links.push(link);
+            self.queue_samples.push(Vec::new());
+        }
+    }
+
+    fn add_agent(&mut self, agent: Agent) -> AgentId {
+        self.agents.push(agent);
+        self.timers.push((None, 0));
+        AgentId(self.agents.len() as u32 - 1)
+    }
+
+    fn schedule_life(&mut self, agent: AgentId, start: Instant, stop: Option<Instant>) {
+        self.queue.push(start, Action::Start(agent));
+        if let Some(s) = stop {
+            self.queue.push(s, Action::Stop(agent));
+        }
+    }
+
+    /// Add a Convoy multicast session.
+    pub fn add_session(&mut self, spec: SessionSpec) -> Result<FlowId, BuildError> {
+        let flow = FlowId(self.flows.len() as u32);
+        let group = GroupId(self.groups.len() as u32);
+        let mut seen = BTreeMap::new();
+        for r in &spec.receivers {
+            if let Some(other) = seen.insert(r.node, &r.name) {
+                return Err(BuildError(format!(
+                    "session `{}`: receivers `{other}` and `{}` are on the same node `{}`; a receiver's identity is its \
+                     host address, so give each its own host",
+                    spec.name, r.name, self.nodes[r.node.index()].name
+                )));
+            }
+            if r.node == spec.source {
+                return Err(BuildError(format!("session `{}`: receiver `{}` is on the source's node", spec.name, r.name)));
+            }
+        }
+        let mut sc = SenderConfig::new(node_address(spec.source), group_address(group));
+        sc.cc = spec.cc.clone();
+        let gsi_seed = component_seed(self.seed, &format!("gsi:{}", spec.name)).to_be_bytes();
+        sc.gsi = Gsi([gsi_seed[0], gsi_seed[1], gsi_seed[2], gsi_seed[3], gsi_seed[4], gsi_seed[5]]);
+        sc.source_port = 1000 + flow.0 as u16;
+        sc.max_tsdu = spec.apdu_size.max(1);
+        sc.rate_max = spec.rate_max;
+        let receiver_addrs: Vec<_> = spec.receivers.iter().map(|r| node_address(r.node)).collect();
+        let sender = Sender::new(sc.clone(), Instant::ZERO);
+        let source_agent = self.add_agent(Agent::PgmSender(Box::new(PgmSenderAgent::new(
+            spec.source,
+            flow,
+            group,
+            sender,
+            spec.apdu_size,
+            spec.bytes,
+            &receiver_addrs,
+            self.interval,
+            spec.trace,
+        ))));
+        self.groups.push(Group { tree: GroupTree::new(&self.graph, spec.source), members: BTreeMap::new() });
+        let mut sinks = Vec::new();
+        for r in &spec.receivers {
+            let mut rc = ReceiverConfig::new(node_address(r.node), group_address(group));
+            rc.cc = spec.cc.clone();
+            rc.dest_port = sc.dest_port;
+            if let Some(rxw) = &spec.rxw {
+                rc.rxw = rxw.clone();
+            }
+            let seed = component_seed(self.seed, &format!("pgm:{}:{}", spec.name, r.name));
+            let receiver = Receiver::new(rc, seed);
+            let agent = self.add_agent(Agent::PgmReceiver(Box::new(PgmReceiverAgent::new(
+                r.node,
+                flow,
+                r.name.clone(),
+                receiver,
+                spec.source,
+                source_agent,
+                self.interval,
+            ))));
+            self.group_of_agent.insert(agent, group);
+            self.schedule_life(agent, r.join, r.leave);
+            sinks.push(agent);
+        }
+        // Receivers that join at the source's start time are members before its first packet leaves.
+        self.schedule_life(source_agent, spec.start, spec.stop);
+        self.group_of_agent.insert(source_agent, group);
+        self.flows.push(Flow {
+            name: spec.name,
+            kind: FlowKind::Multicast(spec.cc.name()),
+            source: source_agent,
+            sinks,
+            start: spec.start,
+            stop: spec.stop,
+        });
+        Ok(flow)
+    }
+
+    /// Add a TCP bulk transfer from `src` to `dst`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_tcp(
+        &mut self,
+        name: &str,
+        src: NodeId,
+        dst: NodeId,
+        config: TcpConfig,
+        start: Instant,
+        stop: Option<Instant>,
+        bytes: Option<u64>,
+    ) -> FlowId {
+        let flow = FlowId(self.flows.len() as u32);
+        let kind = match config.variant {
+            crate::tcp::TcpVariant::Reno => "tcp-reno",
+            crate::tcp::TcpVariant::NewReno => "tcp-newreno",
+            crate::tcp::TcpVariant::Sack => "tcp-sack",
+        };
+        let sender_id = AgentId(self.agents.len() as u32);
+        let sink_id = AgentId(sender_id.0 + 1);
+        let sender = TcpSenderAgent::new(src, flow, config.clone(), dst, sink_id, bytes, self.interval);
+        let sink = TcpSinkAgent::new(dst, flow, &config, src, sender_id, self.interval);
+        self.add_agent(Agent::TcpSender(Box::new(sender)));
+        self.add_agent(Agent::TcpSink(Box::new(sink)));
+        self.schedule_life(sender_id, start, stop);
+        self.flows.push(Flow {
+            name: name.to_string(),
+            kind: FlowKind::Tcp(kind),
+            source: sender_id,
+            sinks: vec![sink_id],
+            start,
+            stop,
+        });
+        flow
+    }
+
+    /// Add a UDP source from `src` to a sink at `dst`; `size` is the IP packet size.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_udp(
+        &mut self,
+        name: &str,
+        src: NodeId,
+        dst: NodeId,
+        size: u32,
+        pattern: UdpPattern,
+        start: Instant,
+        stop: Option<Instant>,
+    ) -> FlowId {
+        let flow = FlowId(self.flows.len() as u32);
+        let kind = match pattern {
+            UdpPattern::Cbr { .. } => "cbr",
+            UdpPattern::ParetoOnOff { .. } => "onoff",
+        };
+        let source_id = AgentId(self.agents.len() as u32);
+        let sink_id = AgentId(source_id.0 + 1);
+        let rng = component_rng(self.seed, &format!("udp:{name}"));
+        let source = UdpSourceAgent::new(src, flow, dst, sink_id, size, pattern, rng, self.interval);
+        self.add_agent(Agent::Udp(Box::new(source)));
+        self.add_agent(Agent::UdpSink(UdpSinkAgent::new(dst, self.interval)));
+        self.schedule_life(source_id, start, stop);
+        self.flows.push(Flow {
+            name: name.to_string(),
+            kind: FlowKind::Udp(kind),
+            source: source_id,
+            sinks: vec![sink_id],
+            start,
+            stop,
+        });
+        flow
+    }
+}

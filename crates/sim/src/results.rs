@@ -1,0 +1,177 @@
+//! What a run produced, in the shape of `convoy sim`'s summary.json (issue: flows, receivers, switches, links).
+
+use crate::agents::Agent;
+use crate::ids::AgentId;
+use crate::network::{FlowKind, Network};
+use convoy_proto::Instant;
+
+/// One multicast receiver's outcome.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReceiverResult {
+    /// Scenario name.
+    pub name: String,
+    /// Mean goodput over its membership, bits per second of delivered APDU bytes.
+    pub goodput_bps: f64,
+    /// Fraction of original data packets that did not arrive as ODATA.
+    pub loss_rate: f64,
+    /// APDU bytes delivered.
+    pub delivered_bytes: u64,
+    /// Goodput per interval, bits per second.
+    pub goodput_series_bps: Vec<f64>,
+}
+
+/// One flow's outcome.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowResult {
+    /// Scenario name.
+    pub name: String,
+    /// `pgmcc`, `fixed`, `tcp-newreno`, `cbr`, ...
+    pub kind: String,
+    /// Sender-side payload throughput per interval, bits per second.
+    pub throughput_bps: Vec<f64>,
+    /// Interval of `throughput_bps`, seconds.
+    pub interval_s: f64,
+    /// Mean goodput over the active time (multicast: the slowest receiver), bits per second.
+    pub goodput_bps: f64,
+    /// Multicast receivers.
+    pub receivers: Vec<ReceiverResult>,
+    /// Acker / CLR / agent changes: time and the new receiver's name (`None`: election requested).
+    pub switches: Vec<(f64, Option<String>)>,
+    /// Feedback timeouts.
+    pub timeouts: u64,
+}
+
+/// One link direction's outcome.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkResult {
+    /// Scenario name (`name` or `name:rev`).
+    pub name: String,
+    /// Busy time / run time.
+    pub utilization: f64,
+    /// Packets dropped (queue and random loss).
+    pub drops: u64,
+    /// Time-average of waiting packets.
+    pub mean_queue_pkts: f64,
+}
+
+/// A run's outcome.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunResult {
+    /// Simulated seconds.
+    pub duration_s: f64,
+    /// Flows in scenario order.
+    pub flows: Vec<FlowResult>,
+    /// Link directions in scenario order.
+    pub links: Vec<LinkResult>,
+}
+
+fn active_secs(start: Instant, stop: Option<Instant>, end: Instant) -> f64 {
+    let stop = stop.map_or(end, |s| s.min(end));
+    (stop - start).as_secs_f64()
+}
+
+impl Network {
+    fn receiver_result(&self, agent: AgentId, end: Instant) -> Option<ReceiverResult> {
+        let Agent::PgmReceiver(r) = &self.agents[agent.index()] else { return None };
+        let rec = &r.record;
+        let secs = rec.joined.map_or(0.0, |j| active_secs(j, rec.left, end));
+        let mut bins = rec.delivered_bins.clone();
+        bins.extend_to(end);
+        Some(ReceiverResult {
+            name: r.name.clone(),
+            goodput_bps: if secs > 0.0 { rec.delivered_bytes as f64 * 8.0 / secs } else { 0.0 },
+            loss_rate: r.loss_rate(),
+            delivered_bytes: rec.delivered_bytes,
+            goodput_series_bps: bins.rates().iter().map(|b| b * 8.0).collect(),
+        })
+    }
+
+    /// Collect the results at the current time.
+    pub fn results(&self) -> RunResult {
+        let end = self.now;
+        let interval_s = self.interval.as_secs_f64();
+        let mut flows = Vec::new();
+        for f in &self.flows {
+            let secs = active_secs(f.start, f.stop, end);
+            let (kind, mut bins, goodput, receivers, switches, timeouts) = match (&f.kind, &self.agents[f.source.index()]) {
+                (FlowKind::Multicast(k), Agent::PgmSender(s)) => {
+                    let receivers: Vec<ReceiverResult> =
+                        f.sinks.iter().filter_map(|a| self.receiver_result(*a, end)).collect();
+                    let slowest = receivers.iter().map(|r| r.goodput_bps).fold(f64::INFINITY, f64::min);
+                    let switches = s
+                        .record
+                        .switches
+                        .iter()
+                        .map(|(t, i)| (t.as_secs_f64(), i.map(|i| receivers.get(i).map_or(String::new(), |r| r.name.clone()))))
+                        .collect();
+                    let goodput = if receivers.is_empty() { 0.0 } else { slowest };
+                    (k.to_string(), s.record.data_bins.clone(), goodput, receivers, switches, s.record.timeouts)
+                }
+                (FlowKind::Tcp(k), Agent::TcpSender(s)) => {
+                    let delivered = match &self.agents[f.sinks[0].index()] {
+                        Agent::TcpSink(k) => k.delivered_bytes(),
+                        _ => 0,
+                    };
+                    let goodput = if secs > 0.0 { delivered as f64 * 8.0 / secs } else { 0.0 };
+                    let timeouts = s.tcp().map_or(0, |t| t.stats().timeouts);
+                    (k.to_string(), s.sent_bins.clone(), goodput, Vec::new(), Vec::new(), timeouts)
+                }
+                (FlowKind::Udp(k), Agent::Udp(s)) => {
+                    let received = match &self.agents[f.sinks[0].index()] {
+                        Agent::UdpSink(k) => k.received,
+                        _ => 0,
+                    };
+                    let goodput = if secs > 0.0 { received as f64 * 8.0 / secs } else { 0.0 };
+                    (k.to_string(), s.sent_bins.clone(), goodput, Vec::new(), Vec::new(), 0)
+                }
+                _ => continue,
+            };
+            bins.extend_to(end);
+            flows.push(FlowResult {
+                name: f.name.clone(),
+                kind,
+                throughput_bps: bins.rates().iter().map(|b| b * 8.0).collect(),
+                interval_s,
+                goodput_bps: goodput,
+                receivers,
+                switches,
+                timeouts,
+            });
+        }
+        let run = end.as_secs_f64().max(1e-12);
+        let links = self
+            .links
+            .iter()
+            .map(|l| LinkResult {
+                name: l.name.clone(),
+                utilization: (l.stats.busy.as_secs_f64() / run).min(1.0),
+                drops: l.stats.queue_drops + l.stats.loss_drops,
+                mean_queue_pkts: l.stats.queue_integral / run,
+            })
+            .collect();
+        RunResult { duration_s: end.as_secs_f64(), flows, links }
+    }
+
+    /// The sender agent of flow `name`, for multicast sessions.
+    pub fn session_sender(&self, name: &str) -> Option<&crate::agents::pgm::PgmSenderAgent> {
+        let f = self.flows.iter().find(|f| f.name == name)?;
+        match &self.agents[f.source.index()] {
+            Agent::PgmSender(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Queue-length samples of the observed links: (link name, samples).
+    pub fn queue_samples(&self) -> Vec<(String, &[(Instant, u32)])> {
+        self.observed_links
+            .iter()
+            .zip(&self.queue_samples)
+            .map(|(l, s)| (self.links[l.index()].name.clone(), s.as_slice()))
+            .collect()
+    }
+
+    /// Packets that had no route.
+    pub fn unroutable(&self) -> u64 {
+        self.unroutable
+    }
+}
