@@ -109,8 +109,13 @@ impl Network {
     }
 
     fn offer(&mut self, link: LinkId, packet: Packet) {
+        let copy = (self.capture_link == Some(link)).then(|| packet.clone());
         if let Offer::Arrives(t) = self.links[link.index()].offer(self.now, packet) {
             self.queue.push(t, Action::Arrive(link));
+            if let Some(p) = copy {
+                let sent = t - self.links[link.index()].config().delay;
+                self.captured.push((sent, p));
+            }
         }
     }
 

@@ -8,6 +8,7 @@ use crate::event::EventQueue;
 use crate::ids::{AgentId, FlowId, GroupId, LinkId, NodeId};
 use crate::link::{Link, LinkConfig};
 use crate::ne::{NeConfig, NetworkElement};
+use crate::packet::Packet;
 use crate::routing::{Graph, GroupTree, UnicastRoutes};
 use crate::seed::{component_rng, component_seed};
 use crate::tcp::TcpConfig;
@@ -168,6 +169,8 @@ pub struct Network {
     pub(crate) queue_samples: Vec<Vec<(Instant, u32)>>,
     pub(crate) unroutable: u64,
     pub(crate) started: bool,
+    pub(crate) capture_link: Option<LinkId>,
+    pub(crate) captured: Vec<(Instant, Packet)>,
 }
 
 impl Network {
@@ -194,6 +197,8 @@ impl Network {
             queue_samples: Vec::new(),
             unroutable: 0,
             started: false,
+            capture_link: None,
+            captured: Vec::new(),
         }
     }
 
@@ -246,6 +251,22 @@ impl Network {
             self.observed_links.push(link);
             self.queue_samples.push(Vec::new());
         }
+    }
+
+    /// Keep a copy of every packet transmitted on this link direction, stamped with the instant its
+    /// transmission ends (for `--pcap`).
+    pub fn capture(&mut self, link: LinkId) {
+        self.capture_link = Some(link);
+    }
+
+    /// Packets captured so far.
+    pub fn captured(&self) -> &[(Instant, Packet)] {
+        &self.captured
+    }
+
+    /// A link direction by scenario name (`name`, or `name:rev` for the reverse direction).
+    pub fn link_id(&self, name: &str) -> Option<LinkId> {
+        self.links.iter().position(|l| l.name == name).map(|i| LinkId(i as u32))
     }
 
     fn add_agent(&mut self, agent: Agent) -> AgentId {
