@@ -157,3 +157,27 @@ fn print_two_branch() {
         println!("{} util {:.3} drops {} q {:.2}", l.name, l.utilization, l.drops, l.mean_queue_pkts);
     }
 }
+
+#[test]
+#[ignore]
+fn print_star_speed() {
+    let n: usize = std::env::var("STAR_N").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
+    let secs: f64 = std::env::var("STAR_S").ok().and_then(|v| v.parse().ok()).unwrap_or(10.0);
+    let mut net = Network::new(1, Duration::from_secs(1), Duration::ZERO);
+    let s = net.add_node("S", NodeKind::Host).unwrap();
+    let hub = net.add_node("hub", NodeKind::Router).unwrap();
+    duplex(&mut net, "S-hub", s, hub, link(100_000_000, 1, 1000, 0.0));
+    let mut rx = Vec::new();
+    for i in 0..n {
+        let h = net.add_node(&format!("H{i}"), NodeKind::Host).unwrap();
+        duplex(&mut net, &format!("hub-H{i}"), hub, h, link(100_000_000, 1, 1000, 0.0));
+        rx.push((format!("H{i}"), h));
+    }
+    let list: Vec<(&str, NodeId, f64)> = rx.iter().map(|(n, h)| (n.as_str(), *h, 0.0)).collect();
+    net.add_session(session("pgm", s, &list, 0.75)).unwrap();
+    let t0 = std::time::Instant::now();
+    let ev = net.run(Instant::from_secs_f64(secs));
+    let wall = t0.elapsed().as_secs_f64();
+    let r = net.results();
+    println!("n={n} sim={secs}s events={ev} wall={wall:.2}s ev/s={:.0} goodput={:.0}", ev as f64 / wall, r.flows[0].goodput_bps);
+}

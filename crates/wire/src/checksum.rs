@@ -44,17 +44,26 @@ pub fn fill(packet: &mut [u8]) {
     }
 }
 
-/// Sum of big-endian 16-bit words in a u64 (cannot overflow for any slice that fits in memory:
-/// each word adds at most 0xFFFF, and 2^48 words would be needed).
+/// Sum of big-endian 16-bit words in a u64, congruent modulo 0xFFFF to the plain word sum (which is all
+/// the one's-complement fold needs, RFC 1071 §2 "parallel summation"). Eight bytes are taken at a time as
+/// two 32-bit big-endian words; each adds less than 2^33, so the u64 cannot overflow for any slice that fits
+/// in memory.
 fn sum_words(data: &[u8]) -> u64 {
-    let mut chunks = data.chunks_exact(2);
+    let mut chunks = data.chunks_exact(8);
     let mut sum: u64 = 0;
-    for w in &mut chunks {
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let v = u64::from_be_bytes(w);
+        sum += (v >> 32) + (v & 0xFFFF_FFFF);
+    }
+    let mut words = chunks.remainder().chunks_exact(2);
+    for w in &mut words {
         if let [a, b] = *w {
             sum += u64::from(u16::from_be_bytes([a, b]));
         }
     }
-    if let [last] = *chunks.remainder() {
+    if let [last] = *words.remainder() {
         sum += u64::from(u16::from_be_bytes([last, 0]));
     }
     sum
@@ -72,6 +81,30 @@ fn fold(mut sum: u64) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The plain RFC 1071 loop, for comparison.
+    fn naive(data: &[u8]) -> u16 {
+        let mut sum: u64 = 0;
+        for (i, b) in data.iter().enumerate() {
+            sum += if i % 2 == 0 { u64::from(*b) << 8 } else { u64::from(*b) };
+        }
+        fold(sum)
+    }
+
+    #[test]
+    fn wide_summation_equals_the_word_loop() {
+        let mut x: u32 = 12345;
+        for len in 0..300usize {
+            let data: Vec<u8> = (0..len)
+                .map(|_| {
+                    x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    (x >> 16) as u8
+                })
+                .collect();
+            assert_eq!(ones_complement_sum(&data), naive(&data), "len {len}");
+        }
+        assert_eq!(ones_complement_sum(&[0xff; 1400]), naive(&[0xff; 1400]));
+    }
 
     #[test]
     fn rfc1071_example() {
