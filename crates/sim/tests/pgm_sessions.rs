@@ -181,3 +181,39 @@ fn print_star_speed() {
     let r = net.results();
     println!("n={n} sim={secs}s events={ev} wall={wall:.2}s ev/s={:.0} goodput={:.0}", ev as f64 / wall, r.flows[0].goodput_bps);
 }
+
+fn link_bytes(rate_bps: u64, delay_ms: u64, queue_bytes: u64) -> LinkConfig {
+    LinkConfig {
+        rate_bps,
+        delay: Duration::from_millis(delay_ms),
+        queue: QueueConfig::DropTail(Limit::Bytes(queue_bytes)),
+        impairment: ImpairmentConfig::None,
+    }
+}
+
+#[test]
+#[ignore]
+fn print_fig5_first_phases() {
+    let mut net = Network::new(1, Duration::from_secs(1), Duration::from_millis(100));
+    let s = net.add_node("PS", NodeKind::Host).unwrap();
+    let r = net.add_node("R", NodeKind::Router).unwrap();
+    let r1 = net.add_node("R1", NodeKind::Router).unwrap();
+    let r2 = net.add_node("R2", NodeKind::Router).unwrap();
+    let pr1 = net.add_node("PR1", NodeKind::Host).unwrap();
+    let pr2 = net.add_node("PR2", NodeKind::Host).unwrap();
+    duplex(&mut net, "S-R", s, r, link(100_000_000, 1, 1000, 0.0));
+    duplex(&mut net, "L1", r, r1, link_bytes(400_000, 50, 20_000));
+    duplex(&mut net, "L2", r, r2, link(500_000, 50, 30, 0.0));
+    duplex(&mut net, "R1-PR1", r1, pr1, link(100_000_000, 1, 1000, 0.0));
+    duplex(&mut net, "R2-PR2", r2, pr2, link(100_000_000, 1, 1000, 0.0));
+    net.add_session(session("pgm", s, &[("PR1", pr1, 100.0), ("PR2", pr2, 0.0)], 0.75)).unwrap();
+    net.run(Instant::from_secs_f64(200.0));
+    let r = net.results();
+    let f = &r.flows[0];
+    let mean = |a: usize, b: usize| f.throughput_bps[a..b].iter().sum::<f64>() / (b - a) as f64;
+    println!("0-100: {:.0}  115-200: {:.0}", mean(15, 100), mean(115, 200));
+    println!("switches {:?} timeouts {}", f.switches, f.timeouts);
+    for x in &f.receivers {
+        println!("  {} goodput {:.0} loss {:.4}", x.name, x.goodput_bps, x.loss_rate);
+    }
+}
