@@ -1,1 +1,3 @@
-//! Convoy simulator (deterministic discrete-event network simulator). Not yet built: see the project issues.
+//! Convoy simulator: a deterministic packet-level discrete-event network simulator.
+
+pub mod tcp;
