@@ -4,6 +4,7 @@
 use crate::agents::{Agent, Outbox};
 use crate::ids::{AgentId, GroupId, LinkId, NodeId};
 use crate::link::Offer;
+use crate::ne::NakSeen;
 use crate::network::{Action, Network};
 use crate::packet::{Body, Dest, Packet, UDP_IP_OVERHEAD};
 use crate::topology::address_group;
@@ -30,7 +31,9 @@ impl Network {
             if t > until {
                 break;
             }
-            let Some((at, action)) = self.queue.pop() else { break };
+            let Some((at, action)) = self.queue.pop() else {
+                break;
+            };
             self.now = at;
             events += 1;
             match action {
@@ -103,7 +106,9 @@ impl Network {
     }
 
     fn arrive(&mut self, link: LinkId) {
-        let Some(packet) = self.links[link.index()].take_arrival() else { return };
+        let Some(packet) = self.links[link.index()].take_arrival() else {
+            return;
+        };
         let node = self.links[link.index()].to;
         self.at_node(node, packet, Some(link));
     }
@@ -173,27 +178,55 @@ impl Network {
 
     /// A unicast packet passes a PGM network element on its way up. Returns whether to forward it.
     fn network_element_upstream(&mut self, node: NodeId, packet: &Packet, in_link: LinkId) -> bool {
-        let Body::Pgm(bytes) = &packet.body else { return true };
+        let Body::Pgm(bytes) = &packet.body else {
+            return true;
+        };
         if bytes.len() < 5 || bytes[4] & 0x0f != PacketType::Nak as u8 {
             return true;
         }
-        let Ok(nak) = PacketRepr::parse(bytes) else { return true };
-        let BodyRepr::Nak { sqn, source_nla, group_nla } = nak.body else { return true };
+        let Ok(nak) = PacketRepr::parse(bytes) else {
+            return true;
+        };
+        let BodyRepr::Nak {
+            sqn,
+            source_nla,
+            group_nla,
+        } = nak.body
+        else {
+            return true;
+        };
         let mut sqns = vec![sqn];
         sqns.extend_from_slice(&nak.options.nak_list);
         let down = self.reverse[in_link.index()];
         let loss = nak.options.pgmcc_feedback.map(|f| f.loss_rate);
         let election = nak.options.convoy.election;
-        let Some(ne) = self.nodes[node.index()].ne.as_mut() else { return true };
-        let decision = ne.on_nak(self.now, nak.gsi, nak.dest_port, &sqns, down, loss, election);
+        let Some(ne) = self.nodes[node.index()].ne.as_mut() else {
+            return true;
+        };
+        let seen = NakSeen {
+            gsi: nak.gsi,
+            port: nak.dest_port,
+            sqns: &sqns,
+            down,
+            loss,
+            election,
+        };
+        let decision = ne.on_nak(self.now, &seen);
         if decision.ncf {
             if let Some(g) = address_group(group_nla) {
                 let ncf = PacketRepr {
                     source_port: nak.dest_port,
                     dest_port: nak.source_port,
                     gsi: nak.gsi,
-                    body: BodyRepr::Ncf { sqn, source_nla, group_nla },
-                    options: OptionsRepr { nak_list: nak.options.nak_list.clone(), ..OptionsRepr::default() },
+                    body: BodyRepr::Ncf {
+                        sqn,
+                        source_nla,
+                        group_nla,
+                    },
+                    options: OptionsRepr {
+                        nak_list: nak.options.nak_list.clone(),
+                        ..OptionsRepr::default()
+                    },
                     payload: &[],
                 };
                 let mut buf = vec![0u8; ncf.buffer_len()];
@@ -215,7 +248,9 @@ impl Network {
 
     /// RDATA passes a network element going down: the links it may take (`None` = the whole tree).
     fn network_element_rdata(&mut self, node: NodeId, packet: &Packet) -> Option<Vec<LinkId>> {
-        let Body::Pgm(bytes) = &packet.body else { return None };
+        let Body::Pgm(bytes) = &packet.body else {
+            return None;
+        };
         if bytes.len() < 20 || bytes[4] & 0x0f != PacketType::Rdata as u8 {
             return None;
         }

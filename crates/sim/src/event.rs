@@ -37,7 +37,9 @@ pub struct EventQueue<E> {
 
 impl<E> std::fmt::Debug for EventQueue<E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EventQueue").field("len", &self.heap.len()).finish()
+        f.debug_struct("EventQueue")
+            .field("len", &self.heap.len())
+            .finish()
     }
 }
 
@@ -50,13 +52,20 @@ impl<E> Default for EventQueue<E> {
 impl<E> EventQueue<E> {
     /// Empty.
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::new(), order: 0 }
+        EventQueue {
+            heap: BinaryHeap::new(),
+            order: 0,
+        }
     }
 
     /// Schedule `event` at `at`.
     pub fn push(&mut self, at: Instant, event: E) {
         self.order += 1;
-        self.heap.push(Entry { at, order: self.order, event });
+        self.heap.push(Entry {
+            at,
+            order: self.order,
+            event,
+        });
     }
 
     /// The earliest event's time.

@@ -33,8 +33,17 @@ impl ImpairmentConfig {
         match *self {
             ImpairmentConfig::None => 0.0,
             ImpairmentConfig::Bernoulli { p } => p,
-            ImpairmentConfig::GilbertElliott { p_gb, p_bg, loss_good, loss_bad } => {
-                let pi_bad = if p_gb + p_bg > 0.0 { p_gb / (p_gb + p_bg) } else { 0.0 };
+            ImpairmentConfig::GilbertElliott {
+                p_gb,
+                p_bg,
+                loss_good,
+                loss_bad,
+            } => {
+                let pi_bad = if p_gb + p_bg > 0.0 {
+                    p_gb / (p_gb + p_bg)
+                } else {
+                    0.0
+                };
                 (1.0 - pi_bad) * loss_good + pi_bad * loss_bad
             }
         }
@@ -64,7 +73,12 @@ impl Impairment {
         match self.config {
             ImpairmentConfig::None => false,
             ImpairmentConfig::Bernoulli { p } => p > 0.0 && unit(rng) < p,
-            ImpairmentConfig::GilbertElliott { p_gb, p_bg, loss_good, loss_bad } => {
+            ImpairmentConfig::GilbertElliott {
+                p_gb,
+                p_bg,
+                loss_good,
+                loss_bad,
+            } => {
                 let flip = if self.bad { p_bg } else { p_gb };
                 if unit(rng) < flip {
                     self.bad = !self.bad;
@@ -105,10 +119,18 @@ mod tests {
 
     #[test]
     fn gilbert_elliott_rate_and_bursts() {
-        let cfg = ImpairmentConfig::GilbertElliott { p_gb: 0.01, p_bg: 0.25, loss_good: 0.0, loss_bad: 1.0 };
+        let cfg = ImpairmentConfig::GilbertElliott {
+            p_gb: 0.01,
+            p_bg: 0.25,
+            loss_good: 0.0,
+            loss_bad: 1.0,
+        };
         assert!((cfg.mean_loss() - 0.01 / 0.26).abs() < 1e-12);
         let (r, burst) = rate(cfg, 400_000);
         assert!((r - cfg.mean_loss()).abs() < 0.004, "{r}");
-        assert!((burst - 4.0).abs() < 0.4, "mean burst {burst} packets, expected 1/p_bg = 4");
+        assert!(
+            (burst - 4.0).abs() < 0.4,
+            "mean burst {burst} packets, expected 1/p_bg = 4"
+        );
     }
 }

@@ -83,7 +83,13 @@ pub struct Link {
 
 impl Link {
     /// A link from `from` to `to`; `rng` is its own random stream (loss, RED).
-    pub fn new(from: NodeId, to: NodeId, name: String, config: LinkConfig, rng: ChaCha8Rng) -> Self {
+    pub fn new(
+        from: NodeId,
+        to: NodeId,
+        name: String,
+        config: LinkConfig,
+        rng: ChaCha8Rng,
+    ) -> Self {
         Link {
             from,
             to,
@@ -126,7 +132,10 @@ impl Link {
             Some(&(dep, size)) => {
                 let head_started = dep - tx_time(size, self.config.rate_bps) <= now;
                 if head_started {
-                    (self.backlog.len() as u32 - 1, self.backlog_bytes - u64::from(size))
+                    (
+                        self.backlog.len() as u32 - 1,
+                        self.backlog_bytes - u64::from(size),
+                    )
                 } else {
                     (self.backlog.len() as u32, self.backlog_bytes)
                 }
@@ -141,7 +150,14 @@ impl Link {
             return Offer::Lost;
         }
         let (pkts, bytes) = self.waiting(now);
-        match self.queue.admit(now, packet.size, pkts, bytes, self.typical_tx, &mut self.rng) {
+        match self.queue.admit(
+            now,
+            packet.size,
+            pkts,
+            bytes,
+            self.typical_tx,
+            &mut self.rng,
+        ) {
             Verdict::Admit => {}
             Verdict::Overflow | Verdict::EarlyDrop => {
                 self.stats.queue_drops += 1;
@@ -183,7 +199,14 @@ mod tests {
     use crate::seed::component_rng;
 
     fn pkt(size: u32) -> Packet {
-        Packet { size, src: NodeId(0), dst: Dest::Node(NodeId(1)), flow: FlowId(0), to_agent: None, body: Body::Udp { seq: 0 } }
+        Packet {
+            size,
+            src: NodeId(0),
+            dst: Dest::Node(NodeId(1)),
+            flow: FlowId(0),
+            to_agent: None,
+            body: Body::Udp { seq: 0 },
+        }
     }
 
     fn link(limit: u32) -> Link {
@@ -200,11 +223,20 @@ mod tests {
     fn serialisation_plus_propagation() {
         let mut l = link(10);
         // 1000 bytes at 8 Mbit/s = 1 ms, then 10 ms of propagation.
-        assert_eq!(l.offer(Instant::ZERO, pkt(1000)), Offer::Arrives(Instant::from_millis(11)));
+        assert_eq!(
+            l.offer(Instant::ZERO, pkt(1000)),
+            Offer::Arrives(Instant::from_millis(11))
+        );
         // Back to back: the second waits for the first.
-        assert_eq!(l.offer(Instant::ZERO, pkt(1000)), Offer::Arrives(Instant::from_millis(12)));
+        assert_eq!(
+            l.offer(Instant::ZERO, pkt(1000)),
+            Offer::Arrives(Instant::from_millis(12))
+        );
         // After an idle gap it starts at once.
-        assert_eq!(l.offer(Instant::from_millis(100), pkt(500)), Offer::Arrives(Instant::from_micros(110_500)));
+        assert_eq!(
+            l.offer(Instant::from_millis(100), pkt(500)),
+            Offer::Arrives(Instant::from_micros(110_500))
+        );
     }
 
     #[test]

@@ -85,6 +85,23 @@ pub struct NetworkElement {
     pub stats: NeStats,
 }
 
+/// A NAK as a network element sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct NakSeen<'a> {
+    /// The session's GSI.
+    pub gsi: Gsi,
+    /// The session's data-source port (the NAK's destination port).
+    pub port: u16,
+    /// Requested sequence numbers (the NAK's own and its OPT_NAK_LIST).
+    pub sqns: &'a [u32],
+    /// The link back towards the receiver that sent it.
+    pub down: LinkId,
+    /// The loss rate of its receiver report.
+    pub loss: Option<u16>,
+    /// A report-only election NAK.
+    pub election: bool,
+}
+
 /// What to do with a NAK.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NakDecision {
@@ -97,7 +114,12 @@ pub struct NakDecision {
 impl NetworkElement {
     /// An element with no state.
     pub fn new(config: NeConfig) -> Self {
-        NetworkElement { config, entries: BTreeMap::new(), expiry: VecDeque::new(), stats: NeStats::default() }
+        NetworkElement {
+            config,
+            entries: BTreeMap::new(),
+            expiry: VecDeque::new(),
+            stats: NeStats::default(),
+        }
     }
 
     fn expire(&mut self, now: Instant) {
@@ -112,18 +134,16 @@ impl NetworkElement {
         }
     }
 
-    /// A NAK for `sqns` of session (`gsi`, `port`) arrived over a link whose reverse is `down`; `loss` is its
-    /// receiver report's loss rate, `election` marks a report-only NAK.
-    pub fn on_nak(
-        &mut self,
-        now: Instant,
-        gsi: Gsi,
-        port: u16,
-        sqns: &[u32],
-        down: LinkId,
-        loss: Option<u16>,
-        election: bool,
-    ) -> NakDecision {
+    /// A NAK arrived.
+    pub fn on_nak(&mut self, now: Instant, nak: &NakSeen<'_>) -> NakDecision {
+        let NakSeen {
+            gsi,
+            port,
+            sqns,
+            down,
+            loss,
+            election,
+        } = *nak;
         self.expire(now);
         let mut any_new = false;
         let mut higher_loss = false;
@@ -132,7 +152,14 @@ impl NetworkElement {
             match self.entries.get_mut(&key) {
                 None => {
                     any_new = true;
-                    self.entries.insert(key, Entry { created: now, forwarded_loss: loss, down: vec![down] });
+                    self.entries.insert(
+                        key,
+                        Entry {
+                            created: now,
+                            forwarded_loss: loss,
+                            down: vec![down],
+                        },
+                    );
                     self.expiry.push_back((now, key));
                 }
                 Some(e) => {
@@ -198,22 +225,122 @@ mod tests {
     fn rfc3208_first_nak_forwarded_later_suppressed_until_repair() {
         let mut ne = NetworkElement::new(NeConfig::default());
         let t = Instant::ZERO;
-        assert_eq!(ne.on_nak(t, G, 9, &[5], LinkId(1), Some(100), false), NakDecision { forward: true, ncf: true });
-        assert_eq!(ne.on_nak(t, G, 9, &[5], LinkId(2), Some(100), false), NakDecision { forward: false, ncf: true });
+        assert_eq!(
+            ne.on_nak(
+                t,
+                &NakSeen {
+                    gsi: G,
+                    port: 9,
+                    sqns: &[5],
+                    down: LinkId(1),
+                    loss: Some(100),
+                    election: false
+                }
+            ),
+            NakDecision {
+                forward: true,
+                ncf: true
+            }
+        );
+        assert_eq!(
+            ne.on_nak(
+                t,
+                &NakSeen {
+                    gsi: G,
+                    port: 9,
+                    sqns: &[5],
+                    down: LinkId(2),
+                    loss: Some(100),
+                    election: false
+                }
+            ),
+            NakDecision {
+                forward: false,
+                ncf: true
+            }
+        );
         // Repair goes only where it was asked for.
         assert_eq!(ne.on_rdata(t, G, 9, 5), Some(vec![LinkId(1), LinkId(2)]));
         // State consumed: the next NAK is forwarded again.
-        assert!(ne.on_nak(t, G, 9, &[5], LinkId(2), Some(100), false).forward);
+        assert!(
+            ne.on_nak(
+                t,
+                &NakSeen {
+                    gsi: G,
+                    port: 9,
+                    sqns: &[5],
+                    down: LinkId(2),
+                    loss: Some(100),
+                    election: false
+                }
+            )
+            .forward
+        );
     }
 
     #[test]
     fn paper_3_7_higher_rx_loss_passes_suppression() {
-        let mut ne = NetworkElement::new(NeConfig { rx_loss_aware: true, ..NeConfig::default() });
+        let mut ne = NetworkElement::new(NeConfig {
+            rx_loss_aware: true,
+            ..NeConfig::default()
+        });
         let t = Instant::ZERO;
-        assert!(ne.on_nak(t, G, 9, &[5], LinkId(1), Some(1000), false).forward);
-        assert!(!ne.on_nak(t, G, 9, &[5], LinkId(2), Some(900), false).forward);
-        assert!(ne.on_nak(t, G, 9, &[5], LinkId(2), Some(3000), false).forward);
-        assert!(!ne.on_nak(t, G, 9, &[5], LinkId(3), Some(2000), false).forward);
+        assert!(
+            ne.on_nak(
+                t,
+                &NakSeen {
+                    gsi: G,
+                    port: 9,
+                    sqns: &[5],
+                    down: LinkId(1),
+                    loss: Some(1000),
+                    election: false
+                }
+            )
+            .forward
+        );
+        assert!(
+            !ne.on_nak(
+                t,
+                &NakSeen {
+                    gsi: G,
+                    port: 9,
+                    sqns: &[5],
+                    down: LinkId(2),
+                    loss: Some(900),
+                    election: false
+                }
+            )
+            .forward
+        );
+        assert!(
+            ne.on_nak(
+                t,
+                &NakSeen {
+                    gsi: G,
+                    port: 9,
+                    sqns: &[5],
+                    down: LinkId(2),
+                    loss: Some(3000),
+                    election: false
+                }
+            )
+            .forward
+        );
+        assert!(
+            !ne.on_nak(
+                t,
+                &NakSeen {
+                    gsi: G,
+                    port: 9,
+                    sqns: &[5],
+                    down: LinkId(3),
+                    loss: Some(2000),
+                    election: false
+                }
+            )
+            .forward
+        );
         assert_eq!(ne.stats.naks_forwarded_for_loss, 1);
     }
 
@@ -221,23 +348,115 @@ mod tests {
     fn plain_suppression_ignores_loss() {
         let mut ne = NetworkElement::new(NeConfig::default());
         let t = Instant::ZERO;
-        ne.on_nak(t, G, 9, &[5], LinkId(1), Some(1000), false);
-        assert!(!ne.on_nak(t, G, 9, &[5], LinkId(2), Some(60_000), false).forward);
+        ne.on_nak(
+            t,
+            &NakSeen {
+                gsi: G,
+                port: 9,
+                sqns: &[5],
+                down: LinkId(1),
+                loss: Some(1000),
+                election: false,
+            },
+        );
+        assert!(
+            !ne.on_nak(
+                t,
+                &NakSeen {
+                    gsi: G,
+                    port: 9,
+                    sqns: &[5],
+                    down: LinkId(2),
+                    loss: Some(60_000),
+                    election: false
+                }
+            )
+            .forward
+        );
     }
 
     #[test]
     fn state_expires() {
         let mut ne = NetworkElement::new(NeConfig::default());
-        ne.on_nak(Instant::ZERO, G, 9, &[5], LinkId(1), None, false);
-        assert!(!ne.on_nak(Instant::from_millis(4000), G, 9, &[5], LinkId(1), None, false).forward);
-        assert!(ne.on_nak(Instant::from_millis(5001), G, 9, &[5], LinkId(1), None, false).forward);
+        ne.on_nak(
+            Instant::ZERO,
+            &NakSeen {
+                gsi: G,
+                port: 9,
+                sqns: &[5],
+                down: LinkId(1),
+                loss: None,
+                election: false,
+            },
+        );
+        assert!(
+            !ne.on_nak(
+                Instant::from_millis(4000),
+                &NakSeen {
+                    gsi: G,
+                    port: 9,
+                    sqns: &[5],
+                    down: LinkId(1),
+                    loss: None,
+                    election: false
+                }
+            )
+            .forward
+        );
+        assert!(
+            ne.on_nak(
+                Instant::from_millis(5001),
+                &NakSeen {
+                    gsi: G,
+                    port: 9,
+                    sqns: &[5],
+                    down: LinkId(1),
+                    loss: None,
+                    election: false
+                }
+            )
+            .forward
+        );
     }
 
     #[test]
     fn election_naks_get_no_ncf_and_switches_work() {
-        let mut ne = NetworkElement::new(NeConfig { send_ncf: false, suppress_naks: false, ..NeConfig::default() });
-        let d = ne.on_nak(Instant::ZERO, G, 9, &[5], LinkId(1), None, true);
-        assert_eq!(d, NakDecision { forward: true, ncf: false });
-        assert!(ne.on_nak(Instant::ZERO, G, 9, &[5], LinkId(1), None, false).forward);
+        let mut ne = NetworkElement::new(NeConfig {
+            send_ncf: false,
+            suppress_naks: false,
+            ..NeConfig::default()
+        });
+        let d = ne.on_nak(
+            Instant::ZERO,
+            &NakSeen {
+                gsi: G,
+                port: 9,
+                sqns: &[5],
+                down: LinkId(1),
+                loss: None,
+                election: true,
+            },
+        );
+        assert_eq!(
+            d,
+            NakDecision {
+                forward: true,
+                ncf: false
+            }
+        );
+        assert!(
+            ne.on_nak(
+                Instant::ZERO,
+                &NakSeen {
+                    gsi: G,
+                    port: 9,
+                    sqns: &[5],
+                    down: LinkId(1),
+                    loss: None,
+                    election: false
+                }
+            )
+            .forward
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! The simulated network and its builder: nodes, links, groups, agents.
 
-use crate::agents::pgm::{PgmReceiverAgent, PgmSenderAgent};
+use crate::agents::pgm::{PgmReceiverAgent, PgmSenderAgent, PgmSenderSetup};
 use crate::agents::tcp::{TcpSenderAgent, TcpSinkAgent};
 use crate::agents::udp::{UdpPattern, UdpSinkAgent, UdpSourceAgent};
 use crate::agents::Agent;
@@ -212,7 +212,11 @@ impl Network {
             NodeKind::PgmRouter(c) => Some(NetworkElement::new(c)),
             _ => None,
         };
-        self.nodes.push(Node { name: name.to_string(), kind, ne });
+        self.nodes.push(Node {
+            name: name.to_string(),
+            kind,
+            ne,
+        });
         self.node_names.insert(name.to_string(), id);
         Ok(id)
     }
@@ -266,7 +270,10 @@ impl Network {
 
     /// A link direction by scenario name (`name`, or `name:rev` for the reverse direction).
     pub fn link_id(&self, name: &str) -> Option<LinkId> {
-        self.links.iter().position(|l| l.name == name).map(|i| LinkId(i as u32))
+        self.links
+            .iter()
+            .position(|l| l.name == name)
+            .map(|i| LinkId(i as u32))
     }
 
     fn add_agent(&mut self, agent: Agent) -> AgentId {
@@ -296,30 +303,49 @@ impl Network {
                 )));
             }
             if r.node == spec.source {
-                return Err(BuildError(format!("session `{}`: receiver `{}` is on the source's node", spec.name, r.name)));
+                return Err(BuildError(format!(
+                    "session `{}`: receiver `{}` is on the source's node",
+                    spec.name, r.name
+                )));
             }
         }
         let mut sc = SenderConfig::new(node_address(spec.source), group_address(group));
         sc.cc = spec.cc.clone();
         let gsi_seed = component_seed(self.seed, &format!("gsi:{}", spec.name)).to_be_bytes();
-        sc.gsi = Gsi([gsi_seed[0], gsi_seed[1], gsi_seed[2], gsi_seed[3], gsi_seed[4], gsi_seed[5]]);
+        sc.gsi = Gsi([
+            gsi_seed[0],
+            gsi_seed[1],
+            gsi_seed[2],
+            gsi_seed[3],
+            gsi_seed[4],
+            gsi_seed[5],
+        ]);
         sc.source_port = 1000 + flow.0 as u16;
         sc.max_tsdu = spec.apdu_size.max(1);
         sc.rate_max = spec.rate_max;
-        let receiver_addrs: Vec<_> = spec.receivers.iter().map(|r| node_address(r.node)).collect();
+        let receiver_addrs: Vec<_> = spec
+            .receivers
+            .iter()
+            .map(|r| node_address(r.node))
+            .collect();
         let sender = Sender::new(sc.clone(), Instant::ZERO);
         let source_agent = self.add_agent(Agent::PgmSender(Box::new(PgmSenderAgent::new(
-            spec.source,
-            flow,
-            group,
-            sender,
-            spec.apdu_size,
-            spec.bytes,
-            &receiver_addrs,
-            self.interval,
-            spec.trace,
+            PgmSenderSetup {
+                node: spec.source,
+                flow,
+                group,
+                sender,
+                apdu_size: spec.apdu_size,
+                total_bytes: spec.bytes,
+                receivers: &receiver_addrs,
+                interval: self.interval,
+                trace: spec.trace,
+            },
         ))));
-        self.groups.push(Group { tree: GroupTree::new(&self.graph, spec.source), members: BTreeMap::new() });
+        self.groups.push(Group {
+            tree: GroupTree::new(&self.graph, spec.source),
+            members: BTreeMap::new(),
+        });
         let mut sinks = Vec::new();
         for r in &spec.receivers {
             let mut rc = ReceiverConfig::new(node_address(r.node), group_address(group));
@@ -379,7 +405,7 @@ impl Network {
         };
         let sender_id = AgentId(self.agents.len() as u32);
         let sink_id = AgentId(sender_id.0 + 1);
-        let sender = TcpSenderAgent::new(src, flow, config.clone(), dst, sink_id, bytes, self.interval);
+        let sender = TcpSenderAgent::new(src, flow, config, dst, sink_id, bytes, self.interval);
         let sink = TcpSinkAgent::new(dst, flow, &config, src, sender_id, self.interval);
         self.add_agent(Agent::TcpSender(Box::new(sender)));
         self.add_agent(Agent::TcpSink(Box::new(sink)));
@@ -415,7 +441,8 @@ impl Network {
         let source_id = AgentId(self.agents.len() as u32);
         let sink_id = AgentId(source_id.0 + 1);
         let rng = component_rng(self.seed, &format!("udp:{name}"));
-        let source = UdpSourceAgent::new(src, flow, dst, sink_id, size, pattern, rng, self.interval);
+        let source =
+            UdpSourceAgent::new(src, flow, dst, sink_id, size, pattern, rng, self.interval);
         self.add_agent(Agent::Udp(Box::new(source)));
         self.add_agent(Agent::UdpSink(UdpSinkAgent::new(dst, self.interval)));
         self.schedule_life(source_id, start, stop);

@@ -16,7 +16,10 @@ pub struct Bins {
 impl Bins {
     /// Empty bins of width `interval`.
     pub fn new(interval: Duration) -> Self {
-        Bins { interval, sums: Vec::new() }
+        Bins {
+            interval,
+            sums: Vec::new(),
+        }
     }
 
     /// Add `v` at time `t`.
@@ -30,7 +33,9 @@ impl Bins {
 
     /// Pad with zero bins up to the end of the run.
     pub fn extend_to(&mut self, end: Instant) {
-        let n = end.as_nanos().div_ceil(self.interval.as_nanos().max(1) as u64) as usize;
+        let n = end
+            .as_nanos()
+            .div_ceil(self.interval.as_nanos().max(1) as u64) as usize;
         if self.sums.len() < n {
             self.sums.resize(n, 0.0);
         }

@@ -82,7 +82,10 @@ pub struct Queue {
 impl Queue {
     /// A fresh queue.
     pub fn new(config: QueueConfig) -> Self {
-        Queue { config, red: RedState::default() }
+        Queue {
+            config,
+            red: RedState::default(),
+        }
     }
 
     /// Its configuration.
@@ -107,7 +110,11 @@ impl Queue {
             Limit::Bytes(n) => waiting_bytes + u64::from(size) > n,
         };
         let QueueConfig::Red(_, red) = self.config else {
-            return if full { Verdict::Overflow } else { Verdict::Admit };
+            return if full {
+                Verdict::Overflow
+            } else {
+                Verdict::Admit
+            };
         };
         let q = match limit {
             Limit::Packets(_) => f64::from(waiting_pkts),
@@ -147,7 +154,11 @@ impl Queue {
         // pa = pb / (1 − count·pb), so the gap between drops is uniform on {1, …, 1/pb}.
         let count = state.count.max(0);
         let denom = 1.0 - count as f64 * pb;
-        let pa = if denom <= 0.0 { 1.0 } else { (pb / denom).min(1.0) };
+        let pa = if denom <= 0.0 {
+            1.0
+        } else {
+            (pb / denom).min(1.0)
+        };
         if unit(rng) < pa {
             state.count = 0;
             Verdict::EarlyDrop
@@ -173,8 +184,14 @@ mod tests {
         let mut q = Queue::new(QueueConfig::DropTail(Limit::Packets(3)));
         let mut rng = component_rng(1, "q");
         let t = Duration::from_millis(1);
-        assert_eq!(q.admit(Instant::ZERO, 1000, 2, 2000, t, &mut rng), Verdict::Admit);
-        assert_eq!(q.admit(Instant::ZERO, 1000, 3, 3000, t, &mut rng), Verdict::Overflow);
+        assert_eq!(
+            q.admit(Instant::ZERO, 1000, 2, 2000, t, &mut rng),
+            Verdict::Admit
+        );
+        assert_eq!(
+            q.admit(Instant::ZERO, 1000, 3, 3000, t, &mut rng),
+            Verdict::Overflow
+        );
     }
 
     #[test]
@@ -182,16 +199,31 @@ mod tests {
         let mut q = Queue::new(QueueConfig::DropTail(Limit::Bytes(30_000)));
         let mut rng = component_rng(1, "q");
         let t = Duration::from_millis(1);
-        assert_eq!(q.admit(Instant::ZERO, 1500, 19, 28_500, t, &mut rng), Verdict::Admit);
-        assert_eq!(q.admit(Instant::ZERO, 1500, 20, 29_000, t, &mut rng), Verdict::Overflow);
+        assert_eq!(
+            q.admit(Instant::ZERO, 1500, 19, 28_500, t, &mut rng),
+            Verdict::Admit
+        );
+        assert_eq!(
+            q.admit(Instant::ZERO, 1500, 20, 29_000, t, &mut rng),
+            Verdict::Overflow
+        );
         // A small packet still fits where a large one does not.
-        assert_eq!(q.admit(Instant::ZERO, 40, 20, 29_000, t, &mut rng), Verdict::Admit);
+        assert_eq!(
+            q.admit(Instant::ZERO, 40, 20, 29_000, t, &mut rng),
+            Verdict::Admit
+        );
     }
 
     fn red(gentle: bool) -> Queue {
         Queue::new(QueueConfig::Red(
             Limit::Packets(100),
-            RedConfig { min_th: 5.0, max_th: 15.0, weight: 1.0, max_p: 0.1, gentle },
+            RedConfig {
+                min_th: 5.0,
+                max_th: 15.0,
+                weight: 1.0,
+                max_p: 0.1,
+                gentle,
+            },
         ))
     }
 
@@ -201,7 +233,14 @@ mod tests {
         let n = 200_000;
         let drops = (0..n)
             .filter(|_| {
-                q.admit(Instant::ZERO, 1000, queue, 0, Duration::from_millis(1), &mut rng) == Verdict::EarlyDrop
+                q.admit(
+                    Instant::ZERO,
+                    1000,
+                    queue,
+                    0,
+                    Duration::from_millis(1),
+                    &mut rng,
+                ) == Verdict::EarlyDrop
             })
             .count();
         drops as f64 / n as f64
@@ -226,11 +265,24 @@ mod tests {
     fn red_average_is_an_ewma() {
         let mut q = Queue::new(QueueConfig::Red(
             Limit::Packets(100),
-            RedConfig { min_th: 5.0, max_th: 15.0, weight: 0.002, max_p: 0.1, gentle: false },
+            RedConfig {
+                min_th: 5.0,
+                max_th: 15.0,
+                weight: 0.002,
+                max_p: 0.1,
+                gentle: false,
+            },
         ));
         let mut rng = component_rng(1, "q");
         for _ in 0..5000 {
-            q.admit(Instant::ZERO, 1000, 10, 0, Duration::from_millis(1), &mut rng);
+            q.admit(
+                Instant::ZERO,
+                1000,
+                10,
+                0,
+                Duration::from_millis(1),
+                &mut rng,
+            );
         }
         assert!((q.red_average() - 10.0).abs() < 0.01);
     }

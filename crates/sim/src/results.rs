@@ -72,14 +72,20 @@ fn active_secs(start: Instant, stop: Option<Instant>, end: Instant) -> f64 {
 
 impl Network {
     fn receiver_result(&self, agent: AgentId, end: Instant) -> Option<ReceiverResult> {
-        let Agent::PgmReceiver(r) = &self.agents[agent.index()] else { return None };
+        let Agent::PgmReceiver(r) = &self.agents[agent.index()] else {
+            return None;
+        };
         let rec = &r.record;
         let secs = rec.joined.map_or(0.0, |j| active_secs(j, rec.left, end));
         let mut bins = rec.delivered_bins.clone();
         bins.extend_to(end);
         Some(ReceiverResult {
             name: r.name.clone(),
-            goodput_bps: if secs > 0.0 { rec.delivered_bytes as f64 * 8.0 / secs } else { 0.0 },
+            goodput_bps: if secs > 0.0 {
+                rec.delivered_bytes as f64 * 8.0 / secs
+            } else {
+                0.0
+            },
             loss_rate: r.loss_rate(),
             delivered_bytes: rec.delivered_bytes,
             goodput_series_bps: bins.rates().iter().map(|b| b * 8.0).collect(),
@@ -93,39 +99,82 @@ impl Network {
         let mut flows = Vec::new();
         for f in &self.flows {
             let secs = active_secs(f.start, f.stop, end);
-            let (kind, mut bins, goodput, receivers, switches, timeouts) = match (&f.kind, &self.agents[f.source.index()]) {
-                (FlowKind::Multicast(k), Agent::PgmSender(s)) => {
-                    let receivers: Vec<ReceiverResult> =
-                        f.sinks.iter().filter_map(|a| self.receiver_result(*a, end)).collect();
-                    let slowest = receivers.iter().map(|r| r.goodput_bps).fold(f64::INFINITY, f64::min);
-                    let switches = s
-                        .record
-                        .switches
-                        .iter()
-                        .map(|(t, i)| (t.as_secs_f64(), i.map(|i| receivers.get(i).map_or(String::new(), |r| r.name.clone()))))
-                        .collect();
-                    let goodput = if receivers.is_empty() { 0.0 } else { slowest };
-                    (k.to_string(), s.record.data_bins.clone(), goodput, receivers, switches, s.record.timeouts)
-                }
-                (FlowKind::Tcp(k), Agent::TcpSender(s)) => {
-                    let delivered = match &self.agents[f.sinks[0].index()] {
-                        Agent::TcpSink(k) => k.delivered_bytes(),
-                        _ => 0,
-                    };
-                    let goodput = if secs > 0.0 { delivered as f64 * 8.0 / secs } else { 0.0 };
-                    let timeouts = s.tcp().map_or(0, |t| t.stats().timeouts);
-                    (k.to_string(), s.sent_bins.clone(), goodput, Vec::new(), Vec::new(), timeouts)
-                }
-                (FlowKind::Udp(k), Agent::Udp(s)) => {
-                    let received = match &self.agents[f.sinks[0].index()] {
-                        Agent::UdpSink(k) => k.received,
-                        _ => 0,
-                    };
-                    let goodput = if secs > 0.0 { received as f64 * 8.0 / secs } else { 0.0 };
-                    (k.to_string(), s.sent_bins.clone(), goodput, Vec::new(), Vec::new(), 0)
-                }
-                _ => continue,
-            };
+            let (kind, mut bins, goodput, receivers, switches, timeouts) =
+                match (&f.kind, &self.agents[f.source.index()]) {
+                    (FlowKind::Multicast(k), Agent::PgmSender(s)) => {
+                        let receivers: Vec<ReceiverResult> = f
+                            .sinks
+                            .iter()
+                            .filter_map(|a| self.receiver_result(*a, end))
+                            .collect();
+                        let slowest = receivers
+                            .iter()
+                            .map(|r| r.goodput_bps)
+                            .fold(f64::INFINITY, f64::min);
+                        let switches = s
+                            .record
+                            .switches
+                            .iter()
+                            .map(|(t, i)| {
+                                (
+                                    t.as_secs_f64(),
+                                    i.map(|i| {
+                                        receivers.get(i).map_or(String::new(), |r| r.name.clone())
+                                    }),
+                                )
+                            })
+                            .collect();
+                        let goodput = if receivers.is_empty() { 0.0 } else { slowest };
+                        (
+                            k.to_string(),
+                            s.record.data_bins.clone(),
+                            goodput,
+                            receivers,
+                            switches,
+                            s.record.timeouts,
+                        )
+                    }
+                    (FlowKind::Tcp(k), Agent::TcpSender(s)) => {
+                        let delivered = match &self.agents[f.sinks[0].index()] {
+                            Agent::TcpSink(k) => k.delivered_bytes(),
+                            _ => 0,
+                        };
+                        let goodput = if secs > 0.0 {
+                            delivered as f64 * 8.0 / secs
+                        } else {
+                            0.0
+                        };
+                        let timeouts = s.tcp().map_or(0, |t| t.stats().timeouts);
+                        (
+                            k.to_string(),
+                            s.sent_bins.clone(),
+                            goodput,
+                            Vec::new(),
+                            Vec::new(),
+                            timeouts,
+                        )
+                    }
+                    (FlowKind::Udp(k), Agent::Udp(s)) => {
+                        let received = match &self.agents[f.sinks[0].index()] {
+                            Agent::UdpSink(k) => k.received,
+                            _ => 0,
+                        };
+                        let goodput = if secs > 0.0 {
+                            received as f64 * 8.0 / secs
+                        } else {
+                            0.0
+                        };
+                        (
+                            k.to_string(),
+                            s.sent_bins.clone(),
+                            goodput,
+                            Vec::new(),
+                            Vec::new(),
+                            0,
+                        )
+                    }
+                    _ => continue,
+                };
             bins.extend_to(end);
             flows.push(FlowResult {
                 name: f.name.clone(),
@@ -149,7 +198,11 @@ impl Network {
                 mean_queue_pkts: l.stats.queue_integral / run,
             })
             .collect();
-        RunResult { duration_s: end.as_secs_f64(), flows, links }
+        RunResult {
+            duration_s: end.as_secs_f64(),
+            flows,
+            links,
+        }
     }
 
     /// The sender agent of flow `name`, for multicast sessions.

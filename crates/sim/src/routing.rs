@@ -110,7 +110,8 @@ impl UnicastRoutes {
         if self.towards.len() < graph.out.len() {
             self.towards.resize_with(graph.out.len(), || None);
         }
-        let tree = self.towards[dst.index()].get_or_insert_with(|| graph.tree_towards(dst).into_boxed_slice());
+        let tree = self.towards[dst.index()]
+            .get_or_insert_with(|| graph.tree_towards(dst).into_boxed_slice());
         let l = tree[at.index()];
         (l != NONE).then_some(LinkId(l))
     }
@@ -185,7 +186,8 @@ impl GroupTree {
             return;
         }
         let mut at = node;
-        while at != self.source && self.out[at.index()].is_empty() && self.members[at.index()] == 0 {
+        while at != self.source && self.out[at.index()].is_empty() && self.members[at.index()] == 0
+        {
             let l = self.parent[at.index()];
             if l == NONE {
                 return;

@@ -15,12 +15,19 @@ fn link(rate_bps: u64, delay_ms: u64, queue_pkts: u32, loss: f64) -> LinkConfig 
         rate_bps,
         delay: Duration::from_millis(delay_ms),
         queue: QueueConfig::DropTail(Limit::Packets(queue_pkts)),
-        impairment: if loss > 0.0 { ImpairmentConfig::Bernoulli { p: loss } } else { ImpairmentConfig::None },
+        impairment: if loss > 0.0 {
+            ImpairmentConfig::Bernoulli { p: loss }
+        } else {
+            ImpairmentConfig::None
+        },
     }
 }
 
 fn duplex(net: &mut Network, name: &str, a: NodeId, b: NodeId, cfg: LinkConfig) {
-    let back = LinkConfig { impairment: ImpairmentConfig::None, ..cfg.clone() };
+    let back = LinkConfig {
+        impairment: ImpairmentConfig::None,
+        ..cfg.clone()
+    };
     net.add_link(name, a, b, cfg, back);
 }
 
@@ -37,7 +44,10 @@ fn session(name: &str, source: NodeId, receivers: &[(&str, NodeId, f64)], c: f64
                 leave: None,
             })
             .collect(),
-        cc: CcConfig::Pgmcc(PgmccConfig { c, ..PgmccConfig::default() }),
+        cc: CcConfig::Pgmcc(PgmccConfig {
+            c,
+            ..PgmccConfig::default()
+        }),
         apdu_size: 1400,
         start: Instant::ZERO,
         stop: None,
@@ -52,13 +62,16 @@ fn session(name: &str, source: NodeId, receivers: &[(&str, NodeId, f64)], c: f64
 fn two_branch(seed: u64, ne: Option<NeConfig>) -> Network {
     let mut net = Network::new(seed, Duration::from_secs(1), Duration::from_millis(100));
     let s = net.add_node("S", NodeKind::Host).unwrap();
-    let r = net.add_node("R", ne.map_or(NodeKind::Router, NodeKind::PgmRouter)).unwrap();
+    let r = net
+        .add_node("R", ne.map_or(NodeKind::Router, NodeKind::PgmRouter))
+        .unwrap();
     let a = net.add_node("A", NodeKind::Host).unwrap();
     let b = net.add_node("B", NodeKind::Host).unwrap();
     duplex(&mut net, "S-R", s, r, link(100_000_000, 1, 1000, 0.0));
     duplex(&mut net, "R-A", r, a, link(500_000, 20, 30, 0.0));
     duplex(&mut net, "R-B", r, b, link(500_000, 20, 30, 0.02));
-    net.add_session(session("pgm", s, &[("A", a, 0.0), ("B", b, 0.0)], 0.75)).unwrap();
+    net.add_session(session("pgm", s, &[("A", a, 0.0), ("B", b, 0.0)], 0.75))
+        .unwrap();
     net
 }
 
@@ -70,13 +83,30 @@ fn pgmcc_session_tracks_the_lossy_receiver_and_fills_nothing_beyond() {
     let f = &res.flows[0];
     assert_eq!(f.kind, "pgmcc");
     let (a, b) = (&f.receivers[0], &f.receivers[1]);
-    assert!((b.loss_rate - 0.02).abs() < 0.01, "B sees its 2%: {}", b.loss_rate);
-    assert!(a.loss_rate < 0.02, "A sees only congestion: {}", a.loss_rate);
+    assert!(
+        (b.loss_rate - 0.02).abs() < 0.01,
+        "B sees its 2%: {}",
+        b.loss_rate
+    );
+    assert!(
+        a.loss_rate < 0.02,
+        "A sees only congestion: {}",
+        a.loss_rate
+    );
     // The session runs at B's TCP-friendly rate, below the 500 kbit/s links.
-    assert!(f.goodput_bps > 100_000.0 && f.goodput_bps < 500_000.0, "goodput {}", f.goodput_bps);
+    assert!(
+        f.goodput_bps > 100_000.0 && f.goodput_bps < 500_000.0,
+        "goodput {}",
+        f.goodput_bps
+    );
     // Reliable: both delivered the same bytes, give or take what is in flight at the end.
     let diff = a.delivered_bytes.abs_diff(b.delivered_bytes);
-    assert!(diff < 200 * 1400, "A {} vs B {}", a.delivered_bytes, b.delivered_bytes);
+    assert!(
+        diff < 200 * 1400,
+        "A {} vs B {}",
+        a.delivered_bytes,
+        b.delivered_bytes
+    );
     let last = f.switches.last().expect("an acker was elected").1.clone();
     assert_eq!(last.as_deref(), Some("B"));
 }
@@ -101,24 +131,32 @@ fn network_elements_suppress_duplicate_naks() {
     // Shared loss above the router: both receivers lose the same packets; the NE forwards one NAK per number.
     let mut net = Network::new(3, Duration::from_secs(1), Duration::ZERO);
     let s = net.add_node("S", NodeKind::Host).unwrap();
-    let r = net.add_node("NE", NodeKind::PgmRouter(NeConfig::default())).unwrap();
+    let r = net
+        .add_node("NE", NodeKind::PgmRouter(NeConfig::default()))
+        .unwrap();
     let a = net.add_node("A", NodeKind::Host).unwrap();
     let b = net.add_node("B", NodeKind::Host).unwrap();
     duplex(&mut net, "S-NE", s, r, link(1_000_000, 10, 100, 0.02));
     duplex(&mut net, "NE-A", r, a, link(10_000_000, 10, 100, 0.0));
     duplex(&mut net, "NE-B", r, b, link(10_000_000, 10, 100, 0.0));
-    net.add_session(session("pgm", s, &[("A", a, 0.0), ("B", b, 0.0)], 0.75)).unwrap();
+    net.add_session(session("pgm", s, &[("A", a, 0.0), ("B", b, 0.0)], 0.75))
+        .unwrap();
     net.run(Instant::from_secs_f64(60.0));
     let res = net.results();
     let f = &res.flows[0];
-    let diff = f.receivers[0].delivered_bytes.abs_diff(f.receivers[1].delivered_bytes);
+    let diff = f.receivers[0]
+        .delivered_bytes
+        .abs_diff(f.receivers[1].delivered_bytes);
     assert!(diff < 100 * 1400);
     let sender = net.session_sender("pgm").unwrap().sender();
     let naks = sender.stats().naks;
     let rdata = sender.stats().rdata_packets;
     assert!(rdata > 50, "repairs happened: {rdata}");
     // Without suppression each loss would bring two NAKs.
-    assert!((naks as f64) < 1.4 * rdata as f64, "NAKs {naks} vs repairs {rdata}");
+    assert!(
+        (naks as f64) < 1.4 * rdata as f64,
+        "NAKs {naks} vs repairs {rdata}"
+    );
 }
 
 #[test]
@@ -131,7 +169,8 @@ fn late_joiner_gets_the_tree_grafted() {
     duplex(&mut net, "S-R", s, r, link(10_000_000, 5, 100, 0.0));
     duplex(&mut net, "R-A", r, a, link(1_000_000, 5, 100, 0.0));
     duplex(&mut net, "R-B", r, b, link(1_000_000, 5, 100, 0.0));
-    net.add_session(session("pgm", s, &[("A", a, 0.0), ("B", b, 10.0)], 0.75)).unwrap();
+    net.add_session(session("pgm", s, &[("A", a, 0.0), ("B", b, 10.0)], 0.75))
+        .unwrap();
     net.run(Instant::from_secs_f64(20.0));
     let res = net.results();
     let (a, b) = (&res.flows[0].receivers[0], &res.flows[0].receivers[1]);
@@ -147,22 +186,37 @@ fn print_two_branch() {
     let r = net.results();
     println!("events {ev}");
     for f in &r.flows {
-        println!("{} {} goodput {:.0} switches {:?} timeouts {}", f.name, f.kind, f.goodput_bps, f.switches, f.timeouts);
+        println!(
+            "{} {} goodput {:.0} switches {:?} timeouts {}",
+            f.name, f.kind, f.goodput_bps, f.switches, f.timeouts
+        );
         for x in &f.receivers {
-            println!("  {} goodput {:.0} loss {:.4} bytes {}", x.name, x.goodput_bps, x.loss_rate, x.delivered_bytes);
+            println!(
+                "  {} goodput {:.0} loss {:.4} bytes {}",
+                x.name, x.goodput_bps, x.loss_rate, x.delivered_bytes
+            );
         }
         println!("  thr {:?}", &f.throughput_bps[..20]);
     }
     for l in &r.links {
-        println!("{} util {:.3} drops {} q {:.2}", l.name, l.utilization, l.drops, l.mean_queue_pkts);
+        println!(
+            "{} util {:.3} drops {} q {:.2}",
+            l.name, l.utilization, l.drops, l.mean_queue_pkts
+        );
     }
 }
 
 #[test]
 #[ignore]
 fn print_star_speed() {
-    let n: usize = std::env::var("STAR_N").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
-    let secs: f64 = std::env::var("STAR_S").ok().and_then(|v| v.parse().ok()).unwrap_or(10.0);
+    let n: usize = std::env::var("STAR_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100);
+    let secs: f64 = std::env::var("STAR_S")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10.0);
     let mut net = Network::new(1, Duration::from_secs(1), Duration::ZERO);
     let s = net.add_node("S", NodeKind::Host).unwrap();
     let hub = net.add_node("hub", NodeKind::Router).unwrap();
@@ -170,7 +224,13 @@ fn print_star_speed() {
     let mut rx = Vec::new();
     for i in 0..n {
         let h = net.add_node(&format!("H{i}"), NodeKind::Host).unwrap();
-        duplex(&mut net, &format!("hub-H{i}"), hub, h, link(100_000_000, 1, 1000, 0.0));
+        duplex(
+            &mut net,
+            &format!("hub-H{i}"),
+            hub,
+            h,
+            link(100_000_000, 1, 1000, 0.0),
+        );
         rx.push((format!("H{i}"), h));
     }
     let list: Vec<(&str, NodeId, f64)> = rx.iter().map(|(n, h)| (n.as_str(), *h, 0.0)).collect();
@@ -179,7 +239,11 @@ fn print_star_speed() {
     let ev = net.run(Instant::from_secs_f64(secs));
     let wall = t0.elapsed().as_secs_f64();
     let r = net.results();
-    println!("n={n} sim={secs}s events={ev} wall={wall:.2}s ev/s={:.0} goodput={:.0}", ev as f64 / wall, r.flows[0].goodput_bps);
+    println!(
+        "n={n} sim={secs}s events={ev} wall={wall:.2}s ev/s={:.0} goodput={:.0}",
+        ev as f64 / wall,
+        r.flows[0].goodput_bps
+    );
 }
 
 fn link_bytes(rate_bps: u64, delay_ms: u64, queue_bytes: u64) -> LinkConfig {
@@ -206,14 +270,27 @@ fn print_fig5_first_phases() {
     duplex(&mut net, "L2", r, r2, link(500_000, 50, 30, 0.0));
     duplex(&mut net, "R1-PR1", r1, pr1, link(100_000_000, 1, 1000, 0.0));
     duplex(&mut net, "R2-PR2", r2, pr2, link(100_000_000, 1, 1000, 0.0));
-    net.add_session(session("pgm", s, &[("PR1", pr1, 100.0), ("PR2", pr2, 0.0)], 0.75)).unwrap();
+    net.add_session(session(
+        "pgm",
+        s,
+        &[("PR1", pr1, 100.0), ("PR2", pr2, 0.0)],
+        0.75,
+    ))
+    .unwrap();
     net.run(Instant::from_secs_f64(200.0));
     let r = net.results();
     let f = &r.flows[0];
     let mean = |a: usize, b: usize| f.throughput_bps[a..b].iter().sum::<f64>() / (b - a) as f64;
-    println!("0-100: {:.0}  115-200: {:.0}", mean(15, 100), mean(115, 200));
+    println!(
+        "0-100: {:.0}  115-200: {:.0}",
+        mean(15, 100),
+        mean(115, 200)
+    );
     println!("switches {:?} timeouts {}", f.switches, f.timeouts);
     for x in &f.receivers {
-        println!("  {} goodput {:.0} loss {:.4}", x.name, x.goodput_bps, x.loss_rate);
+        println!(
+            "  {} goodput {:.0} loss {:.4}",
+            x.name, x.goodput_bps, x.loss_rate
+        );
     }
 }

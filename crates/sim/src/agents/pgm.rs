@@ -33,6 +33,29 @@ pub struct SenderRecord {
     pub trace: Option<SeqTrace>,
 }
 
+/// What a session source is built from.
+#[derive(Debug)]
+pub struct PgmSenderSetup<'a> {
+    /// Its node.
+    pub node: NodeId,
+    /// Its flow.
+    pub flow: FlowId,
+    /// The session's group.
+    pub group: GroupId,
+    /// The engine endpoint.
+    pub sender: Sender,
+    /// APDU size the application writes.
+    pub apdu_size: usize,
+    /// Total bytes to send (`None` = unlimited).
+    pub total_bytes: Option<u64>,
+    /// The receivers' addresses in scenario order (to name ackers).
+    pub receivers: &'a [IpAddr],
+    /// Throughput bin width.
+    pub interval: Duration,
+    /// Record the time–sequence trace.
+    pub trace: bool,
+}
+
 /// The source of a session.
 #[derive(Debug)]
 pub struct PgmSenderAgent {
@@ -54,36 +77,31 @@ pub struct PgmSenderAgent {
 }
 
 impl PgmSenderAgent {
-    /// A session source at `node`; `receivers` lists the receivers' addresses in scenario order.
-    pub fn new(
-        node: NodeId,
-        flow: FlowId,
-        group: GroupId,
-        sender: Sender,
-        apdu_size: usize,
-        total_bytes: Option<u64>,
-        receivers: &[IpAddr],
-        interval: Duration,
-        trace: bool,
-    ) -> Self {
+    /// A session source.
+    pub fn new(setup: PgmSenderSetup<'_>) -> Self {
         PgmSenderAgent {
-            node,
-            flow,
-            group,
-            sender,
-            apdu_size,
-            total_bytes,
+            node: setup.node,
+            flow: setup.flow,
+            group: setup.group,
+            sender: setup.sender,
+            apdu_size: setup.apdu_size,
+            total_bytes: setup.total_bytes,
             written: 0,
             active: false,
-            receiver_index: receivers.iter().enumerate().map(|(i, a)| (*a, i)).collect(),
+            receiver_index: setup
+                .receivers
+                .iter()
+                .enumerate()
+                .map(|(i, a)| (*a, i))
+                .collect(),
             record: SenderRecord {
-                data_bins: Bins::new(interval),
-                repair_bins: Bins::new(interval),
+                data_bins: Bins::new(setup.interval),
+                repair_bins: Bins::new(setup.interval),
                 switches: Vec::new(),
                 timeouts: 0,
                 loss_reductions: 0,
                 samples: Vec::new(),
-                trace: trace.then(SeqTrace::default),
+                trace: setup.trace.then(SeqTrace::default),
             },
             buf: vec![0; BUF],
         }
@@ -123,7 +141,9 @@ impl PgmSenderAgent {
 
     /// Feedback arrived.
     pub fn on_packet(&mut self, now: Instant, packet: Packet, out: &mut Outbox) {
-        let Body::Pgm(bytes) = &packet.body else { return };
+        let Body::Pgm(bytes) = &packet.body else {
+            return;
+        };
         if let Some(trace) = &mut self.record.trace {
             if bytes.len() >= 20 {
                 let field = u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
@@ -177,7 +197,11 @@ impl PgmSenderAgent {
             let bytes: Rc<[u8]> = Rc::from(&buf[..t.len]);
             let kind = bytes[4] & 0x0f;
             let payload = u16::from_be_bytes([bytes[14], bytes[15]]);
-            let sqn = if bytes.len() >= 20 { u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]) } else { 0 };
+            let sqn = if bytes.len() >= 20 {
+                u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]])
+            } else {
+                0
+            };
             match kind {
                 0x04 => {
                     self.record.data_bins.add(now, f64::from(payload));
@@ -216,13 +240,15 @@ impl PgmSenderAgent {
                     let idx = to.and_then(|a| self.receiver_index.get(&a).copied());
                     self.record.switches.push((now, idx));
                     if let Some(tr) = &mut self.record.trace {
-                        tr.marks.push((now, SeqMark::Switch(idx.map_or(u32::MAX, |i| i as u32))));
+                        tr.marks
+                            .push((now, SeqMark::Switch(idx.map_or(u32::MAX, |i| i as u32))));
                     }
                 }
                 SenderEvent::Cc(CcEvent::Timeout { .. }) => self.record.timeouts += 1,
-                SenderEvent::Cc(CcEvent::Reduced { cause: convoy_proto::cc::ReductionCause::Loss, .. }) => {
-                    self.record.loss_reductions += 1
-                }
+                SenderEvent::Cc(CcEvent::Reduced {
+                    cause: convoy_proto::cc::ReductionCause::Loss,
+                    ..
+                }) => self.record.loss_reductions += 1,
                 _ => {}
             }
         }
@@ -327,7 +353,9 @@ impl PgmReceiverAgent {
         if !self.active {
             return;
         }
-        let Body::Pgm(bytes) = &packet.body else { return };
+        let Body::Pgm(bytes) = &packet.body else {
+            return;
+        };
         if bytes.len() >= 20 && bytes[4] & 0x0f == 0x04 {
             let sqn = u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
             self.record.odata_received += 1;
@@ -390,7 +418,10 @@ impl PgmReceiverAgent {
                     self.record.delivered_bytes += d.len() as u64;
                     self.record.delivered_bins.add(now, d.len() as f64);
                 }
-                ReceiverEvent::Lost { first_sqn, last_sqn } => {
+                ReceiverEvent::Lost {
+                    first_sqn,
+                    last_sqn,
+                } => {
                     self.record.lost_sqns += u64::from(last_sqn.wrapping_sub(first_sqn)) + 1;
                 }
                 _ => {}

@@ -35,7 +35,16 @@ impl TcpSenderAgent {
         bytes: Option<u64>,
         interval: Duration,
     ) -> Self {
-        TcpSenderAgent { node, flow, config, sink_node, sink_agent, bytes, tcp: None, sent_bins: Bins::new(interval) }
+        TcpSenderAgent {
+            node,
+            flow,
+            config,
+            sink_node,
+            sink_agent,
+            bytes,
+            tcp: None,
+            sent_bins: Bins::new(interval),
+        }
     }
 
     /// The TCP state machine, once started.
@@ -45,7 +54,7 @@ impl TcpSenderAgent {
 
     /// Start the transfer.
     pub fn start(&mut self, now: Instant, out: &mut Outbox) {
-        let mut tcp = TcpSender::new(self.config.clone(), now);
+        let mut tcp = TcpSender::new(self.config, now);
         tcp.set_bytes_to_send(self.bytes);
         self.tcp = Some(tcp);
         self.flush(now, out);
@@ -83,13 +92,32 @@ impl TcpSenderAgent {
         let Some(tcp) = &mut self.tcp else { return };
         while let Some(seg) = tcp.poll_segment(now) {
             self.sent_bins.add(now, f64::from(seg.len));
-            out.packets.push(segment_packet(self.node, self.sink_node, self.sink_agent, self.flow, seg));
+            out.packets.push(segment_packet(
+                self.node,
+                self.sink_node,
+                self.sink_agent,
+                self.flow,
+                seg,
+            ));
         }
     }
 }
 
-fn segment_packet(src: NodeId, dst: NodeId, agent: AgentId, flow: FlowId, seg: TcpSegment) -> Packet {
-    Packet { size: seg.wire_bytes(), src, dst: Dest::Node(dst), flow, to_agent: Some(agent), body: Body::Tcp(seg) }
+fn segment_packet(
+    src: NodeId,
+    dst: NodeId,
+    agent: AgentId,
+    flow: FlowId,
+    seg: TcpSegment,
+) -> Packet {
+    Packet {
+        size: seg.wire_bytes(),
+        src,
+        dst: Dest::Node(dst),
+        flow,
+        to_agent: Some(agent),
+        body: Body::Tcp(seg),
+    }
 }
 
 /// A TCP sink.
@@ -159,7 +187,13 @@ impl TcpSinkAgent {
             self.delivered = d;
         }
         while let Some(ack) = self.tcp.poll_ack(now) {
-            out.packets.push(segment_packet(self.node, self.sender_node, self.sender_agent, self.flow, ack));
+            out.packets.push(segment_packet(
+                self.node,
+                self.sender_node,
+                self.sender_agent,
+                self.flow,
+                ack,
+            ));
         }
     }
 }

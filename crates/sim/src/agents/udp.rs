@@ -125,7 +125,12 @@ impl UdpSourceAgent {
                     let factor = 1.0 + jitter * (2.0 * unit(&mut self.rng) - 1.0);
                     self.next_send = Some(at + self.gap(rate_bps).mul_f64(factor.max(0.0)));
                 }
-                UdpPattern::ParetoOnOff { rate_bps, mean_off, mean_on, shape } => {
+                UdpPattern::ParetoOnOff {
+                    rate_bps,
+                    mean_off,
+                    mean_on,
+                    shape,
+                } => {
                     let end = self.burst_end.unwrap_or(at);
                     if at < end {
                         self.emit(at, out);
@@ -170,7 +175,11 @@ pub struct UdpSinkAgent {
 impl UdpSinkAgent {
     /// A sink at `node`.
     pub fn new(node: NodeId, interval: Duration) -> Self {
-        UdpSinkAgent { node, received_bins: Bins::new(interval), received: 0 }
+        UdpSinkAgent {
+            node,
+            received_bins: Bins::new(interval),
+            received: 0,
+        }
     }
 
     /// Count a packet.
