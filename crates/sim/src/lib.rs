@@ -17,6 +17,7 @@
 //! that affects the outcome iterates a hash map.
 
 pub mod agents;
+pub mod dumbbell;
 pub mod engine;
 pub mod event;
 pub mod ids;
