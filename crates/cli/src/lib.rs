@@ -2,3 +2,4 @@
 //! (summary.json, CSV series, SVG plots, pcap). The binary (`main.rs`) only parses arguments.
 
 pub mod scenario;
+pub mod simrun;

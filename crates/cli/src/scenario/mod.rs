@@ -60,7 +60,7 @@ pub fn parse(
         let offset = e.span().map_or(0, |s| s.start);
         let path = located.path_at(offset);
         let key = (!path.0.is_empty()).then(|| path.to_string());
-        ScenarioError::at_offset(file, text, offset, key, e.message().to_string())
+        ScenarioError::at_offset(file, text, offset, key, explain(e.message()))
     })?;
     if sets.is_empty() {
         return resolve::resolve(&typed, name).map_err(|e| sem_error(file, &located, &[], e));
@@ -78,22 +78,76 @@ pub fn parse(
         typed = toml::Value::Table(tree.clone())
             .try_into::<ScenarioFile>()
             .map_err(|e| {
-                // toml names the key (without array indices) on the last line of its message.
+                // toml names the key without array indices; when it is the key the override wrote, show
+                // that one with its indices.
                 let shown = e.to_string();
                 let key = shown
                     .lines()
                     .last()
                     .and_then(|l| l.strip_prefix("in `"))
                     .map(|k| k.trim_end_matches('`'));
-                ScenarioError::at_set(
-                    arg,
-                    key.map(str::to_string).or(Some(path.to_string())),
-                    e.message().to_string(),
-                )
+                let key = match key {
+                    Some(k) if !without_indices(&path).starts_with(k) => k.to_string(),
+                    _ => path.to_string(),
+                };
+                ScenarioError::at_set(arg, Some(key), explain(e.message()))
             })?;
         applied.push((arg.clone(), path));
     }
     resolve::resolve(&typed, name).map_err(|e| sem_error(file, &located, &applied, e))
+}
+
+fn without_indices(p: &KeyPath) -> String {
+    let keys: Vec<&str> =
+        p.0.iter()
+            .filter_map(|s| {
+                if let locate::Seg::Key(k) = s {
+                    Some(k.as_str())
+                } else {
+                    None
+                }
+            })
+            .collect();
+    keys.join(".")
+}
+
+/// serde's message, with a suggestion for a misspelt field.
+fn explain(message: &str) -> String {
+    let Some(rest) = message.strip_prefix("unknown field `") else {
+        return message.to_string();
+    };
+    let Some((field, expected)) = rest.split_once('`') else {
+        return message.to_string();
+    };
+    let best = expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|cand| (edit_distance(field, cand), cand))
+        .min()
+        .filter(|(d, c)| *d <= 2 && *d < c.len());
+    match best {
+        Some((_, cand)) => format!(
+            "unknown field `{field}`; did you mean `{cand}`? ({})",
+            message.trim_start_matches(&format!("unknown field `{field}`, "))
+        ),
+        None => message.to_string(),
+    }
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// Point a semantic error at the last `--set` that touched its key, else at the file.

@@ -227,7 +227,7 @@ macro_rules! string_quantity {
                     fn visit_i64<E: de::Error>(self, v: i64) -> Result<$ty, E> {
                         // Let the string parser explain which unit is missing.
                         match $ty::parse(&v.to_string()) {
-                            Err(m) => Err(E::custom(format!("{m} (as a quoted string)"))),
+                            Err(m) => Err(E::custom(m)),
                             Ok(_) => unreachable!("a bare number never parses"),
                         }
                     }
@@ -236,7 +236,7 @@ macro_rules! string_quantity {
                     }
                     fn visit_f64<E: de::Error>(self, v: f64) -> Result<$ty, E> {
                         match $ty::parse(&v.to_string()) {
-                            Err(m) => Err(E::custom(format!("{m} (as a quoted string)"))),
+                            Err(m) => Err(E::custom(m)),
                             Ok(_) => unreachable!("a bare number never parses"),
                         }
                     }
