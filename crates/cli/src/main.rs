@@ -32,7 +32,7 @@ enum Command {
 struct SimArgs {
     /// The scenario (TOML; see docs/scenario-format.md).
     scenario: PathBuf,
-    /// Output directory [default: out/<scenario file stem>].
+    /// Output directory [default: out/STEM, STEM being the scenario file name without .toml].
     #[arg(long)]
     out: Option<PathBuf>,
     /// Seed of every random stream (overrides run.seed).

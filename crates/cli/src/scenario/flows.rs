@@ -3,7 +3,7 @@
 
 use super::locate::KeyPath;
 use super::model::{ReceiverDef, Scenario, SessionDef, TcpDef, UdpDef};
-use super::resolve::{fail, Ctx, Res};
+use super::resolve::{fail, fail_related, Ctx, Res};
 use super::schema::{
     CcSpec, LossSpec, ModelSpec, OldAckerSpec, PgmccSpec, RttSpec, SessionFileSpec, TcpSpec,
     TcpVariantSpec, TimeoutSpec, TstampSpec,
@@ -299,38 +299,37 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionDef> {
             format!("payload of {payload} bytes: use 1B to 65000B"),
         );
     }
-    let mut receivers: Vec<ReceiverDef> = Vec::new();
-    let mut place = |cx: &Ctx<'_>, r: ReceiverDef, rp: &KeyPath| -> Res<()> {
+    // Receivers placed so far, with the key of their node (for errors that involve two of them).
+    let mut receivers: Vec<(ReceiverDef, KeyPath)> = Vec::new();
+    let source_key = p.key("source");
+    let mut place = |cx: &Ctx<'_>, r: ReceiverDef, rp: &KeyPath, node_key: KeyPath| -> Res<()> {
         if r.node == source {
-            return fail(
-                rp,
-                format!(
-                    "receiver `{}` is on the source's node `{}`",
-                    r.name, s.source
-                ),
+            let msg = format!(
+                "receiver `{}` is on the source's node `{}`",
+                r.name, s.source
             );
+            return fail_related(&node_key, std::slice::from_ref(&source_key), msg);
         }
-        if let Some(o) = receivers.iter().find(|o| o.node == r.node) {
-            return fail(
-                rp,
-                format!(
-                    "receivers `{}` and `{}` are both on node `{}`; a receiver is identified by its host's address, \
-                     so give each its own host",
-                    o.name, r.name, cx.nodes[r.node].name
-                ),
+        if let Some((o, okey)) = receivers.iter().find(|(o, _)| o.node == r.node) {
+            let msg = format!(
+                "receivers `{}` and `{}` are both on node `{}`; a receiver is identified by its host's \
+                 address, so give each its own host",
+                o.name, r.name, cx.nodes[r.node].name
             );
+            return fail_related(&node_key, std::slice::from_ref(okey), msg);
         }
-        if receivers.iter().any(|o| o.name == r.name) {
+        if receivers.iter().any(|(o, _)| o.name == r.name) {
             return fail(
                 rp,
                 format!("receiver name `{}` is used twice in this session", r.name),
             );
         }
         if r.leave.is_some_and(|l| l <= r.join) {
-            return fail(rp, format!("receiver `{}` leaves before it joins", r.name));
+            let msg = format!("receiver `{}` leaves before it joins", r.name);
+            return fail_related(&rp.key("leave"), &[rp.key("join")], msg);
         }
         cx.check_connected(source, r.node, rp)?;
-        receivers.push(r);
+        receivers.push((r, node_key));
         Ok(())
     };
     for (k, r) in s.receivers.iter().enumerate() {
@@ -344,7 +343,7 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionDef> {
             join: r.join.map_or(Duration::ZERO, |d| d.0),
             leave: r.leave.map(|d| d.0),
         };
-        place(cx, def, &rp)?;
+        place(cx, def, &rp, rp.key("node"))?;
     }
     for (k, r) in s.receiver_range.iter().enumerate() {
         let rp = p.key("receiver_range").index(k);
@@ -363,9 +362,10 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionDef> {
                 join: r.join.map_or(Duration::ZERO, |d| d.0),
                 leave: r.leave.map(|d| d.0),
             };
-            place(cx, def, &rp)?;
+            place(cx, def, &rp, rp.key("prefix"))?;
         }
     }
+    let receivers: Vec<ReceiverDef> = receivers.into_iter().map(|(r, _)| r).collect();
     if receivers.is_empty() {
         return fail(
             &p,

@@ -94,9 +94,7 @@ impl<'a> Located<'a> {
                 (Seg::Key(k), Some(t), _) => {
                     t.iter().find(|(key, _)| key.get_ref() == k).map(|(_, v)| v)
                 }
-                (Seg::Index(i), _, Some(v)) => {
-                    v.get_ref().as_array().and_then(|a| a.iter().nth(*i))
-                }
+                (Seg::Index(i), _, Some(v)) => v.get_ref().as_array().and_then(|a| a.get(*i)),
                 _ => None,
             };
             let Some(v) = next else { break };

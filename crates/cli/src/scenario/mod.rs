@@ -158,7 +158,9 @@ fn sem_error(
     e: SemError,
 ) -> ScenarioError {
     let key = (!e.path.0.is_empty()).then(|| e.path.to_string());
-    match applied.iter().rev().find(|(_, p)| p.is_prefix_of(&e.path)) {
+    let blamed =
+        |p: &KeyPath| p.is_prefix_of(&e.path) || e.related.iter().any(|r| p.is_prefix_of(r));
+    match applied.iter().rev().find(|(_, p)| blamed(p)) {
         Some((arg, _)) => ScenarioError::at_set(arg, key, e.message),
         None => ScenarioError::at_path(file, located, &e.path, e.message),
     }

@@ -23,6 +23,8 @@ pub struct SemError {
     pub path: KeyPath,
     /// What is wrong.
     pub message: String,
+    /// Other keys whose values take part (a `--set` of any of them is blamed too).
+    pub related: Vec<KeyPath>,
 }
 
 /// Result of a resolution step.
@@ -33,6 +35,16 @@ pub fn fail<T>(path: &KeyPath, message: impl Into<String>) -> Res<T> {
     Err(SemError {
         path: path.clone(),
         message: message.into(),
+        related: Vec::new(),
+    })
+}
+
+/// Fail with an error about `path` that other keys take part in.
+pub fn fail_related<T>(path: &KeyPath, related: &[KeyPath], message: impl Into<String>) -> Res<T> {
+    Err(SemError {
+        path: path.clone(),
+        message: message.into(),
+        related: related.to_vec(),
     })
 }
 
@@ -318,16 +330,12 @@ fn check_link_fields(l: &LinkSpec, p: &KeyPath, is_link: bool) -> Res<()> {
         }
     }
     if l.loss.is_some() && l.gilbert.is_some() {
-        return fail(
-            &p.key("gilbert"),
-            "give either `loss` (Bernoulli) or `gilbert`, not both",
-        );
+        let msg = "give either `loss` (Bernoulli) or `gilbert`, not both";
+        return fail_related(&p.key("gilbert"), &[p.key("loss")], msg);
     }
     if l.loss_back.is_some() && l.gilbert_back.is_some() {
-        return fail(
-            &p.key("gilbert_back"),
-            "give either `loss_back` or `gilbert_back`, not both",
-        );
+        let msg = "give either `loss_back` or `gilbert_back`, not both";
+        return fail_related(&p.key("gilbert_back"), &[p.key("loss_back")], msg);
     }
     for (key, r) in [("red", &l.red), ("red_back", &l.red_back)] {
         if let Some(r) = r {

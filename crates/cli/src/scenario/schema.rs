@@ -305,7 +305,7 @@ pub struct PgmccSpec {
     pub model: Option<ModelSpec>,
     /// RTT measurement: "timestamp" (default) or "seqno".
     pub rtt: Option<RttSpec>,
-    /// "adaptive" (default) or "fixed:<duration>".
+    /// "adaptive" (default) or `"fixed:<duration>"`.
     pub timeout: Option<TimeoutSpec>,
     /// Adaptive timeout before the first sample (default 3 s).
     pub timeout_initial: Option<Dur>,
@@ -395,7 +395,7 @@ pub enum LossSpec {
     Tfrc,
 }
 
-/// pgmcc's feedback timeout: "adaptive" or "fixed:<duration>".
+/// pgmcc's feedback timeout: "adaptive" or `"fixed:<duration>"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimeoutSpec {
     /// TCP-like SRTT/RTTVAR timeout.

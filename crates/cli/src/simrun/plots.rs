@@ -140,7 +140,7 @@ fn tick(v: &f64) -> String {
     }
 }
 
-/// window-<session>.svg: pgmcc's window and tokens (packets), with the acker's switches as vertical lines.
+/// `window-<session>.svg`: pgmcc's window and tokens (packets), with the acker's switches as vertical lines.
 pub fn window(
     path: &Path,
     s: &Scenario,
@@ -214,7 +214,7 @@ pub fn window(
 /// always are).
 const MAX_MARKS: usize = 60_000;
 
-/// seq-<session>.svg: the pgmcc paper's time–sequence plot (§4.1) over `[from, to]` seconds. Sequence numbers
+/// `seq-<session>.svg`: the pgmcc paper's time–sequence plot (§4.1) over `[from, to]` seconds. Sequence numbers
 /// are in payload bytes (PGM counts packets: seq × payload), so slopes compare with TCP's.
 pub fn sequence(
     path: &Path,
@@ -306,7 +306,7 @@ pub fn sequence(
     let mut k = 0usize;
     let mut keep = || {
         k += 1;
-        k % stride == 0
+        k.is_multiple_of(stride)
     };
     let data: Vec<(f64, f64)> = in_window
         .iter()

@@ -70,7 +70,7 @@ pub fn receivers_csv(r: &RunResult) -> String {
     out
 }
 
-/// window-<session>.csv: the controller's samples.
+/// `window-<session>.csv`: the controller's samples.
 pub fn window_csv(samples: &[CcSample], receivers: &[String]) -> String {
     let mut out = String::from("t_s,window_pkts,tokens_pkts,rate_bps,srtt_s,acker,acker_loss\n");
     for s in samples {
@@ -93,7 +93,7 @@ pub fn window_csv(samples: &[CcSample], receivers: &[String]) -> String {
     out
 }
 
-/// seq-<session>.csv: the time–sequence trace at the source. `seq` is the PGM sequence number (packets),
+/// `seq-<session>.csv`: the time–sequence trace at the source. `seq` is the PGM sequence number (packets),
 /// `bytes` = (seq − first data seq) × payload, as the pgmcc paper plots it; switches name the new acker.
 pub fn sequence_csv(trace: &SeqTrace, payload: usize, receivers: &[String]) -> String {
     let mut out = String::from("t_s,kind,seq,bytes,acker\n");
