@@ -287,7 +287,10 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionDef> {
             );
         }
     };
-    let start = s.start.map_or(Duration::ZERO, |d| d.0);
+    let mut start = s.start.map_or(Duration::ZERO, |d| d.0);
+    if let Some(j) = s.start_jitter {
+        start += j.0.mul_f64(cx.draw(&format!("start:{}", s.name)));
+    }
     let stop = s.stop.map(|d| d.0);
     if stop.is_some_and(|t| t <= start) {
         return fail(&p.key("stop"), "the session stops before it starts");

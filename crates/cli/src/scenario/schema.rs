@@ -267,6 +267,8 @@ pub struct SessionFileSpec {
     pub source: String,
     /// Application starts (default 0 s).
     pub start: Option<Dur>,
+    /// The application starts at a uniformly random time in [start, start + start_jitter).
+    pub start_jitter: Option<Dur>,
     /// Application stops.
     pub stop: Option<Dur>,
     /// Total bytes to send.

@@ -140,7 +140,7 @@ fn drive(net: &mut convoy_sim::Network, s: &Scenario, quiet: bool) -> u64 {
     let bar = ProgressBar::with_draw_target(Some(end / 1_000_000), ProgressDrawTarget::hidden());
     bar.set_style(
         ProgressStyle::with_template(
-            "{prefix} [{bar:40}] {pos}/{len} simulated ms, {elapsed} ({eta} left) {msg}",
+            "{prefix} [{bar:30}] {pos}/{len} ms simulated, {elapsed} (ETA {eta}) {msg}",
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> "),
@@ -159,7 +159,7 @@ fn drive(net: &mut convoy_sim::Network, s: &Scenario, quiet: bool) -> u64 {
         }
         bar.set_position(t / 1_000_000);
         if shown {
-            bar.set_message(format!("{events} events"));
+            bar.set_message(format!("{}k events", events / 1000));
         }
     }
     bar.finish_and_clear();
