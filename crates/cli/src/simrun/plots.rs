@@ -17,6 +17,8 @@ use std::path::Path;
 type Res = Result<(), Box<dyn Error>>;
 
 const SIZE: (u32, u32) = (1000, 500);
+/// Legend entries at most; further series are summed up in one entry.
+const MAX_LEGEND: usize = 12;
 const FONT: &str = "sans-serif";
 
 /// Distinguishable colours (Tableau 10).
@@ -102,10 +104,15 @@ pub fn throughput(path: &Path, s: &Scenario, r: &RunResult) -> Res {
             .iter()
             .enumerate()
             .map(|(k, v)| ((k as f64 + 0.5) * f.interval_s, v / div));
-        chart
-            .draw_series(LineSeries::new(pts, c.stroke_width(2)))?
-            .label(format!("{} ({})", f.name, f.kind))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+        let series = chart.draw_series(LineSeries::new(pts, c.stroke_width(2)))?;
+        match i.cmp(&MAX_LEGEND) {
+            std::cmp::Ordering::Less => series.label(format!("{} ({})", f.name, f.kind)),
+            std::cmp::Ordering::Equal => {
+                series.label(format!("… {} more", r.flows.len() - MAX_LEGEND))
+            }
+            std::cmp::Ordering::Greater => continue,
+        }
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
     }
     legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     root.present()?;
@@ -426,13 +433,16 @@ pub fn queues(
         .draw()?;
     for (i, (name, v)) in cols.iter().enumerate() {
         let c = colour(i);
-        chart
-            .draw_series(LineSeries::new(
-                v.iter().map(|(t, q)| (t.as_secs_f64(), f64::from(*q))),
-                c.stroke_width(1),
-            ))?
-            .label(name.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+        let pts = v.iter().map(|(t, q)| (t.as_secs_f64(), f64::from(*q)));
+        let series = chart.draw_series(LineSeries::new(pts, c.stroke_width(1)))?;
+        match i.cmp(&MAX_LEGEND) {
+            std::cmp::Ordering::Less => series.label(name.clone()),
+            std::cmp::Ordering::Equal => {
+                series.label(format!("… {} more", cols.len() - MAX_LEGEND))
+            }
+            std::cmp::Ordering::Greater => continue,
+        }
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
     }
     legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     root.present()?;
