@@ -1,11 +1,14 @@
 //! The `convoy` command.
 //!
-//! Subcommands so far: `demo`, a pgmcc session over the engine's in-memory harness that prints what happened.
-//! `sim`, `reproduce`, `send`, `recv` and `bench` arrive with the simulator and the network driver.
+//! Subcommands so far: `demo`, a pgmcc session over the engine's in-memory harness that prints what happened;
+//! `sim`, a scenario file run in the packet-level simulator, writing summary.json, CSV series, SVG plots and
+//! optionally a pcap. `reproduce`, `send`, `recv` and `bench` arrive with later work.
 
 mod demo;
 
 use clap::{Parser, Subcommand};
+use convoy_cli::simrun::{self, SimOptions};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Convoy: TCP-friendly single-rate multicast congestion control (pgmcc) over PGM.
@@ -20,11 +23,76 @@ struct Cli {
 enum Command {
     /// Run a demonstration pgmcc session (one sender, several receivers, in-memory network, virtual time).
     Demo(demo::DemoArgs),
+    /// Run a scenario file in the simulator and write summary.json, CSV series and SVG plots.
+    Sim(SimArgs),
+}
+
+/// Arguments of `convoy sim`.
+#[derive(clap::Args, Debug)]
+struct SimArgs {
+    /// The scenario (TOML; see docs/scenario-format.md).
+    scenario: PathBuf,
+    /// Output directory [default: out/STEM, STEM being the scenario file name without .toml].
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Seed of every random stream (overrides run.seed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Override a scenario value, e.g. --set link.bottleneck.rate=1Mbit (repeatable, applied in order).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+    /// Write a pcap of this link direction (`name`, or `name:rev` for the reverse direction).
+    #[arg(long, value_name = "LINK")]
+    pcap: Option<String>,
+    /// No progress bar and no report (for scripts).
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn sim(args: SimArgs) -> ExitCode {
+    let opts = SimOptions {
+        scenario: args.scenario,
+        out: args.out,
+        seed: args.seed,
+        sets: args.sets,
+        pcap: args.pcap,
+        quiet: args.quiet,
+    };
+    match simrun::run(&opts) {
+        Ok(report) => {
+            if !opts.quiet {
+                let s = &report.summary;
+                println!(
+                    "{}: {} simulated s, {} events in {:.2} s wall (seed {})",
+                    s.scenario, s.duration_s, s.events, s.wall_s, s.seed
+                );
+                for f in &s.flows {
+                    println!(
+                        "  {:<12} {:<12} goodput {:>10.1} kbit/s",
+                        f.id,
+                        f.kind,
+                        f.goodput_bps / 1e3
+                    );
+                }
+                println!(
+                    "wrote {}: {}",
+                    report.dir.display(),
+                    report.files.join(", ")
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Demo(args) => demo::run(&args),
+        Command::Sim(args) => sim(args),
     }
 }

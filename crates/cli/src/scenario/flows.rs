@@ -1,0 +1,597 @@
+//! Flows of a scenario: multicast sessions with their receivers and controller parameters, TCP transfers, CBR
+//! and on/off UDP sources.
+
+use super::locate::KeyPath;
+use super::model::{ReceiverDef, Scenario, SessionDef, TcpDef, UdpDef};
+use super::resolve::{fail, fail_related, Ctx, Res};
+use super::schema::{
+    CcSpec, LossSpec, ModelSpec, OldAckerSpec, PgmccSpec, RttSpec, SessionFileSpec, TcpSpec,
+    TcpVariantSpec, TimeoutSpec, TstampSpec,
+};
+use super::units::{Dur, Size};
+use convoy_proto::cc::fixed::FixedConfig;
+use convoy_proto::cc::pgmcc::{
+    LossEstimator, OldAckerAcks, PgmccConfig, RttMethod, TimeoutPolicy, TimestampUnit,
+};
+use convoy_proto::cc::CcConfig;
+use convoy_proto::rxw::RxwConfig;
+use convoy_proto::throughput::ThroughputModel;
+use convoy_sim::agents::udp::UdpPattern;
+use convoy_sim::tcp::{TcpConfig, TcpVariant};
+use std::time::Duration;
+
+/// Resolve every flow into `s`.
+pub fn resolve_flows(cx: &mut Ctx<'_>, s: &mut Scenario) -> Res<()> {
+    let file = cx.file;
+    for (i, sess) in file.session.iter().enumerate() {
+        let def = session(cx, sess, i)?;
+        s.sessions.push(def);
+    }
+    let defaults = file.defaults.tcp.clone().unwrap_or_default();
+    if file.defaults.tcp.is_some() {
+        let p = KeyPath::root().key("defaults").key("tcp");
+        for (key, set) in [
+            ("name", defaults.name.is_some()),
+            ("from", defaults.from.is_some()),
+        ]
+        .into_iter()
+        .chain([
+            ("to", defaults.to.is_some()),
+            ("count", defaults.count.is_some()),
+        ]) {
+            if set {
+                return fail(
+                    &p.key(key),
+                    format!("`{key}` is not allowed in [defaults] tcp"),
+                );
+            }
+        }
+    }
+    for (i, t) in file.tcp.iter().enumerate() {
+        let p = KeyPath::root().key("tcp").index(i);
+        let t = merge_tcp(t, &defaults);
+        let config = tcp_config(&t, &p)?;
+        let Some(name) = &t.name else {
+            return fail(&p, "missing field `name`");
+        };
+        let Some(from) = &t.from else {
+            return fail(&p, "missing field `from`");
+        };
+        let Some(to) = &t.to else {
+            return fail(&p, "missing field `to`");
+        };
+        let times = Times {
+            start: t.start,
+            jitter: t.start_jitter,
+            stop: t.stop,
+        };
+        for inst in expand(cx, name, from, to, t.count, times, &p)? {
+            s.tcp.push(TcpDef {
+                name: inst.name,
+                from: inst.from,
+                to: inst.to,
+                config: config.clone(),
+                start: inst.start,
+                stop: inst.stop,
+                bytes: t.bytes.map(|b| b.0),
+            });
+        }
+    }
+    for (i, c) in file.cbr.iter().enumerate() {
+        let p = KeyPath::root().key("cbr").index(i);
+        let jitter = c.jitter.unwrap_or(0.0);
+        if !(0.0..1.0).contains(&jitter) {
+            return fail(
+                &p.key("jitter"),
+                format!("jitter {jitter} must be in [0, 1)"),
+            );
+        }
+        let pattern = UdpPattern::Cbr {
+            rate_bps: positive_rate(c.rate.0, &p.key("rate"))?,
+            jitter,
+        };
+        let size = udp_size(c.size.map(|b| b.0), &p)?;
+        let times = Times {
+            start: c.start,
+            jitter: c.start_jitter,
+            stop: c.stop,
+        };
+        for inst in expand(cx, &c.name, &c.from, &c.to, c.count, times, &p)? {
+            s.udp.push(udp(inst, size, pattern.clone()));
+        }
+    }
+    for (i, o) in file.onoff.iter().enumerate() {
+        let p = KeyPath::root().key("onoff").index(i);
+        let shape = o.shape.unwrap_or(1.5);
+        if !(shape > 1.0 && shape.is_finite()) {
+            return fail(
+                &p.key("shape"),
+                format!("Pareto shape {shape} must exceed 1 (finite mean)"),
+            );
+        }
+        for (k, d) in [("on", o.on), ("off", o.off)] {
+            if d.0.is_zero() {
+                return fail(&p.key(k), "mean on and off times must be above 0s");
+            }
+        }
+        let pattern = UdpPattern::ParetoOnOff {
+            rate_bps: positive_rate(o.rate.0, &p.key("rate"))?,
+            mean_on: o.on.0,
+            mean_off: o.off.0,
+            shape,
+        };
+        let size = udp_size(o.size.map(|b| b.0), &p)?;
+        let times = Times {
+            start: o.start,
+            jitter: o.start_jitter,
+            stop: o.stop,
+        };
+        for inst in expand(cx, &o.name, &o.from, &o.to, o.count, times, &p)? {
+            s.udp.push(udp(inst, size, pattern.clone()));
+        }
+    }
+    Ok(())
+}
+
+fn positive_rate(r: u64, p: &KeyPath) -> Res<u64> {
+    if r == 0 {
+        return fail(p, "the rate must be above 0 bit/s");
+    }
+    Ok(r)
+}
+
+fn udp_size(size: Option<u64>, p: &KeyPath) -> Res<u32> {
+    let size = size.unwrap_or(1000);
+    if !(29..=65_535).contains(&size) {
+        return fail(
+            &p.key("size"),
+            format!("an IP packet of {size} bytes? use 29B to 64KB"),
+        );
+    }
+    Ok(size as u32)
+}
+
+fn udp(inst: Instance, size: u32, pattern: UdpPattern) -> UdpDef {
+    UdpDef {
+        name: inst.name,
+        from: inst.from,
+        to: inst.to,
+        size,
+        pattern,
+        start: inst.start,
+        stop: inst.stop,
+    }
+}
+
+/// Start and stop as written.
+#[derive(Clone, Copy)]
+struct Times {
+    start: Option<Dur>,
+    jitter: Option<Dur>,
+    stop: Option<Dur>,
+}
+
+/// One flow of a (possibly counted) flow table.
+struct Instance {
+    name: String,
+    from: usize,
+    to: usize,
+    start: Duration,
+    stop: Option<Duration>,
+}
+
+/// Expand `count` (names `<name>1…`, `{i}` in the node names), resolve nodes, draw start jitter.
+fn expand(
+    cx: &mut Ctx<'_>,
+    name: &str,
+    from: &str,
+    to: &str,
+    count: Option<u32>,
+    t: Times,
+    p: &KeyPath,
+) -> Res<Vec<Instance>> {
+    let n = match count {
+        Some(0) => return fail(&p.key("count"), "count must be at least 1"),
+        Some(n) => n,
+        None => {
+            for (k, v) in [("from", from), ("to", to)] {
+                if v.contains("{i}") {
+                    return fail(&p.key(k), "`{i}` is replaced only in flows with a `count`");
+                }
+            }
+            1
+        }
+    };
+    let mut out = Vec::new();
+    for i in 1..=n {
+        let fill = |s: &str| s.replace("{i}", &i.to_string());
+        let fname = if count.is_some() {
+            format!("{name}{i}")
+        } else {
+            name.to_string()
+        };
+        cx.add_flow_name(&fname, &p.key("name"))?;
+        let a = cx.node(&fill(from), &p.key("from"))?;
+        let b = cx.node(&fill(to), &p.key("to"))?;
+        if a == b {
+            return fail(
+                &p.key("to"),
+                format!("flow `{fname}` goes from `{}` to itself", fill(from)),
+            );
+        }
+        cx.check_connected(a, b, p)?;
+        let mut start = t.start.map_or(Duration::ZERO, |d| d.0);
+        if let Some(j) = t.jitter {
+            start += j.0.mul_f64(cx.draw(&format!("start:{fname}")));
+        }
+        let stop = t.stop.map(|d| d.0);
+        if stop.is_some_and(|s| s <= start) {
+            return fail(
+                &p.key("stop"),
+                format!("flow `{fname}` stops before it starts"),
+            );
+        }
+        out.push(Instance {
+            name: fname,
+            from: a,
+            to: b,
+            start,
+            stop,
+        });
+    }
+    Ok(out)
+}
+
+fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionDef> {
+    let p = KeyPath::root().key("session").index(i);
+    cx.add_flow_name(&s.name, &p.key("name"))?;
+    let source = cx.node(&s.source, &p.key("source"))?;
+    let cc = match s.cc.unwrap_or(CcSpec::Pgmcc) {
+        CcSpec::Pgmcc => {
+            if s.fixed.is_some() {
+                return fail(
+                    &p.key("fixed"),
+                    "`fixed` parameters given but cc = \"pgmcc\"",
+                );
+            }
+            CcConfig::Pgmcc(pgmcc(
+                &s.pgmcc.clone().unwrap_or_default(),
+                &p.key("pgmcc"),
+            )?)
+        }
+        CcSpec::Fixed => {
+            if s.pgmcc.is_some() {
+                return fail(
+                    &p.key("pgmcc"),
+                    "`pgmcc` parameters given but cc = \"fixed\"",
+                );
+            }
+            let Some(f) = &s.fixed else {
+                return fail(&p, "cc = \"fixed\" needs `fixed = { rate = \"...\" }`");
+            };
+            let d = FixedConfig::default();
+            CcConfig::Fixed(FixedConfig {
+                rate_bytes_per_s: positive_rate(f.rate.0, &p.key("fixed").key("rate"))? / 8,
+                burst: f.burst.map_or(d.burst, |b| b.0),
+            })
+        }
+        other @ (CcSpec::Tfmcc | CcSpec::Aimd) => {
+            let n = if other == CcSpec::Tfmcc {
+                "tfmcc"
+            } else {
+                "aimd"
+            };
+            return fail(
+                &p.key("cc"),
+                format!("cc = \"{n}\" is not yet implemented; use \"pgmcc\" or \"fixed\""),
+            );
+        }
+    };
+    let mut start = s.start.map_or(Duration::ZERO, |d| d.0);
+    if let Some(j) = s.start_jitter {
+        start += j.0.mul_f64(cx.draw(&format!("start:{}", s.name)));
+    }
+    let stop = s.stop.map(|d| d.0);
+    if stop.is_some_and(|t| t <= start) {
+        return fail(&p.key("stop"), "the session stops before it starts");
+    }
+    let payload = s.payload.map_or(1400, |b| b.0);
+    if !(1..=65_000).contains(&payload) {
+        return fail(
+            &p.key("payload"),
+            format!("payload of {payload} bytes: use 1B to 65000B"),
+        );
+    }
+    // Receivers placed so far, with the key of their node (for errors that involve two of them).
+    let mut receivers: Vec<(ReceiverDef, KeyPath)> = Vec::new();
+    let source_key = p.key("source");
+    let mut place = |cx: &Ctx<'_>, r: ReceiverDef, rp: &KeyPath, node_key: KeyPath| -> Res<()> {
+        if r.node == source {
+            let msg = format!(
+                "receiver `{}` is on the source's node `{}`",
+                r.name, s.source
+            );
+            return fail_related(&node_key, std::slice::from_ref(&source_key), msg);
+        }
+        if let Some((o, okey)) = receivers.iter().find(|(o, _)| o.node == r.node) {
+            let msg = format!(
+                "receivers `{}` and `{}` are both on node `{}`; a receiver is identified by its host's \
+                 address, so give each its own host",
+                o.name, r.name, cx.nodes[r.node].name
+            );
+            return fail_related(&node_key, std::slice::from_ref(okey), msg);
+        }
+        if receivers.iter().any(|(o, _)| o.name == r.name) {
+            return fail(
+                rp,
+                format!("receiver name `{}` is used twice in this session", r.name),
+            );
+        }
+        if r.leave.is_some_and(|l| l <= r.join) {
+            let msg = format!("receiver `{}` leaves before it joins", r.name);
+            return fail_related(&rp.key("leave"), &[rp.key("join")], msg);
+        }
+        cx.check_connected(source, r.node, rp)?;
+        receivers.push((r, node_key));
+        Ok(())
+    };
+    for (k, r) in s.receivers.iter().enumerate() {
+        let rp = p.key("receivers").index(k);
+        let node = cx.node(&r.node, &rp.key("node"))?;
+        let name = r.name.clone().unwrap_or_else(|| r.node.clone());
+        super::resolve::check_name(&name, &rp.key("name"))?;
+        let def = ReceiverDef {
+            name,
+            node,
+            join: r.join.map_or(Duration::ZERO, |d| d.0),
+            leave: r.leave.map(|d| d.0),
+        };
+        place(cx, def, &rp, rp.key("node"))?;
+    }
+    for (k, r) in s.receiver_range.iter().enumerate() {
+        let rp = p.key("receiver_range").index(k);
+        if r.first > r.last {
+            return fail(
+                &rp.key("last"),
+                format!("empty range {}..={}", r.first, r.last),
+            );
+        }
+        for n in r.first..=r.last {
+            let host = format!("{}{n}", r.prefix);
+            let node = cx.node(&host, &rp.key("prefix"))?;
+            let def = ReceiverDef {
+                name: host,
+                node,
+                join: r.join.map_or(Duration::ZERO, |d| d.0),
+                leave: r.leave.map(|d| d.0),
+            };
+            place(cx, def, &rp, rp.key("prefix"))?;
+        }
+    }
+    let receivers: Vec<ReceiverDef> = receivers.into_iter().map(|(r, _)| r).collect();
+    if receivers.is_empty() {
+        return fail(
+            &p,
+            format!(
+                "session `{}` has no receivers (`receivers` or `receiver_range`)",
+                s.name
+            ),
+        );
+    }
+    let rxw = s.rxw.as_ref().map(|r| {
+        let d = RxwConfig::default();
+        RxwConfig {
+            nak_bo_ivl: r.nak_bo_ivl.map_or(d.nak_bo_ivl, |x| x.0),
+            nak_rpt_ivl: r.nak_rpt_ivl.map_or(d.nak_rpt_ivl, |x| x.0),
+            nak_rdata_ivl: r.nak_rdata_ivl.map_or(d.nak_rdata_ivl, |x| x.0),
+            nak_ncf_retries: r.nak_ncf_retries.unwrap_or(d.nak_ncf_retries),
+            nak_data_retries: r.nak_data_retries.unwrap_or(d.nak_data_retries),
+            max_packets: r.max_packets.unwrap_or(d.max_packets),
+            max_apdu_len: d.max_apdu_len,
+            nak_packets_per_s: r.nak_rate.unwrap_or(d.nak_packets_per_s),
+            nak_burst: r.nak_burst.unwrap_or(d.nak_burst),
+        }
+    });
+    Ok(SessionDef {
+        name: s.name.clone(),
+        source,
+        receivers,
+        cc,
+        payload: payload as usize,
+        start,
+        stop,
+        bytes: s.bytes.map(|b| b.0),
+        trace: s.trace.unwrap_or(i == 0),
+        rate_max: s.rate_max.map(|r| r.bytes_per_s()),
+        rxw,
+    })
+}
+
+/// pgmcc parameters over the engine's defaults (shared/experiments.md's common defaults).
+fn pgmcc(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
+    let d = PgmccConfig::default();
+    let c = g.c.unwrap_or(d.c);
+    if !(c > 0.0 && c <= 1.0) {
+        return fail(
+            &p.key("c"),
+            format!("c = {c}: the switch threshold is in (0, 1] (paper §3.5)"),
+        );
+    }
+    let ssthresh = g.ssthresh.unwrap_or(d.ssthresh);
+    if !(ssthresh >= 1.0 && ssthresh.is_finite()) {
+        return fail(
+            &p.key("ssthresh"),
+            format!("ssthresh = {ssthresh} packets must be at least 1"),
+        );
+    }
+    let dupack = g.dupack.unwrap_or(d.dupack_threshold);
+    if dupack == 0 {
+        return fail(&p.key("dupack"), "the dupack threshold must be at least 1");
+    }
+    let adaptive_keys = [
+        ("timeout_initial", g.timeout_initial),
+        ("timeout_min", g.timeout_min),
+        ("timeout_max", g.timeout_max),
+    ];
+    let timeout = match g.timeout.unwrap_or(TimeoutSpec::Adaptive) {
+        TimeoutSpec::Fixed(t) => {
+            if let Some((k, _)) = adaptive_keys.iter().find(|(_, v)| v.is_some()) {
+                return fail(
+                    &p.key(k),
+                    format!("`{k}` applies to timeout = \"adaptive\" only"),
+                );
+            }
+            if t.0.is_zero() {
+                return fail(&p.key("timeout"), "a fixed timeout must be above 0s");
+            }
+            TimeoutPolicy::Fixed(t.0)
+        }
+        TimeoutSpec::Adaptive => {
+            let TimeoutPolicy::Adaptive { initial, min, max } = TimeoutPolicy::default() else {
+                unreachable!("the default timeout is adaptive")
+            };
+            let (initial, min, max) = (
+                g.timeout_initial.map_or(initial, |x| x.0),
+                g.timeout_min.map_or(min, |x| x.0),
+                g.timeout_max.map_or(max, |x| x.0),
+            );
+            if min > max {
+                return fail(&p.key("timeout_min"), "timeout_min exceeds timeout_max");
+            }
+            TimeoutPolicy::Adaptive { initial, min, max }
+        }
+    };
+    let loss_estimator = match g.loss.unwrap_or(LossSpec::Ewma) {
+        LossSpec::Ewma => {
+            if g.tfrc_rtt.is_some() {
+                return fail(
+                    &p.key("tfrc_rtt"),
+                    "`tfrc_rtt` applies to loss = \"tfrc\" only",
+                );
+            }
+            let weight = g.loss_weight.unwrap_or(65_000);
+            if weight >= 65_536 {
+                return fail(
+                    &p.key("loss_weight"),
+                    format!("loss_weight {weight} is out of 65536: use 0..65535"),
+                );
+            }
+            LossEstimator::Ewma { weight }
+        }
+        LossSpec::Tfrc => {
+            if g.loss_weight.is_some() {
+                return fail(
+                    &p.key("loss_weight"),
+                    "`loss_weight` applies to loss = \"ewma\" only",
+                );
+            }
+            LossEstimator::Tfrc {
+                rtt_hint: g.tfrc_rtt.map_or(Duration::from_millis(100), |x| x.0),
+            }
+        }
+    };
+    Ok(PgmccConfig {
+        ssthresh,
+        dupack_threshold: dupack,
+        c,
+        model: match g.model {
+            None => d.model,
+            Some(ModelSpec::Paper) => ThroughputModel::Paper,
+            Some(ModelSpec::Draft) => ThroughputModel::Draft,
+        },
+        rtt_method: match g.rtt {
+            None => d.rtt_method,
+            Some(RttSpec::Timestamp) => RttMethod::Timestamp,
+            Some(RttSpec::Seqno) => RttMethod::SequenceNumber,
+        },
+        timeout,
+        reelect_after_timeouts: g.reelect_after.unwrap_or(d.reelect_after_timeouts),
+        old_acker_acks: match g.old_acker_acks {
+            None => d.old_acker_acks,
+            Some(OldAckerSpec::Count) => OldAckerAcks::Count,
+            Some(OldAckerSpec::BeforeSwitch) => OldAckerAcks::BeforeSwitchOnly,
+            Some(OldAckerSpec::Ignore) => OldAckerAcks::Ignore,
+        },
+        tstamp_unit: match g.tstamp {
+            None => d.tstamp_unit,
+            Some(TstampSpec::Us) => TimestampUnit::Micros,
+            Some(TstampSpec::Ms) => TimestampUnit::Millis,
+        },
+        loss_estimator,
+        election_backoff: g.election_backoff.map_or(d.election_backoff, |x| x.0),
+        report_events: d.report_events,
+    })
+}
+
+/// A flow's own TCP values over `[defaults] tcp`.
+fn merge_tcp(t: &TcpSpec, d: &TcpSpec) -> TcpSpec {
+    TcpSpec {
+        name: t.name.clone(),
+        from: t.from.clone(),
+        to: t.to.clone(),
+        count: t.count,
+        variant: t.variant.or(d.variant),
+        start: t.start.or(d.start),
+        start_jitter: t.start_jitter.or(d.start_jitter),
+        stop: t.stop.or(d.stop),
+        bytes: t.bytes.or(d.bytes),
+        mss: t.mss.or(d.mss),
+        initial_window: t.initial_window.or(d.initial_window),
+        initial_ssthresh: t.initial_ssthresh.or(d.initial_ssthresh),
+        min_rto: t.min_rto.or(d.min_rto),
+        initial_rto: t.initial_rto.or(d.initial_rto),
+        max_rto: t.max_rto.or(d.max_rto),
+        delayed_ack: t.delayed_ack.or(d.delayed_ack),
+        delayed_ack_timeout: t.delayed_ack_timeout.or(d.delayed_ack_timeout),
+        dupack: t.dupack.or(d.dupack),
+        max_cwnd: t.max_cwnd.or(d.max_cwnd),
+    }
+}
+
+fn tcp_config(t: &TcpSpec, p: &KeyPath) -> Res<TcpConfig> {
+    let d = TcpConfig::default();
+    let mss = t.mss.map_or(u64::from(d.mss), |m| m.0);
+    if !(1..=65_000).contains(&mss) {
+        return fail(
+            &p.key("mss"),
+            format!("an MSS of {mss} bytes? use 1 to 65000"),
+        );
+    }
+    let bytes_of = |s: Size| match s {
+        Size::Packets(n) => n.saturating_mul(mss),
+        Size::Bytes(b) => b,
+    };
+    let iw = t.initial_window.unwrap_or(d.initial_window);
+    if iw == 0 {
+        return fail(
+            &p.key("initial_window"),
+            "the initial window must be at least 1 segment",
+        );
+    }
+    if t.dupack == Some(0) {
+        return fail(&p.key("dupack"), "the dupack threshold must be at least 1");
+    }
+    let min_rto = t.min_rto.map_or(d.min_rto, |x| x.0);
+    let max_rto = t.max_rto.map_or(d.max_rto, |x| x.0);
+    if min_rto > max_rto {
+        return fail(&p.key("min_rto"), "min_rto exceeds max_rto");
+    }
+    Ok(TcpConfig {
+        variant: match t.variant {
+            None => d.variant,
+            Some(TcpVariantSpec::Reno) => TcpVariant::Reno,
+            Some(TcpVariantSpec::Newreno) => TcpVariant::NewReno,
+            Some(TcpVariantSpec::Sack) => TcpVariant::Sack,
+        },
+        mss: mss as u32,
+        initial_window: iw,
+        initial_ssthresh: t.initial_ssthresh.map_or(d.initial_ssthresh, bytes_of),
+        min_rto,
+        initial_rto: t.initial_rto.map_or(d.initial_rto, |x| x.0),
+        max_rto,
+        delayed_ack: t.delayed_ack.unwrap_or(d.delayed_ack),
+        delayed_ack_timeout: t.delayed_ack_timeout.map_or(d.delayed_ack_timeout, |x| x.0),
+        dupack_threshold: t.dupack.unwrap_or(d.dupack_threshold),
+        max_cwnd: t.max_cwnd.map(bytes_of),
+    })
+}

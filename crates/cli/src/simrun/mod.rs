@@ -1,0 +1,231 @@
+//! `convoy sim`: run a scenario and write its results (summary.json, CSV series, SVG plots, optional pcap).
+
+pub mod pcap;
+pub mod plots;
+pub mod series;
+pub mod summary;
+
+use crate::scenario::{self, Scenario};
+use convoy_proto::Instant;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What `convoy sim` was asked to do.
+#[derive(Clone, Debug, Default)]
+pub struct SimOptions {
+    /// The scenario file.
+    pub scenario: PathBuf,
+    /// Output directory (default `out/<scenario stem>`).
+    pub out: Option<PathBuf>,
+    /// Seed overriding `run.seed`.
+    pub seed: Option<u64>,
+    /// `--set key=value` overrides, in order.
+    pub sets: Vec<String>,
+    /// Link direction to capture (`name` or `name:rev`).
+    pub pcap: Option<String>,
+    /// No progress bar and no report on stdout.
+    pub quiet: bool,
+}
+
+/// A failed `convoy sim`.
+#[derive(Debug)]
+pub enum SimError {
+    /// The scenario is invalid.
+    Scenario(scenario::ScenarioError),
+    /// Something else (building, writing).
+    Other(String),
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::Scenario(e) => write!(f, "{e}"),
+            SimError::Other(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+impl From<scenario::ScenarioError> for SimError {
+    fn from(e: scenario::ScenarioError) -> Self {
+        SimError::Scenario(e)
+    }
+}
+
+fn other(context: impl fmt::Display) -> impl FnOnce(std::io::Error) -> SimError {
+    move |e| SimError::Other(format!("{context}: {e}"))
+}
+
+/// What a run wrote.
+#[derive(Clone, Debug)]
+pub struct SimReport {
+    /// The output directory.
+    pub dir: PathBuf,
+    /// Files written, relative to `dir`.
+    pub files: Vec<String>,
+    /// The summary.
+    pub summary: summary::Summary,
+}
+
+/// Wall time after which the progress bar appears.
+const QUIET_PERIOD: Duration = Duration::from_secs(2);
+
+/// Load, run and write. `--seed` becomes one more `--set run.seed=N` (after the others).
+pub fn run(opts: &SimOptions) -> Result<SimReport, SimError> {
+    let mut sets = opts.sets.clone();
+    if let Some(seed) = opts.seed {
+        sets.push(format!("run.seed={seed}"));
+    }
+    let s = scenario::load(&opts.scenario, &sets)?;
+    let dir = opts
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("out").join(&s.name));
+    let mut built = scenario::build_network(&s)
+        .map_err(|e| SimError::Other(format!("building the network: {e}")))?;
+    if let Some(name) = &opts.pcap {
+        let Some(id) = built.net.link_id(name) else {
+            let mut names: Vec<String> = s
+                .links
+                .iter()
+                .flat_map(|l| [l.name.clone(), format!("{}:rev", l.name)])
+                .take(10)
+                .collect();
+            if s.links.len() > 5 {
+                names.push("...".into());
+            }
+            return Err(SimError::Other(format!(
+                "--pcap {name}: no such link direction (links: {})",
+                names.join(", ")
+            )));
+        };
+        built.net.capture(id);
+    }
+    let started = std::time::Instant::now();
+    let events = drive(&mut built.net, &s, opts.quiet);
+    let wall_s = started.elapsed().as_secs_f64();
+    std::fs::create_dir_all(&dir).map_err(other(format!("creating {}", dir.display())))?;
+    let net = &built.net;
+    let result = net.results();
+    let summary = summary::summarize(&s, &result, events, wall_s, net.unroutable());
+    let mut files = Vec::new();
+    let json =
+        serde_json::to_string_pretty(&summary).map_err(|e| SimError::Other(e.to_string()))? + "\n";
+    std::fs::write(dir.join("summary.json"), json).map_err(other("writing summary.json"))?;
+    files.push("summary.json".to_string());
+    files.extend(series::write_all(&dir, &s, &result, net).map_err(other("writing CSV series"))?);
+    files.extend(write_plots(&dir, &s, &result, net)?);
+    if let Some(name) = &opts.pcap {
+        let file = format!("{name}.pcap").replace(':', "-");
+        let mut w =
+            std::io::BufWriter::new(std::fs::File::create(dir.join(&file)).map_err(other(&file))?);
+        pcap::write(&mut w, net.captured()).map_err(other(&file))?;
+        std::io::Write::flush(&mut w).map_err(other(&file))?;
+        files.push(file);
+    }
+    Ok(SimReport {
+        dir,
+        files,
+        summary,
+    })
+}
+
+/// Run the network to the scenario's end in chunks, with a progress bar once the run has taken a while.
+fn drive(net: &mut convoy_sim::Network, s: &Scenario, quiet: bool) -> u64 {
+    let end = s.duration.as_nanos() as u64;
+    let chunk = (end / 500).max(1_000_000);
+    let bar = ProgressBar::with_draw_target(Some(end / 1_000_000), ProgressDrawTarget::hidden());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{prefix} [{bar:30}] {pos}/{len} ms simulated, {elapsed} (ETA {eta}) {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar.set_prefix(s.name.clone());
+    let started = std::time::Instant::now();
+    let mut shown = false;
+    let mut events = 0;
+    let mut t = 0u64;
+    while t < end {
+        t = (t + chunk).min(end);
+        events += net.run(Instant::from_nanos(t));
+        if !quiet && !shown && started.elapsed() > QUIET_PERIOD {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            shown = true;
+        }
+        bar.set_position(t / 1_000_000);
+        if shown {
+            bar.set_message(format!("{}k events", events / 1000));
+        }
+    }
+    bar.finish_and_clear();
+    events
+}
+
+fn write_plots(
+    dir: &Path,
+    s: &Scenario,
+    r: &convoy_sim::results::RunResult,
+    net: &convoy_sim::Network,
+) -> Result<Vec<String>, SimError> {
+    let mut files = Vec::new();
+    let mut plot =
+        |name: String, res: Result<(), Box<dyn std::error::Error>>| -> Result<(), SimError> {
+            res.map_err(|e| SimError::Other(format!("drawing {name}: {e}")))?;
+            files.push(name);
+            Ok(())
+        };
+    plot(
+        "throughput.svg".into(),
+        plots::throughput(&dir.join("throughput.svg"), s, r),
+    )?;
+    for (k, sess) in s.sessions.iter().enumerate() {
+        let Some(agent) = net.session_sender(&sess.name) else {
+            continue;
+        };
+        let rec = &agent.record;
+        if rec.samples.iter().any(|x| x.window.is_some()) {
+            let switches = &r.flows[k].switches;
+            let name = format!("window-{}.svg", sess.name);
+            plot(
+                name.clone(),
+                plots::window(&dir.join(&name), s, sess, &rec.samples, switches),
+            )?;
+        }
+    }
+    let end = s.duration.as_secs_f64();
+    for q in &s.sequence_plots {
+        let sess = &s.sessions[q.session];
+        let Some(trace) = net
+            .session_sender(&sess.name)
+            .and_then(|a| a.record.trace.as_ref())
+        else {
+            continue;
+        };
+        let (from, to) = (
+            q.from.as_secs_f64(),
+            q.to.map_or(end, |t| t.as_secs_f64()).min(end),
+        );
+        let name = if q.from.is_zero() && q.to.is_none() {
+            format!("seq-{}.svg", sess.name)
+        } else {
+            format!("seq-{}-{}-{}.svg", sess.name, from, to)
+        };
+        plot(
+            name.clone(),
+            plots::sequence(&dir.join(&name), s, sess, trace, (from, to)),
+        )?;
+    }
+    let cols = net.queue_samples();
+    if !cols.is_empty() {
+        plot(
+            "queue.svg".into(),
+            plots::queues(&dir.join("queue.svg"), s, &cols),
+        )?;
+    }
+    Ok(files)
+}

@@ -1,0 +1,258 @@
+//! `--pcap`: Wireshark's dissectors decode what Convoy writes. Runs tshark when it is installed
+//! (scripts/test.sh installs it: Debian package `tshark`); skipped with a message otherwise.
+
+use convoy_cli::simrun::{self, pcap, SimOptions};
+use convoy_proto::Instant;
+use convoy_sim::packet::{Body, Dest, Packet};
+use convoy_sim::tcp::TcpSegment;
+use convoy_sim::{FlowId, NodeId};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const SCENARIO: &str = r#"
+[run]
+duration = "5s"
+[defaults]
+link = { rate = "10Mbit", delay = "1ms" }
+[[node]]
+name = "R"
+kind = "pgm-router"
+[[link]]
+between = ["S", "R"]
+[[link]]
+name = "L"
+between = ["R", "A"]
+rate = "1Mbit"
+delay = "10ms"
+loss = 0.05
+[[link]]
+between = ["R", "B"]
+[[link]]
+between = ["X", "R"]
+[[session]]
+name = "S1"
+source = "S"
+receivers = [ { node = "A" }, { node = "B" } ]
+[[cbr]]
+name = "C"
+from = "X"
+to = "A"
+rate = "100kbit"
+"#;
+
+fn tshark() -> Option<PathBuf> {
+    let ok = Command::new("tshark")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    ok.then(|| PathBuf::from("tshark"))
+}
+
+/// `tshark -r file -d udp.port==3055,pgm -T fields -e <fields>`, one line per packet.
+fn fields(file: &Path, filter: &str, fields: &[&str]) -> Vec<String> {
+    let mut cmd = Command::new("tshark");
+    cmd.args(["-n", "-r"]).arg(file).args([
+        "-d",
+        "udp.port==3055,pgm",
+        "-o",
+        "pgm.check_checksum:TRUE",
+    ]);
+    cmd.args(["-o", "tcp.relative_sequence_numbers:FALSE"]);
+    if !filter.is_empty() {
+        cmd.args(["-Y", filter]);
+    }
+    cmd.args(["-T", "fields"]);
+    for f in fields {
+        cmd.args(["-e", f]);
+    }
+    let out = cmd.output().expect("tshark runs");
+    assert!(
+        out.status.success(),
+        "tshark failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn wireshark_decodes_pgm_of_a_simulated_link() {
+    let d = dir("pcap-pgm");
+    std::fs::write(d.join("p.toml"), SCENARIO).unwrap();
+    for link in ["L", "L:rev"] {
+        let opts = SimOptions {
+            scenario: d.join("p.toml"),
+            out: Some(d.join("out")),
+            pcap: Some(link.into()),
+            quiet: true,
+            ..SimOptions::default()
+        };
+        let report = simrun::run(&opts).unwrap_or_else(|e| panic!("{e}"));
+        assert!(report.files.iter().any(|f| f.ends_with(".pcap")));
+    }
+    let down = d.join("out/L.pcap");
+    let up = d.join("out/L-rev.pcap");
+    assert!(std::fs::metadata(&down).unwrap().len() > 10_000);
+    let Some(_) = tshark() else {
+        eprintln!("SKIPPED: tshark is not installed (apt-get install tshark); the pcap files were written but not decoded");
+        return;
+    };
+    // Downstream: SPM, ODATA, RDATA, NCF, all PGM with good checksums, plus the CBR datagrams.
+    let types = fields(&down, "pgm", &["pgm.hdr.type", "pgm.hdr.cksum.status"]);
+    assert!(types.len() > 100, "{} PGM packets", types.len());
+    for ty in ["0x00", "0x04", "0x05"] {
+        assert!(
+            types.iter().any(|t| t.starts_with(ty)),
+            "no PGM type {ty}: {:?}",
+            &types[..5]
+        );
+    }
+    assert!(
+        types
+            .iter()
+            .all(|t| !t.contains("Bad") && !t.ends_with("\t0")),
+        "bad checksum: {:?}",
+        types.iter().find(|t| t.contains("Bad"))
+    );
+    // ODATA from S (node 1: 10.0.0.2) to the session's group, 1400-byte TSDUs, with OPT_PGMCC_DATA naming
+    // the acker (A or B: 10.0.0.3 or 10.0.0.4) once one is elected.
+    let odata = fields(
+        &down,
+        "pgm.hdr.type == 0x04",
+        &[
+            "ip.src",
+            "ip.dst",
+            "pgm.hdr.tsdulen",
+            "pgm.opts.ccdata.acker.ipv4",
+        ],
+    );
+    assert!(
+        odata
+            .iter()
+            .all(|l| l.starts_with("10.0.0.2\t239.1.0.1\t1400\t")),
+        "{}",
+        odata[0]
+    );
+    assert!(
+        odata
+            .iter()
+            .any(|l| l.ends_with("10.0.0.3") || l.ends_with("10.0.0.4")),
+        "no acker named in ODATA"
+    );
+    let cbr = fields(&down, "udp.dstport == 9", &["frame.len", "frame.cap_len"]);
+    assert!(
+        !cbr.is_empty() && cbr.iter().all(|l| l == "1000\t28"),
+        "{:?}",
+        cbr.first()
+    );
+    // Upstream: ACKs and NAKs from A.
+    let up_types = fields(&up, "pgm", &["pgm.hdr.type"]);
+    assert!(up_types.iter().any(|t| t == "0x0d"), "no ACK upstream");
+    let acks = fields(
+        &up,
+        "pgm.hdr.type == 0x0d",
+        &[
+            "ip.src",
+            "ip.dst",
+            "pgm.ack.maxsqn",
+            "pgm.opts.ccdata.lossrate",
+        ],
+    );
+    assert!(
+        acks.iter().all(|l| l.starts_with("10.0.0.3\t10.0.0.2\t0x")),
+        "{}",
+        acks[0]
+    );
+    assert!(up_types.iter().any(|t| t == "0x08"), "no NAK upstream");
+    let malformed = fields(
+        &down,
+        "_ws.malformed || _ws.expert.severity >= 6291456",
+        &["frame.number"],
+    );
+    assert!(malformed.is_empty(), "malformed frames: {malformed:?}");
+}
+
+#[test]
+fn wireshark_decodes_tcp_with_sack() {
+    // TCP flows cannot run until the TCP models land, so this writes TCP segments as the simulator carries them.
+    let d = dir("pcap-tcp");
+    let data = |seq: u64| Packet {
+        size: 1500,
+        src: NodeId(0),
+        dst: Dest::Node(NodeId(1)),
+        flow: FlowId(2),
+        to_agent: None,
+        body: Body::Tcp(TcpSegment {
+            seq,
+            len: 1460,
+            ..TcpSegment::default()
+        }),
+    };
+    let mut ack = TcpSegment {
+        is_ack: true,
+        ack: 1460,
+        sack_count: 2,
+        ..TcpSegment::default()
+    };
+    ack.sack[0] = (4380, 5840);
+    ack.sack[1] = (2920, 3800);
+    let ack = Packet {
+        size: 60,
+        src: NodeId(1),
+        dst: Dest::Node(NodeId(0)),
+        flow: FlowId(2),
+        to_agent: None,
+        body: Body::Tcp(ack),
+    };
+    let packets = vec![
+        (Instant::from_millis(1), data(0)),
+        (Instant::from_millis(2), data(1460)),
+        (Instant::from_millis(3), data(4380)),
+        (Instant::from_millis(20), ack),
+    ];
+    let file = d.join("tcp.pcap");
+    let mut bytes = Vec::new();
+    pcap::write(&mut bytes, &packets).unwrap();
+    std::fs::write(&file, bytes).unwrap();
+    let Some(_) = tshark() else {
+        eprintln!("SKIPPED: tshark is not installed (apt-get install tshark)");
+        return;
+    };
+    let seg = fields(
+        &file,
+        "tcp",
+        &[
+            "ip.src",
+            "tcp.srcport",
+            "tcp.dstport",
+            "tcp.seq_raw",
+            "tcp.len",
+            "frame.len",
+            "frame.cap_len",
+        ],
+    );
+    assert_eq!(seg.len(), 4, "{seg:?}");
+    assert_eq!(seg[0], "10.0.0.1\t20002\t5001\t0\t1460\t1500\t40");
+    assert_eq!(seg[2], "10.0.0.1\t20002\t5001\t4380\t1460\t1500\t40");
+    let sack = fields(
+        &file,
+        "tcp.options.sack",
+        &["tcp.ack_raw", "tcp.options.sack_le", "tcp.options.sack_re"],
+    );
+    assert_eq!(sack.len(), 1, "{sack:?}");
+    let f: Vec<&str> = sack[0].split('\t').collect();
+    assert_eq!(f[0], "1460");
+    assert!(
+        f[1].contains("4380") && f[1].contains("2920") && f[2].contains("5840"),
+        "{sack:?}"
+    );
+}
