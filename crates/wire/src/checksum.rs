@@ -86,7 +86,11 @@ mod tests {
     fn naive(data: &[u8]) -> u16 {
         let mut sum: u64 = 0;
         for (i, b) in data.iter().enumerate() {
-            sum += if i % 2 == 0 { u64::from(*b) << 8 } else { u64::from(*b) };
+            sum += if i % 2 == 0 {
+                u64::from(*b) << 8
+            } else {
+                u64::from(*b)
+            };
         }
         fold(sum)
     }

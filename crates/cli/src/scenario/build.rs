@@ -71,7 +71,7 @@ pub fn build_network(s: &Scenario) -> Result<Built, BuildError> {
             &t.name,
             node(t.from),
             node(t.to),
-            t.config.clone(),
+            t.config,
             at(t.start),
             t.stop.map(at),
             t.bytes,

@@ -70,7 +70,7 @@ pub fn resolve_flows(cx: &mut Ctx<'_>, s: &mut Scenario) -> Res<()> {
                 name: inst.name,
                 from: inst.from,
                 to: inst.to,
-                config: config.clone(),
+                config,
                 start: inst.start,
                 stop: inst.stop,
                 bytes: t.bytes.map(|b| b.0),
