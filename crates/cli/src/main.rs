@@ -25,6 +25,62 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Run a scenario file in the simulator and write summary.json, CSV series and SVG plots.
     Sim(SimArgs),
+    /// Reproduce the seed papers' experiments: run them, judge each claim, write verdicts.json and index.html.
+    Reproduce(ReproduceArgs),
+}
+
+/// Arguments of `convoy reproduce`.
+#[derive(clap::Args, Debug)]
+struct ReproduceArgs {
+    /// Experiment ids (all by default), e.g. pgmcc-fig5-acker.
+    ids: Vec<String>,
+    /// Output directory.
+    #[arg(long, default_value = "out/reproduce")]
+    out: PathBuf,
+    /// Run seeds 1..K; a verdict passes only if it passes for every seed.
+    #[arg(long, default_value_t = 1)]
+    seeds: u64,
+    /// Parallel simulations [default: the number of cores].
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Directory of the scenario files.
+    #[arg(long, default_value = "scenarios")]
+    scenarios: PathBuf,
+    /// Print only the final table.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn reproduce(args: ReproduceArgs) -> ExitCode {
+    let opts = convoy_cli::reproduce::ReproduceOptions {
+        ids: args.ids,
+        out: args.out,
+        seeds: args.seeds,
+        jobs: args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        scenarios: args.scenarios,
+        quiet: args.quiet,
+    };
+    match convoy_cli::reproduce::reproduce(&opts) {
+        Ok(verdicts) => {
+            for v in &verdicts {
+                println!(
+                    "{:<28} {}  ({}/{} seeds)",
+                    v.id,
+                    if v.pass { "PASS" } else { "FAIL" },
+                    v.seeds.passed,
+                    v.seeds.run
+                );
+            }
+            println!("report: {}", opts.out.join("index.html").display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("convoy reproduce: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// Arguments of `convoy sim`.
@@ -93,6 +149,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Demo(args) => demo::run(&args),
+        Command::Reproduce(args) => reproduce(args),
         Command::Sim(args) => sim(args),
     }
 }

@@ -214,6 +214,20 @@ impl Network {
         }
     }
 
+    /// The receiver agents of multicast session `name`, in scenario order.
+    pub fn session_receivers(&self, name: &str) -> Vec<&crate::agents::pgm::PgmReceiverAgent> {
+        let Some(f) = self.flows.iter().find(|f| f.name == name) else {
+            return Vec::new();
+        };
+        f.sinks
+            .iter()
+            .filter_map(|a| match &self.agents[a.index()] {
+                Agent::PgmReceiver(r) => Some(r.as_ref()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Queue-length samples of the observed links: (link name, samples).
     pub fn queue_samples(&self) -> Vec<(String, &[(Instant, u32)])> {
         self.observed_links

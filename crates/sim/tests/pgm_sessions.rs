@@ -53,6 +53,7 @@ fn session(name: &str, source: NodeId, receivers: &[(&str, NodeId, f64)], c: f64
         stop: None,
         bytes: None,
         trace: true,
+        record_arrivals: false,
         rate_max: None,
         rxw: None,
     }

@@ -62,6 +62,7 @@ pub fn build_network(s: &Scenario) -> Result<Built, BuildError> {
             stop: sess.stop.map(at),
             bytes: sess.bytes,
             trace: sess.trace,
+            record_arrivals: sess.arrivals,
             rate_max: sess.rate_max,
             rxw: sess.rxw.clone(),
         })?;
