@@ -388,7 +388,11 @@ pub fn experiments() -> Vec<Experiment> {
             needs: &[],
             judge: fig2,
             figures: Some(filter_figure::draw),
-            note: "",
+            note: "The filters here use the paper's arithmetic: 16 fractional bits with truncation. At W = 65500/65536 \
+                   the decay term of a 5% estimate is under two units per packet, so truncation removes a large part \
+                   of it and the mean settles near 2.7% instead of 5% (a bias of the 16-bit arithmetic, not of the \
+                   filter). Convoy's receivers run the same recurrence with 32 fractional bits internally (unbiased; \
+                   see crates/proto/src/loss_filter.rs) and report it as the wire's 16-bit value.",
         },
         Experiment {
             id: "pgmcc-fig3-nonlossy",
