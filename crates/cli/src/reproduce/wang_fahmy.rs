@@ -1,9 +1,921 @@
-//! Wang and Fahmy's study of pgmcc (shared/seeds/002_0af0101bb4f18a18.txt) — experiments added with their
-//! scenarios.
+//! Wang and Fahmy's study of pgmcc ("Dynamics of the pgmcc multicast congestion control protocol", Purdue
+//! CSD TR 01-015; shared/seeds/002_0af0101bb4f18a18.txt) and its verdicts. Setups and ranges come from
+//! shared/experiments.md, section "Wang and Fahmy".
+//!
+//! Two topologies: the feedback-aggregation chain of their Figs 5–7 (scenarios/wf-aggregation*.toml) and the
+//! fairness-dynamics chain of their Fig. 8 and Tables I–II (scenarios/wf-congested.toml and the three files
+//! that differ from it only in scale, length and pgmcc settings). Their pgmcc is modelled by the scenario files
+//! (sequence-number RTT, RTT²·p, a fixed 1 s timeout without forced re-election); the variants named
+//! `*adaptive` run Convoy's adaptive timeout instead.
 
-use super::registry::Experiment;
+use super::data::{RunData, SessionData};
+use super::measure::{acker_share, mean, switch_count};
+use super::registry::{Ctx, Experiment, RunPlan};
+use super::verdict::{trim, Check};
+use super::wf_figures;
+use convoy_sim::observe::SeqMark;
+
+const EXP: &str = "experiments.md";
+/// The multicast session's name in every Wang–Fahmy scenario.
+pub const SESSION: &str = "pgm";
+/// The TCP flow they watch.
+const TCP4: &str = "tcp4";
+
+fn need<'a>(ctx: &'a Ctx<'_>, variant: &str) -> Result<&'a RunData, String> {
+    ctx.run(variant)
+        .ok_or_else(|| format!("run `{variant}` missing"))
+}
+
+fn pgm(run: &RunData) -> Result<&convoy_sim::results::FlowResult, String> {
+    run.flow(SESSION)
+        .ok_or_else(|| format!("no session `{SESSION}` in {}", run.dir.display()))
+}
+
+fn session(run: &RunData) -> Result<&SessionData, String> {
+    run.session(SESSION)
+        .ok_or_else(|| format!("no series of session `{SESSION}`"))
+}
+
+fn tcp_goodput(run: &RunData, name: &str) -> Result<f64, String> {
+    run.flow(name)
+        .map(|f| f.goodput_bps)
+        .ok_or_else(|| format!("no flow `{name}` in {}", run.dir.display()))
+}
+
+/// The named acker switches only (elections in progress dropped).
+fn named(switches: &[(f64, Option<String>)]) -> Vec<(f64, String)> {
+    switches
+        .iter()
+        .filter_map(|(t, n)| n.clone().map(|n| (*t, n)))
+        .collect()
+}
+
+/// "PR1 (0.5 s) → PR4 (28.2 s) → …", at most `max` entries.
+fn acker_sequence(switches: &[(f64, Option<String>)], max: usize) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for (t, n) in switches.iter().take(max) {
+        out.push(format!(
+            "{} ({} s)",
+            n.as_deref().unwrap_or("election"),
+            trim(*t)
+        ));
+    }
+    if switches.len() > max {
+        out.push(format!("… {} changes in all", switches.len()));
+    }
+    out.join(" → ")
+}
+
+/// Receivers' goodput range "a–b kbit/s" (min, max in bit/s too).
+fn receiver_range(run: &RunData) -> Result<(f64, f64, String), String> {
+    let f = pgm(run)?;
+    let (lo, hi) = f
+        .receivers
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), r| {
+            (lo.min(r.goodput_bps), hi.max(r.goodput_bps))
+        });
+    Ok((
+        lo,
+        hi,
+        format!("{}–{} kbit/s", trim(lo / 1000.0), trim(hi / 1000.0)),
+    ))
+}
+
+/// Fraction of the controller samples in [from, to) with the window at 1 packet.
+fn window_at_one(s: &SessionData, from: f64, to: f64) -> f64 {
+    let v: Vec<f64> = s
+        .window
+        .iter()
+        .filter(|(t, _)| *t >= from && *t < to)
+        .map(|(_, w)| *w)
+        .collect();
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.iter().filter(|w| **w <= 1.0 + 1e-9).count() as f64 / v.len() as f64
+}
+
+/// ACK delays at the sender: for each ACK arriving in [from, to), its arrival time minus the first transmission of
+/// the packet it acknowledges (RX_MAX) — the acker's RTT as the sender's clock sees it. Returns the median.
+fn median_ack_delay(s: &SessionData, from: f64, to: f64) -> Option<f64> {
+    let mut sent = std::collections::HashMap::new();
+    let mut d = Vec::new();
+    for (t, m) in &s.trace {
+        match m {
+            SeqMark::Data(q) => {
+                sent.entry(*q).or_insert(*t);
+            }
+            SeqMark::Ack(rx) if *t >= from && *t < to => {
+                if let Some(t0) = sent.get(rx) {
+                    d.push(t - t0);
+                }
+            }
+            _ => {}
+        }
+    }
+    d.sort_by(f64::total_cmp);
+    d.get(d.len() / 2).copied()
+}
+
+/// Seconds each receiver held the acker role over [0, end).
+fn acker_seconds(switches: &[(f64, Option<String>)], name: &str, end: f64) -> f64 {
+    acker_share(switches, name, false, 0.0, end) * end
+}
+
+/// One receiver's Table II entry: ODATA received and data delivered, as fractions of what the sender sent.
+#[derive(Clone, Debug)]
+pub struct ReceivingRate {
+    /// Receiver name.
+    pub name: String,
+    /// Original data packets that arrived as ODATA / ODATA sent.
+    pub odata: f64,
+    /// Payload bytes delivered (ODATA and repairs, in order) / ODATA payload bytes sent.
+    pub delivered: f64,
+}
+
+/// Table II's "receiving rate" per receiver.
+pub fn receiving_rates(run: &RunData) -> Result<Vec<ReceivingRate>, String> {
+    let f = pgm(run)?;
+    let sent_bytes: f64 = f.throughput_bps.iter().sum::<f64>() * f.interval_s / 8.0;
+    Ok(f.receivers
+        .iter()
+        .map(|r| ReceivingRate {
+            name: r.name.clone(),
+            odata: 1.0 - r.loss_rate,
+            delivered: if sent_bytes > 0.0 {
+                r.delivered_bytes as f64 / sent_bytes
+            } else {
+                0.0
+            },
+        })
+        .collect())
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Feedback aggregation (their §III, Figs 5–7)
+
+/// Length of the aggregation runs.
+const AGG_END: f64 = 60.0;
+
+/// The network elements' NAK counters: "NE1 forwarded a, suppressed b (c for a higher loss); NE2 …".
+fn ne_summary(run: &RunData) -> String {
+    run.ne_stats
+        .iter()
+        .map(|(n, s)| {
+            let mut t = format!(
+                "{n} forwarded {} NAKs, suppressed {}",
+                s.naks_forwarded, s.naks_suppressed
+            );
+            if s.naks_forwarded_for_loss > 0 {
+                t.push_str(&format!(
+                    " ({} forwarded for a higher rx_loss)",
+                    s.naks_forwarded_for_loss
+                ));
+            }
+            t
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn agg_summary(run: &RunData) -> Result<String, String> {
+    let f = pgm(run)?;
+    Ok(format!(
+        "{} PR1↔PR4 switches, {} switches in all, PR4 acker {}% of 10–60 s; {}",
+        switch_count(&f.switches, 0.0, AGG_END, Some(("PR1", "PR4"))),
+        switch_count(&f.switches, 0.0, AGG_END, None),
+        trim(100.0 * acker_share(&f.switches, "PR4", false, 10.0, AGG_END)),
+        ne_summary(run)
+    ))
+}
+
+fn aggregation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
+    let r = need(ctx, "")?;
+    let f = pgm(r)?;
+    let n14 = switch_count(&f.switches, 0.0, AGG_END, Some(("PR1", "PR4")));
+    let mut c1 = Check::at_least(
+        "acker switches between PR1 and PR4 in 60 s",
+        n14 as f64,
+        4.0,
+        "",
+        EXP,
+    );
+    c1.measured = format!(
+        "{} (all changes: {})",
+        c1.measured,
+        acker_sequence(&f.switches, 14)
+    );
+    let worst = f
+        .receivers
+        .iter()
+        .max_by(|a, b| a.loss_rate.total_cmp(&b.loss_rate))
+        .map(|r| r.name.clone())
+        .unwrap_or_default();
+    let losses: Vec<String> = f
+        .receivers
+        .iter()
+        .map(|r| format!("{} {}%", r.name, trim(100.0 * r.loss_rate)))
+        .collect();
+    let c2 = Check::holds(
+        "PR4 has the lowest throughput: the highest loss rate, on the longest path",
+        worst == "PR4",
+        "PR4's measured loss rate the highest (experiments.md; WF §III: \"the acker should … always be PR4\")",
+        format!("loss rates: {}", losses.join(", ")),
+    );
+    let mut checks = vec![
+        c1,
+        c2,
+        Check::report(
+            "PR4's share of the acker role after 10 s; NAK suppression at the network elements",
+            format!(
+                "{}%; {}",
+                trim(100.0 * acker_share(&f.switches, "PR4", false, 10.0, AGG_END)),
+                ne_summary(r)
+            ),
+            "\"the acker should (on a larger time scale) always be PR4\" (§III)",
+        ),
+    ];
+    if let Some(ns) = ctx.run("no-suppression") {
+        checks.push(Check::report(
+            "control: the same run with NAK suppression off at NE1 and NE2",
+            agg_summary(ns)?,
+            "(not in the paper: if suppression caused the switches, they would vanish here)",
+        ));
+    }
+    if let Some(cv) = ctx.run("convoy") {
+        checks.push(Check::report(
+            "variant with Convoy's defaults (timestamp RTT, the draft's formula, adaptive timeout)",
+            agg_summary(cv)?,
+            "(not in the paper)",
+        ));
+    }
+    Ok(checks)
+}
+
+fn aggregation_fixed(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
+    let r = need(ctx, "")?;
+    let f = pgm(r)?;
+    let base = ctx
+        .other("wf-aggregation", "")
+        .ok_or("wf-aggregation did not run")?;
+    let bf = pgm(base)?;
+    let share = acker_share(&f.switches, "PR4", false, 10.0, AGG_END);
+    let mut c1 = Check::at_least(
+        "PR4's share of the acker role after 10 s",
+        share,
+        0.9,
+        "",
+        EXP,
+    );
+    c1.measured = format!(
+        "{} (wf-aggregation: {})",
+        c1.measured,
+        trim(acker_share(&bf.switches, "PR4", false, 10.0, AGG_END))
+    );
+    let n = switch_count(&f.switches, 0.0, AGG_END, None) as f64;
+    let nb = switch_count(&bf.switches, 0.0, AGG_END, None) as f64;
+    let mut c2 = Check::at_most(
+        "acker switches in 60 s, at most half of wf-aggregation's",
+        n,
+        nb / 2.0,
+        "",
+        &format!("{EXP}: half of wf-aggregation's {}", trim(nb)),
+    );
+    c2.measured = format!("{} ({})", c2.measured, acker_sequence(&f.switches, 10));
+    let mut checks = vec![
+        c1,
+        c2,
+        Check::report(
+            "NAKs at the network elements",
+            format!("{} (wf-aggregation: {})", ne_summary(r), ne_summary(base)),
+            "(not in the paper)",
+        ),
+    ];
+    if let Some(cv) = ctx.run("convoy") {
+        checks.push(Check::report(
+            "variant with Convoy's defaults (timestamp RTT, the draft's formula, adaptive timeout)",
+            agg_summary(cv)?,
+            "(not in the paper)",
+        ));
+    }
+    Ok(checks)
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Fairness dynamics (their §IV, Figs 8–15, Tables I–II)
+
+/// Length of the dynamics runs.
+const DYN_END: f64 = 900.0;
+
+/// "PGM a–b kbit/s, TCP flow 4 c kbit/s, N timeouts, W = 1 x% of the time".
+fn dyn_summary(run: &RunData) -> Result<String, String> {
+    let (_, _, range) = receiver_range(run)?;
+    let s = session(run)?;
+    Ok(format!(
+        "PGM receivers {range}, TCP flow 4 {} kbit/s; {} timeouts, W = 1 for {}% of the run",
+        trim(tcp_goodput(run, TCP4)? / 1000.0),
+        s.timeouts,
+        trim(100.0 * window_at_one(s, 0.0, DYN_END))
+    ))
+}
+
+fn table2_row(run: &RunData) -> Result<String, String> {
+    Ok(receiving_rates(run)?
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {}% ({}%)",
+                r.name,
+                trim(100.0 * r.odata),
+                trim(100.0 * r.delivered)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", "))
+}
+
+/// Link rates at scale 1 (Table I), for the flows the paper says get ~2/3 of "the link bandwidth".
+const SHORT_FLOWS: [(&str, &str, f64); 3] = [
+    ("tcp7", "Link1", 100e3),
+    ("tcp11", "Link3", 150e3),
+    ("tcp21", "Link4", 150e3),
+];
+
+fn congested(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
+    let fixed = need(ctx, "")?;
+    let adaptive = need(ctx, "adaptive")?;
+    let (sf, sa) = (session(fixed)?, session(adaptive)?);
+    let at_one = window_at_one(sf, 0.0, DYN_END);
+    let mut c1 = Check::at_least(
+        "fixed 1 s timeout: fraction of the run with the window at 1 (\"most of the run\")",
+        at_one,
+        0.5,
+        "",
+        EXP,
+    );
+    c1.measured = format!(
+        "{} (adaptive: {})",
+        c1.measured,
+        trim(window_at_one(sa, 0.0, DYN_END))
+    );
+    let mut c2 = Check::at_least(
+        "timeouts, fixed / adaptive",
+        sf.timeouts as f64 / (sa.timeouts.max(1)) as f64,
+        10.0,
+        "",
+        EXP,
+    );
+    c2.measured = format!("{} ({} vs {})", c2.measured, sf.timeouts, sa.timeouts);
+    let (gf, ga) = (pgm(fixed)?.goodput_bps, pgm(adaptive)?.goodput_bps);
+    let c3 = Check::holds(
+        "adaptive timeout: more PGM goodput than the fixed one (slowest receiver)",
+        ga > gf,
+        "adaptive > fixed (experiments.md)",
+        format!(
+            "adaptive {} vs fixed {} kbit/s",
+            trim(ga / 1000.0),
+            trim(gf / 1000.0)
+        ),
+    );
+    let mut checks = vec![c1, c2, c3];
+    let paper = [100.0, 100.0, 100.0, 97.0, 92.5];
+    let (rf, ra) = (receiving_rates(fixed)?, receiving_rates(adaptive)?);
+    for (i, (a, b)) in rf.iter().zip(&ra).enumerate() {
+        checks.push(Check::report(
+            &format!(
+                "Table II: {} receiving rate, ODATA received (data delivered) / sent",
+                a.name
+            ),
+            format!(
+                "fixed {}% ({}%); adaptive {}% ({}%)",
+                trim(100.0 * a.odata),
+                trim(100.0 * a.delivered),
+                trim(100.0 * b.odata),
+                trim(100.0 * b.delivered)
+            ),
+            &format!(
+                "{}% (Table II, \"Highly Congested\")",
+                trim(*paper.get(i).unwrap_or(&f64::NAN))
+            ),
+        ));
+    }
+    checks.push(Check::report(
+        "goodput, fixed 1 s timeout",
+        dyn_summary(fixed)?,
+        "PGM receivers 3.95–4.26 kbit/s, TCP flow 4 1.39 kbit/s (§IV-A)",
+    ));
+    checks.push(Check::report(
+        "goodput, adaptive timeout",
+        dyn_summary(adaptive)?,
+        "(not in the paper: they propose it)",
+    ));
+    let delay = |x: &SessionData| {
+        median_ack_delay(x, 0.0, DYN_END).map_or("no ACK".to_string(), |d| format!("{} s", trim(d)))
+    };
+    checks.push(Check::report(
+        "median ACK delay at the sender (ACK arrival − sending of the acknowledged packet)",
+        format!("fixed {}; adaptive {}", delay(sf), delay(sa)),
+        "\"the RTT of the current acker itself is sometimes simply longer than the timeout interval\" (§IV-A)",
+    ));
+    checks.push(Check::report(
+        "acker changes, fixed 1 s timeout",
+        acker_sequence(&pgm(fixed)?.switches, 8),
+        "PR1, then PR4 at 50.2 s, then PR5 (§IV-A)",
+    ));
+    let short: Vec<String> = SHORT_FLOWS
+        .iter()
+        .map(|(f, l, rate)| {
+            tcp_goodput(fixed, f).map(|g| {
+                format!(
+                    "flow {} on {l}: {} kbit/s = {}%",
+                    &f[3..],
+                    trim(g / 1000.0),
+                    trim(100.0 * g / rate)
+                )
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    checks.push(Check::report(
+        "goodput of the short-RTT TCP flows 7, 11, 21 / their link's rate (fixed run)",
+        short.join("; "),
+        "\"almost 2/3 of the link bandwidth\" (§IV)",
+    ));
+    Ok(checks)
+}
+
+fn medium(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
+    let mut checks = Vec::new();
+    let rows = [
+        (
+            "",
+            "×2.5, fixed 1 s timeout",
+            "PGM receivers 4.77–4.91 kbit/s, TCP flow 4 4.97 kbit/s (§IV-B)",
+        ),
+        (
+            "x2.5-adaptive",
+            "×2.5, adaptive timeout",
+            "(not in the paper)",
+        ),
+        (
+            "x3.5",
+            "×3.5, fixed 1 s timeout",
+            "PGM receivers 22–22.4 kbit/s, TCP flow 4 7.24 kbit/s (§IV-B)",
+        ),
+        (
+            "x3.5-adaptive",
+            "×3.5, adaptive timeout",
+            "(not in the paper)",
+        ),
+    ];
+    for (v, what, paper) in rows {
+        let r = need(ctx, v)?;
+        checks.push(Check::report(
+            &format!("goodput, {what}"),
+            dyn_summary(r)?,
+            paper,
+        ));
+    }
+    let r = need(ctx, "")?;
+    checks.push(Check::report(
+        "Table II: receiving rate, ODATA received (data delivered) / sent, ×2.5 fixed",
+        table2_row(r)?,
+        "100%, 100%, 99.48%, 100%, 97.14% (Table II, \"Medium Congestion\")",
+    ));
+    checks.push(Check::report(
+        "acker changes, ×3.5 fixed",
+        acker_sequence(&pgm(need(ctx, "x3.5")?)?.switches, 8),
+        "\"the acker was switched from PR3 to PR5 several times\" (§IV-B)",
+    ));
+    Ok(checks)
+}
+
+fn uncongested(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
+    let mut checks = Vec::new();
+    let rows = [
+        ("", "×10, fixed 1 s timeout"),
+        ("x10-adaptive", "×10, adaptive timeout"),
+        ("x80", "×80, fixed 1 s timeout"),
+        ("x80-adaptive", "×80, adaptive timeout"),
+    ];
+    for (v, what) in rows {
+        let r = need(ctx, v)?;
+        let f = pgm(r)?;
+        let fixed = !v.ends_with("adaptive");
+        let secs: Vec<String> = ["PR1", "PR2", "PR3", "PR4", "PR5"]
+            .iter()
+            .map(|n| (n, acker_seconds(&f.switches, n, DYN_END)))
+            .filter(|(_, s)| *s > 0.0)
+            .map(|(n, s)| format!("{n} {} s", trim(s)))
+            .collect();
+        checks.push(Check::report(
+            &format!("acker time, {what}"),
+            format!(
+                "{}; {} switches between PR3 and PR5",
+                secs.join(", "),
+                switch_count(&f.switches, 0.0, DYN_END, Some(("PR3", "PR5")))
+            ),
+            if fixed {
+                "PR3 736 s, PR5 173 s, switching back and forth (§IV-C)"
+            } else {
+                "(not in the paper)"
+            },
+        ));
+        checks.push(Check::report(
+            &format!("goodput, {what}"),
+            dyn_summary(r)?,
+            if fixed {
+                "PGM receivers 74.15–76.56 kbit/s, TCP flow 4 ~7.8 kbit/s (§IV-C)"
+            } else {
+                "(not in the paper)"
+            },
+        ));
+    }
+    checks.push(Check::report(
+        "Table II: receiving rate, ODATA received (data delivered) / sent, ×10 fixed",
+        table2_row(need(ctx, "")?)?,
+        "100%, 99.9%, 98.39%, 99.9%, 98.03% (Table II, \"Uncongested\")",
+    ));
+    Ok(checks)
+}
+
+/// What happened around one acker switch, read from the sender's trace and window samples.
+#[derive(Clone, Debug)]
+pub struct SwitchEpisode {
+    /// When the sender switched.
+    pub t: f64,
+    /// The previous acker.
+    pub from: String,
+    /// The new acker.
+    pub to: String,
+    /// First sequence number sent after the switch (the first packet naming the new acker).
+    pub first_new: Option<u32>,
+    /// ACKs that arrived after the switch for packets sent before it (a former acker's), until the first ACK of
+    /// a packet sent after it (or the end).
+    pub old_acks: usize,
+    /// When the first ACK of a packet sent after the switch arrived (`None`: not before the end).
+    pub new_ack_at: Option<f64>,
+    /// Window at the switch.
+    pub w_at: f64,
+    /// Largest window from the switch to that ACK (or the end).
+    pub w_max: f64,
+    /// Original data packets sent in that interval.
+    pub sent: usize,
+    /// End of the interval.
+    pub until: f64,
+}
+
+/// The acker switches (between two named receivers) before `end`, with what the sender saw between each and the
+/// first ACK of a packet sent after it. Episodes of switches in quick succession overlap.
+pub fn switch_episodes(
+    s: &SessionData,
+    switches: &[(f64, Option<String>)],
+    end: f64,
+) -> Vec<SwitchEpisode> {
+    let named = named(switches);
+    let mut out = Vec::new();
+    for k in 1..named.len() {
+        let (t, ref to) = named[k];
+        let from = named[k - 1].1.clone();
+        if t >= end || from == *to {
+            continue;
+        }
+        let first_new = s.trace.iter().find_map(|(tm, m)| match m {
+            SeqMark::Data(q) if *tm >= t => Some(*q),
+            _ => None,
+        });
+        let is_new = |rx: u32| first_new.is_some_and(|f| (rx.wrapping_sub(f) as i32) >= 0);
+        let new_ack_at = s.trace.iter().find_map(|(tm, m)| match m {
+            SeqMark::Ack(rx) if *tm > t && *tm < end && is_new(*rx) => Some(*tm),
+            _ => None,
+        });
+        let until = new_ack_at.unwrap_or(end);
+        let old_acks = s
+            .trace
+            .iter()
+            .filter(|(tm, m)| {
+                *tm > t && *tm < until && matches!(m, SeqMark::Ack(rx) if !is_new(*rx))
+            })
+            .count();
+        let sent = s
+            .trace
+            .iter()
+            .filter(|(tm, m)| *tm >= t && *tm < until && matches!(m, SeqMark::Data(_)))
+            .count();
+        let w_at = s
+            .window
+            .iter()
+            .take_while(|(tm, _)| *tm <= t)
+            .last()
+            .map_or(1.0, |x| x.1);
+        let w_max = s
+            .window
+            .iter()
+            .filter(|(tm, _)| *tm >= t && *tm <= until)
+            .map(|x| x.1)
+            .fold(w_at, f64::max);
+        out.push(SwitchEpisode {
+            t,
+            from,
+            to: to.clone(),
+            first_new,
+            old_acks,
+            new_ack_at,
+            w_at,
+            w_max,
+            sent,
+            until,
+        });
+    }
+    out
+}
+
+fn episode_text(e: &SwitchEpisode) -> String {
+    format!(
+        "{}→{} at {} s: {} old-acker ACKs, W {} → max {}, {} packets sent, new acker's first ACK {}",
+        e.from,
+        e.to,
+        trim(e.t),
+        e.old_acks,
+        trim(e.w_at),
+        trim(e.w_max),
+        e.sent,
+        e.new_ack_at.map_or("not within the run".to_string(), |a| {
+            format!("{} s later", trim(a - e.t))
+        })
+    )
+}
+
+/// Length of the switch-inflation runs, and the early window the goodput is compared over.
+const INFL_END: f64 = 100.0;
+const INFL_EARLY: f64 = 50.0;
+
+fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
+    let r = need(ctx, "")?;
+    let f = pgm(r)?;
+    let eps = switch_episodes(session(r)?, &f.switches, INFL_END);
+    let first = eps.first();
+    let c1 = Check::holds(
+        "ACKs from the old acker keep arriving after the first switch",
+        first.is_some_and(|e| e.old_acks > 0),
+        "≥ 1 (WF §IV-A: PR1 ACKed until packet 173; PR4's first ACK 26.7 s after the switch)",
+        first.map_or(
+            "no acker switch in the first 100 s".to_string(),
+            episode_text,
+        ),
+    );
+    let c2 = Check::holds(
+        "the window grows between the first switch and the new acker's first ACK",
+        first.is_some_and(|e| e.w_max > e.w_at),
+        "maximum window above the window at the switch (WF §IV-A, Fig. 10)",
+        first.map_or("no switch".to_string(), |e| {
+            format!("W {} at the switch, max {}", trim(e.w_at), trim(e.w_max))
+        }),
+    );
+    // The first 50 s. WF's conclusions: "a pgmcc flow initially sends more than a competing TCP flow due to the
+    // rapid opening of the PGM sender window between initial acker switches". What each sender sent: PGM's
+    // original data (repairs excluded), TCP flow 4's segments (retransmissions included, so TCP is not
+    // understated).
+    let pgm_sent = mean(&f.throughput_bps, f.interval_s, 0.0, INFL_EARLY);
+    let t4 = r.flow(TCP4).ok_or("no flow tcp4")?;
+    let tcp_sent = mean(&t4.throughput_bps, t4.interval_s, 0.0, INFL_EARLY);
+    let c3 = Check::holds(
+        "PGM sends more than TCP flow 4 over the first 50 s",
+        pgm_sent > tcp_sent,
+        "PGM's original data rate above TCP flow 4's sending rate (experiments.md: PGM goodput > TCP flow 4 in \
+         the first 50 s; WF Fig. 9 and conclusions: \"initially sends more\"); receiver side reported below",
+        format!(
+            "PGM {} vs TCP flow 4 {} kbit/s",
+            trim(pgm_sent / 1000.0),
+            trim(tcp_sent / 1000.0)
+        ),
+    );
+    // Receiver side, from the 50 s run (identical to the first 50 s of this one): distinct original packets each
+    // PGM receiver got (goodput "excluding duplicate packets", WF's [6]; repairs not counted) and TCP flow 4's
+    // in-order delivery.
+    let early = need(ctx, "first50")?;
+    let ef = pgm(early)?;
+    let es = session(early)?;
+    let payload =
+        ef.throughput_bps.iter().sum::<f64>() * ef.interval_s / 8.0 / (es.odata_sent.max(1) as f64);
+    let per_rx: Vec<String> = es
+        .odata_received
+        .iter()
+        .map(|(n, k)| {
+            format!(
+                "{n} {}",
+                trim(*k as f64 * payload * 8.0 / INFL_EARLY / 1000.0)
+            )
+        })
+        .collect();
+    let receiver_side = Check::report(
+        "receiver side, first 50 s: distinct original data at each PGM receiver; TCP flow 4 delivered (kbit/s)",
+        format!(
+            "{}; TCP flow 4 {}",
+            per_rx.join(", "),
+            trim(tcp_goodput(early, TCP4)? / 1000.0)
+        ),
+        "one PGM curve in Fig. 9 (the paper does not say at which receiver)",
+    );
+    let mut checks = vec![c1, c2, c3, receiver_side];
+    checks.push(Check::report(
+        "every acker switch in the first 100 s (old_acker_acks = \"count\")",
+        if eps.is_empty() {
+            "none".to_string()
+        } else {
+            eps.iter().map(episode_text).collect::<Vec<_>>().join("; ")
+        },
+        "PR1→PR4 at 50.2 s with PR4's first ACK at 76.9 s, then PR4→PR5 (§IV-A)",
+    ));
+    for (variant, what) in [
+        (
+            "before-switch",
+            "variant old_acker_acks = \"before-switch\" (the mitigation of shared/spec/pgmcc.md, default off)",
+        ),
+        (
+            "ignore",
+            "variant old_acker_acks = \"ignore\" (only the current acker's ACKs move the window, draft §3)",
+        ),
+    ] {
+        let Some(b) = ctx.run(variant) else { continue };
+        let bf = pgm(b)?;
+        let beps = switch_episodes(session(b)?, &bf.switches, INFL_END);
+        checks.push(Check::report(
+            &format!("{what}: every switch in the first 100 s"),
+            format!(
+                "{}; {} packets sent in 100 s (\"count\": {})",
+                if beps.is_empty() {
+                    "no switch".to_string()
+                } else {
+                    beps.iter().map(episode_text).collect::<Vec<_>>().join("; ")
+                },
+                session(b)?.odata_sent,
+                session(r)?.odata_sent,
+            ),
+            "(not in the paper; shared/spec/pgmcc.md \"Known weaknesses\")",
+        ));
+    }
+    Ok(checks)
+}
+
+const ADAPTIVE: &[&str] = &[
+    "session.pgm.pgmcc.timeout=adaptive",
+    "session.pgm.pgmcc.reelect_after=2",
+];
 
 /// Wang and Fahmy's experiments.
 pub fn experiments() -> Vec<Experiment> {
-    Vec::new()
+    vec![
+        Experiment {
+            id: "wf-aggregation",
+            section: "Wang and Fahmy",
+            source: "002_0af0101bb4f18a18.txt, §III, Figs 5–7",
+            claim: "Because network elements forward only the first NAK per packet, the sender sometimes hears PR1 \
+                    instead of PR4 and switches the acker between PR1 and PR4 a number of times, although the \
+                    acker should always be PR4, which has a higher loss rate and higher RTT.",
+            runs: &[
+                RunPlan { variant: "", scenario: "wf-aggregation.toml", sets: &[] },
+                RunPlan {
+                    variant: "no-suppression",
+                    scenario: "wf-aggregation.toml",
+                    sets: &["node.NE1.ne.suppress=false", "node.NE2.ne.suppress=false"],
+                },
+                RunPlan {
+                    variant: "convoy",
+                    scenario: "wf-aggregation.toml",
+                    sets: &[
+                        "session.pgm.pgmcc.rtt=timestamp",
+                        "session.pgm.pgmcc.model=draft",
+                        "session.pgm.pgmcc.timeout=adaptive",
+                        "session.pgm.pgmcc.reelect_after=2",
+                    ],
+                },
+            ],
+            needs: &[],
+            judge: aggregation,
+            figures: None,
+            note: "",
+        },
+        Experiment {
+            id: "wf-aggregation-fixed",
+            section: "Wang and Fahmy",
+            source: "002_0af0101bb4f18a18.txt, §III; 000_e258d047b3112df4.txt, §3.7",
+            claim: "With network elements that remember the forwarded NAK's rx_loss and let a NAK reporting a \
+                    higher loss through (pgmcc paper §3.7), the worst receiver's reports reach the sender and PR4 \
+                    keeps the acker role.",
+            runs: &[
+                RunPlan { variant: "", scenario: "wf-aggregation-fixed.toml", sets: &[] },
+                RunPlan {
+                    variant: "convoy",
+                    scenario: "wf-aggregation-fixed.toml",
+                    sets: &[
+                        "session.pgm.pgmcc.rtt=timestamp",
+                        "session.pgm.pgmcc.model=draft",
+                        "session.pgm.pgmcc.timeout=adaptive",
+                        "session.pgm.pgmcc.reelect_after=2",
+                    ],
+                },
+            ],
+            needs: &["wf-aggregation"],
+            judge: aggregation_fixed,
+            figures: None,
+            note: "",
+        },
+        Experiment {
+            id: "wf-congested",
+            section: "Wang and Fahmy",
+            source: "002_0af0101bb4f18a18.txt, §IV-A, Figs 9–10, Tables I–II",
+            claim: "In the highly congested network the acker's RTT exceeds the fixed timeout: the PGM window drops \
+                    to one and remains one till the end; a TCP-like adaptive timeout would remedy this.",
+            runs: &[
+                RunPlan { variant: "", scenario: "wf-congested.toml", sets: &[] },
+                RunPlan { variant: "adaptive", scenario: "wf-congested.toml", sets: ADAPTIVE },
+            ],
+            needs: &[],
+            judge: congested,
+            figures: Some(wf_figures::table2_congested),
+            note: "",
+        },
+        Experiment {
+            id: "wf-medium",
+            section: "Wang and Fahmy",
+            source: "002_0af0101bb4f18a18.txt, §IV-B, Figs 12–13, Table II",
+            claim: "With router links ×2.5 PGM and TCP flow 4 get similar goodput (4.77–4.91 vs 4.97 kbit/s); at \
+                    ×3.5 PGM gets 22–22.4 kbit/s against TCP's 7.24 while the acker switches between PR3 and PR5; \
+                    timeouts are still frequent.",
+            runs: &[
+                RunPlan { variant: "", scenario: "wf-medium.toml", sets: &[] },
+                RunPlan { variant: "x2.5-adaptive", scenario: "wf-medium.toml", sets: ADAPTIVE },
+                RunPlan { variant: "x3.5", scenario: "wf-medium.toml", sets: &["run.scale=3.5"] },
+                RunPlan {
+                    variant: "x3.5-adaptive",
+                    scenario: "wf-medium.toml",
+                    sets: &[
+                        "run.scale=3.5",
+                        "session.pgm.pgmcc.timeout=adaptive",
+                        "session.pgm.pgmcc.reelect_after=2",
+                    ],
+                },
+            ],
+            needs: &[],
+            judge: medium,
+            figures: None,
+            note: "",
+        },
+        Experiment {
+            id: "wf-uncongested",
+            section: "Wang and Fahmy",
+            source: "002_0af0101bb4f18a18.txt, §IV-C, Figs 14–15, Table II",
+            claim: "Without congestion (router links ×10, ×80) the acker switches back and forth between PR3 and \
+                    PR5 (PR3 736 s, PR5 173 s) and PGM outperforms TCP flow 4 (74–76.6 vs ~7.8 kbit/s).",
+            runs: &[
+                RunPlan { variant: "", scenario: "wf-uncongested.toml", sets: &[] },
+                RunPlan { variant: "x10-adaptive", scenario: "wf-uncongested.toml", sets: ADAPTIVE },
+                RunPlan { variant: "x80", scenario: "wf-uncongested.toml", sets: &["run.scale=80"] },
+                RunPlan {
+                    variant: "x80-adaptive",
+                    scenario: "wf-uncongested.toml",
+                    sets: &[
+                        "run.scale=80",
+                        "session.pgm.pgmcc.timeout=adaptive",
+                        "session.pgm.pgmcc.reelect_after=2",
+                    ],
+                },
+            ],
+            needs: &[],
+            judge: uncongested,
+            figures: None,
+            note: "",
+        },
+        Experiment {
+            id: "wf-switch-inflation",
+            section: "Wang and Fahmy",
+            source: "002_0af0101bb4f18a18.txt, §IV-A, Figs 9–11",
+            claim: "After an acker switch the previous acker keeps sending ACKs until the packets sent before the \
+                    switch have arrived; each ACK adds tokens, so the window opens between the initial switches \
+                    and PGM sends more than TCP flow 4 in the first 50 s.",
+            runs: &[
+                RunPlan { variant: "", scenario: "wf-switch-inflation.toml", sets: &[] },
+                RunPlan {
+                    variant: "before-switch",
+                    scenario: "wf-switch-inflation.toml",
+                    sets: &["session.pgm.pgmcc.old_acker_acks=before-switch"],
+                },
+                RunPlan {
+                    variant: "ignore",
+                    scenario: "wf-switch-inflation.toml",
+                    sets: &["session.pgm.pgmcc.old_acker_acks=ignore"],
+                },
+                RunPlan {
+                    variant: "first50",
+                    scenario: "wf-switch-inflation.toml",
+                    sets: &["run.duration=50s"],
+                },
+            ],
+            needs: &[],
+            judge: switch_inflation,
+            figures: Some(wf_figures::fig11),
+            note: "",
+        },
+    ]
 }
