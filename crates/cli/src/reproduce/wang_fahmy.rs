@@ -993,3 +993,59 @@ pub fn experiments() -> Vec<Experiment> {
         },
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn switch_episode_counts_old_acker_acks_until_the_new_ackers_first() {
+        let mut trace: Vec<(f64, SeqMark)> =
+            (0..10).map(|q| (f64::from(q), SeqMark::Data(q))).collect();
+        trace.extend([
+            (6.2, SeqMark::Ack(3)),
+            (7.2, SeqMark::Ack(4)),
+            (8.2, SeqMark::Ack(5)),
+            (9.5, SeqMark::Ack(6)),
+            (9.7, SeqMark::Ack(2)),
+        ]);
+        trace.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let s = SessionData {
+            name: SESSION.into(),
+            window: vec![(5.0, 4.0), (6.0, 4.25), (7.0, 4.5), (8.0, 4.7), (9.6, 4.8)],
+            trace,
+            ..SessionData::default()
+        };
+        let switches = vec![
+            (0.1, Some("A".to_string())),
+            (5.5, None),
+            (5.5, Some("B".to_string())),
+        ];
+        let eps = switch_episodes(&s, &switches, 100.0);
+        assert_eq!(eps.len(), 1);
+        let e = &eps[0];
+        assert_eq!((e.from.as_str(), e.to.as_str()), ("A", "B"));
+        assert_eq!(e.first_new, Some(6));
+        assert_eq!(e.old_acks, 3);
+        assert_eq!(e.new_ack_at, Some(9.5));
+        assert_eq!((e.w_at, e.w_max), (4.0, 4.7));
+        assert_eq!(e.sent, 4);
+        assert!(episode_text(e).contains("3 old-acker ACKs"));
+    }
+
+    #[test]
+    fn window_at_one_and_ack_delay() {
+        let s = SessionData {
+            window: vec![(0.0, 1.0), (1.0, 2.0), (2.0, 1.0), (3.0, 1.0)],
+            trace: vec![
+                (0.0, SeqMark::Data(0)),
+                (1.0, SeqMark::Data(1)),
+                (3.0, SeqMark::Ack(0)),
+                (5.0, SeqMark::Ack(1)),
+            ],
+            ..SessionData::default()
+        };
+        assert_eq!(window_at_one(&s, 0.0, 4.0), 0.75);
+        assert_eq!(median_ack_delay(&s, 0.0, 10.0), Some(4.0));
+    }
+}

@@ -215,8 +215,8 @@ pub fn fig11(ctx: &Ctx<'_>, dir: &Path) -> Result<Vec<String>, String> {
         // An ACK is the old acker's when it acknowledges a packet sent before the latest switch.
         let old = |t: f64, rx: u32| {
             eps.iter()
-                .filter(|e| e.t <= t)
-                .last()
+                .rev()
+                .find(|e| e.t <= t)
                 .and_then(|e| e.first_new)
                 .is_some_and(|first| (rx.wrapping_sub(first) as i32) < 0)
         };
