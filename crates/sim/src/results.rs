@@ -237,6 +237,14 @@ impl Network {
             .collect()
     }
 
+    /// The counters of every PGM network element: (node name, counters), in node order.
+    pub fn ne_stats(&self) -> Vec<(String, crate::ne::NeStats)> {
+        self.nodes
+            .iter()
+            .filter_map(|n| n.ne.as_ref().map(|e| (n.name.clone(), e.stats.clone())))
+            .collect()
+    }
+
     /// Packets that had no route.
     pub fn unroutable(&self) -> u64 {
         self.unroutable

@@ -1,5 +1,6 @@
 //! What a verdict reads from one run: the results plus the series the summary does not carry.
 
+use convoy_sim::observe::SeqMark;
 use convoy_sim::results::RunResult;
 use convoy_sim::Network;
 use std::path::PathBuf;
@@ -21,6 +22,10 @@ pub struct SessionData {
     pub arrivals: Vec<(String, Vec<u32>)>,
     /// Original data packets sent.
     pub odata_sent: u64,
+    /// The time–sequence trace at the source (t, mark), when the session is traced.
+    pub trace: Vec<(f64, SeqMark)>,
+    /// Per receiver (name, distinct ODATA packets received).
+    pub odata_received: Vec<(String, u64)>,
 }
 
 /// One run's data, detached from the simulator (so it can cross threads).
@@ -38,6 +43,8 @@ pub struct RunData {
     pub sessions: Vec<SessionData>,
     /// Events processed.
     pub events: u64,
+    /// Counters of the PGM network elements: (node name, counters).
+    pub ne_stats: Vec<(String, convoy_sim::ne::NeStats)>,
 }
 
 impl RunData {
@@ -70,6 +77,11 @@ impl RunData {
                         .map(|a| (r.name.clone(), a.clone()))
                 })
                 .collect();
+            let odata_received = net
+                .session_receivers(&f.name)
+                .iter()
+                .map(|r| (r.name.clone(), r.record.odata_received))
+                .collect();
             sessions.push(SessionData {
                 name: f.name.clone(),
                 window,
@@ -78,6 +90,13 @@ impl RunData {
                 loss_reductions: rec.loss_reductions,
                 arrivals,
                 odata_sent: s.sender().stats().odata_packets,
+                trace: rec.trace.as_ref().map_or_else(Vec::new, |tr| {
+                    tr.marks
+                        .iter()
+                        .map(|(t, m)| (t.as_secs_f64(), *m))
+                        .collect()
+                }),
+                odata_received,
             });
         }
         RunData {
@@ -87,6 +106,7 @@ impl RunData {
             result,
             sessions,
             events,
+            ne_stats: net.ne_stats(),
         }
     }
 

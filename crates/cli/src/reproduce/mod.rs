@@ -14,6 +14,7 @@ pub mod registry;
 pub mod report;
 pub mod verdict;
 pub mod wang_fahmy;
+pub mod wf_figures;
 
 use crate::scenario;
 use crate::simrun;
