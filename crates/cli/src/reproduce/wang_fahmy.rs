@@ -749,6 +749,7 @@ fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
             "ignore",
             "variant old_acker_acks = \"ignore\" (only the current acker's ACKs move the window, draft §3)",
         ),
+        ("adaptive", "variant with Convoy's adaptive timeout (old_acker_acks = \"count\")"),
     ] {
         let Some(b) = ctx.run(variant) else { continue };
         let bf = pgm(b)?;
@@ -807,23 +808,18 @@ pub fn experiments() -> Vec<Experiment> {
             needs: &[],
             judge: aggregation,
             figures: None,
-            note: "Not reproduced: Convoy's sender switches between PR1 and PR4 occasionally, not \"a number of times\", and \
-                   NAK suppression is not what makes it switch. With the election Wang and Fahmy ran (RTT in packets, \
-                   RTT²·p, c = 0.75, fixed 1 s timeout) seeds 1–5 give 1, 1, 0, 4 and 3 PR1↔PR4 switches (1, 1, 1, 7 \
-                   and 3 changes in all), and PR4 holds the acker role for 99.5–100% of 10–60 s. Suppression does \
-                   hide PR4's reports of shared losses — in seed 1 NE1 forwards 158 NAKs and suppresses 79 — but the \
-                   control run without suppression (NE1 forwards all 312) switches as often or more: 3, 1, 2, 0, 0 \
-                   PR1↔PR4 and 11, 1, 6, 3, 2 in all. While PR4 is the acker its ACKs refresh its operating point on \
-                   every packet, which no network element filters. The switches that do occur come from the \
-                   sequence-number RTT: a NAK's snd_max − rxw_lead is compared with the acker's value from its latest \
-                   ACK, and at PR4's 7.6% loss the window is 1–7 packets with a timeout every few seconds, so the \
-                   acker's RTT is often 1 packet. A debug trace of the election (seed 4) shows every switch away from \
-                   PR4 taken against an acker RTT of 1 packet: PR1 with RTT 3 packets and 1.4% loss replaced PR4 with \
-                   1 packet and 6.4%, and PR4's next report switched back. With Convoy's defaults (timestamp RTT, the \
-                   draft's formula, adaptive timeout) the counts are 1, 3, 0, 0, 3. PR1 and PR2 sit on the same \
-                   branch and win the NAK race at random, so switches to PR2 (not counted, as experiments.md asks for \
-                   PR1↔PR4) take part of what would be PR1's. The seed text lacks Fig. 7, so how often their ns \
-                   sender switched cannot be checked; the difference is not traced to a Convoy bug.",
+            note: "Not reproduced: the sender switches between PR1 and PR4 occasionally (the checks above and the \
+                   failing seeds list the counts), not \"a number of times\", and NAK suppression is not what makes it \
+                   switch. Suppression does hide PR4's reports of shared losses (the NE counters above), but the \
+                   control run without suppression switches as often or more. While PR4 is the acker its ACKs \
+                   refresh its operating point on every packet, which no network element filters. The switches that \
+                   do occur come from the election Wang and Fahmy ran, with the RTT measured in packets: a NAK's \
+                   snd_max − rxw_lead is compared with the acker's value from its latest ACK, and at PR4's 7–8% loss \
+                   the window is a few packets, so the acker's RTT is often 1 packet; a debug trace of the election \
+                   showed each switch away from PR4 taken against an acker RTT of 1 packet (e.g. PR1 with 3 packets \
+                   and 1.4% loss against PR4's 1 packet and 6.4%), and PR4's next report switching back within a \
+                   fraction of a second. PR1 and PR2 share a branch and win the NAK race at random, so some brief \
+                   switches go to PR2, which the PR1↔PR4 count leaves out as experiments.md asks.",
         },
         Experiment {
             id: "wf-aggregation-fixed",
@@ -848,17 +844,14 @@ pub fn experiments() -> Vec<Experiment> {
             needs: &["wf-aggregation"],
             judge: aggregation_fixed,
             figures: None,
-            note: "PR4 keeps the acker role (99–100% of 10–60 s over seeds 1–5), but the switch count does not halve: \
-                   3, 1, 6, 13 and 6 changes against wf-aggregation's 1, 1, 1, 7 and 3. The rx_loss-aware elements \
-                   let more NAKs through (seed 1: NE1 forwards 233, 35 of them only for a higher rx_loss, against \
-                   158), and a later NAK for the same loss may come from PR2 or PR3 as well as PR4, since any \
-                   receiver whose filter reads higher than the forwarded one passes. Each extra report is another \
-                   chance to meet the acker at a 1-packet RTT (see wf-aggregation), so more brief switches happen, \
-                   but PR4's own NAK for the same loss now reaches the sender too and switches back, mostly within \
-                   10–60 ms and at most 0.56 s (seed 1: PR2 at 9.96 s, PR4 at 9.97 s). The fix does what pgmcc paper §3.7 promises — \
-                   the worst receiver's reports get through — and the verdict's second half fails because the base \
-                   run has almost no switches to halve. With Convoy's defaults the fixed elements give 1, 3, 2, 5 \
-                   and 1 changes.",
+            note: "PR4 keeps the acker role (first check), but the switch count does not halve. The rx_loss-aware \
+                   elements let more NAKs through (the NE counters above), and a later NAK for the same loss may come \
+                   from PR1–PR3 as well as PR4, since any receiver whose filter reads higher than the forwarded one \
+                   passes. Each extra report is another chance to meet the acker at a 1-packet RTT (see \
+                   wf-aggregation), so more brief switches happen, but PR4's own NAK for the same loss now reaches the \
+                   sender too and switches back, mostly within tens of milliseconds. The fix does what pgmcc paper §3.7 \
+                   promises — the worst receiver's reports get through and it holds the role — and the second half \
+                   of the verdict fails because the base run has almost no switches to halve.",
         },
         Experiment {
             id: "wf-congested",
@@ -873,28 +866,18 @@ pub fn experiments() -> Vec<Experiment> {
             needs: &[],
             judge: congested,
             figures: Some(wf_figures::table2_congested),
-            note: "Two of the three checks fail in every seed, for one reason: when a fixed timeout fires, Convoy's \
-                   sender forgets nothing. The acker's RTT is far above 1 s — the median delay from sending a packet \
-                   to receiving its ACK is 38 s (seed 1), because three 50 kbit/s links each hold up to 120 packets \
-                   (28.8 s each) — so the 1 s timer fires 527–561 times per run. Each timeout sets W = T = 1 and sends \
-                   a packet (draft §3), which alone keeps the session at ≥ 1 packet per second whatever the losses. \
-                   The ACKs of packets sent before a timeout still arrive, tens of seconds later, and Convoy counts \
-                   them as it would in TCP after an RTO: they reopen the window, and a loss found among them \
-                   realigns W to half the packets in flight (paper §3.4), so W jumps from 1 to 15–70 with T far \
-                   below zero (110 such jumps in seed 1; visible in window-pgm.svg). Hence W = 1 for only 43–49% of \
-                   the run, and the fixed-timeout session sends 1340 original packets in 900 s against the adaptive \
-                   one's 290: 13.5–15.8 kbit/s at the receivers against 1.9–4.4 kbit/s, at the price of 26–45% \
-                   ODATA loss (table2.svg) and TCP flow 4 falling to 0.14–0.27 kbit/s (adaptive run: 0.48–1.13). The \
-                   pgmcc code they ran behaves differently at a stall: as far as the C port of Rizzo's ns-2 code \
-                   named in shared/spec/pgmcc.md shows (PgmccSrcStall), a stall marks every packet sent so far as \
-                   acknowledged, so late ACKs neither open the window nor count as losses and W stays at 1, as in \
-                   their Fig. 10. Convoy has no option for that behaviour; it is a modelling difference, not a bug \
-                   against the draft. The adaptive timeout works as intended — SRTT follows the 40–60 s RTT, 6–21 \
-                   timeouts, and the session runs near its fair share of Link2 (50 kbit/s over 12 TCP flows and \
-                   PGM, about 3.8 kbit/s) — so it brings friendliness rather than more goodput. Their own numbers \
-                   (PGM 3.95–4.26, TCP flow 4 1.39 kbit/s) are close to Convoy's adaptive run (3.53, 1.13 in seed \
-                   1), not to its fixed one. The acker sequence matches theirs: PR1, PR4 at 28.2 s (theirs 50.2 s), \
-                   PR5 at 63.2 s.",
+            note: "The first two checks reproduce their problem: with the fixed 1 s timeout the acker's RTT (tens of \
+                   seconds: three 50 kbit/s links each hold up to 120 packets, 28.8 s each; median ACK delay above) \
+                   keeps the timer firing about once a second, and the window sits at 1. The third fails, and the \
+                   cause is a real difference between the draft's timeout rule, which Convoy follows, and the code \
+                   Wang and Fahmy ran: on a timeout the draft sets W = T = 1 and sends a packet (draft §3, \
+                   \"on timeout expiration\"), so a timer firing every second gives the session a floor of one 1400-byte \
+                   packet per second — about 11 kbit/s, above its fair share of these 50 kbit/s links — whereas they \
+                   describe their sender setting T to −1/(2W) on a timeout (WF §IV-A), which sends nothing until ACKs \
+                   return tokens. With the adaptive timeout the session runs near its share (and the TCP flows get \
+                   more); their own ×1 figures (PGM 3.95–4.26 kbit/s, TCP flow 4 1.39) are closer to Convoy's adaptive \
+                   run than to its fixed one. A timeout writes off the packets still outstanding (their late ACKs \
+                   return no tokens), as Rizzo's ns-2 code does at a stall.",
         },
         Experiment {
             id: "wf-medium",
@@ -920,12 +903,10 @@ pub fn experiments() -> Vec<Experiment> {
             needs: &[],
             judge: medium,
             figures: None,
-            note: "Reported only. With the fixed 1 s timeout Convoy's PGM takes far more than theirs (×2.5: 27.7–28.3 \
-                   kbit/s against 4.77–4.91; ×3.5: 33.5–34.0 against 22–22.4) while TCP flow 4 gets less (2.78 and \
-                   5.28 against 4.97 and 7.24), for the reason given under wf-congested: every timeout sends a packet \
-                   and late ACKs of earlier packets still open the window. With the adaptive timeout PGM and TCP \
-                   flow 4 are close (×2.5: 3.9 vs 2.7; ×3.5: 5.0 vs 5.3 kbit/s), which is nearer to their ×2.5 \
-                   figures. PR5 becomes the acker within 32 s (seeds 1–5) and keeps it, at ×3.5 but for one spell of 4–11 s at PR3 in three of the five seeds.",
+            note: "Reported only. With the fixed 1 s timeout Convoy's PGM runs at the one-packet-per-second floor \
+                   the draft's timeout rule gives (see wf-congested), about 11 kbit/s, above their ×2.5 figures \
+                   (4.77–4.91 kbit/s) and below their ×3.5 ones (22–22.4); with the adaptive timeout PGM and TCP flow \
+                   4 come out close to each other, as in their ×2.5 run.",
         },
         Experiment {
             id: "wf-uncongested",
@@ -951,15 +932,14 @@ pub fn experiments() -> Vec<Experiment> {
             judge: uncongested,
             figures: None,
             note: "Reported only, and different from the paper. At ×10 PR5, the receiver with the longest path and the \
-                   most loss (2% against PR3's 1.2%), holds the acker role for about 883 s, PR3 for 6–11 s (theirs: \
-                   PR3 736 s, PR5 173 s); PGM gets 56.5–57 kbit/s with the fixed timeout (22.6 with the adaptive one) \
-                   and TCP flow 4 22.5–22.9 kbit/s (theirs: 74.15–76.56 and ~7.8). At ×80 the router links (≥ 4 \
-                   Mbit/s) are no bottleneck: every flow is held by its own 150 kbit/s access link, PGM at 137.6 \
-                   kbit/s (PS's access link) and TCP flow 4 at 144 kbit/s, nothing is lost, no NAK is sent and PR1, \
-                   the first reporter, stays the acker for the whole run. Their identical goodput at ×10 and ×80, \
-                   with TCP flow 4 at ~7.8 kbit/s, means their flows shared a bottleneck that did not scale — \
-                   something in Fig. 8, which the seed text lacks, that this reconstruction (every host on its own \
-                   access link) does not have.",
+                   most loss, holds the acker role for almost the whole run (acker time above; theirs: PR3 736 s, PR5 \
+                   173 s); with the fixed timeout PGM runs at the draft's one-packet-per-second floor (see \
+                   wf-congested), with the adaptive one near TCP flow 4 (goodput lines above; theirs: 74.15–76.56 vs \
+                   ~7.8 kbit/s). At ×80 the router links (≥ 4 Mbit/s) are no bottleneck: every flow is held by its own \
+                   150 kbit/s access link, nothing is lost, no NAK is sent and PR1, the first reporter, stays the \
+                   acker. Their identical goodput at ×10 and ×80, with TCP flow 4 at ~7.8 kbit/s, means their flows \
+                   shared a bottleneck that did not scale — something in their Fig. 8, which the seed text lacks, that \
+                   this reconstruction (every host on its own access link) does not have.",
         },
         Experiment {
             id: "wf-switch-inflation",
@@ -980,6 +960,7 @@ pub fn experiments() -> Vec<Experiment> {
                     scenario: "wf-switch-inflation.toml",
                     sets: &["session.pgm.pgmcc.old_acker_acks=ignore"],
                 },
+                RunPlan { variant: "adaptive", scenario: "wf-switch-inflation.toml", sets: ADAPTIVE },
                 RunPlan {
                     variant: "first50",
                     scenario: "wf-switch-inflation.toml",
@@ -989,20 +970,16 @@ pub fn experiments() -> Vec<Experiment> {
             needs: &[],
             judge: switch_inflation,
             figures: Some(wf_figures::fig11),
-            note: "Reproduced. After PR1→PR4 at 28.2 s (theirs: 50.2 s) 33 ACKs from PR1 for packets sent before the \
-                   switch arrive over 35.6 s before PR4's first ACK (theirs: 26.7 s), and W grows from 8.97 to 11.95 \
-                   meanwhile (fig11.svg, their Fig. 11). The W 1 → 31 jump after PR4→PR5 is a loss realignment to the \
-                   packets in flight, not old-acker ACKs (see wf-congested). The mitigation old_acker_acks = \
-                   \"before-switch\" changes nothing here (identical runs, 200 packets each): the old acker's ACK is \
-                   elicited by a packet that named it, and on FIFO paths its RX_MAX is that packet, so its bitmap \
-                   only covers packets sent before the switch, which both modes count; the inflation Wang and Fahmy \
-                   describe is exactly those ACKs. Only \"ignore\" (the draft's pseudo-code: only the current \
-                   acker's ACKs move the window) removes it: W stays at 8.97, 160 instead of 200 packets in 100 s. \
-                   The first-50-s comparison is made at the senders (PGM 31.4 vs TCP flow 4 2.1 kbit/s): at the \
-                   receivers nothing of either crosses the chain in 50 s — PR5 gets 1 original packet and TCP flow \
-                   4's sink 1 segment (0.22 and 0.24 kbit/s): a full 120-packet queue on a 50 kbit/s link holds 28.8 s, \
-                   and Link0, Link2 and Link5 fill within the first 30–50 s (queue.svg) — while PR1, one link away, \
-                   gets 25.8 kbit/s.",
+            note: "Their fixed-timeout model fails the window-growth check here: the acker's RTT exceeds 1 s within \
+                   the first seconds (the queues of the 50 kbit/s links fill), so timeouts pin the window at 1 before \
+                   the first switch and nothing can grow while the old acker's ACKs arrive — the old acker does keep \
+                   ACKing after the switch (first check), as they observed. The adaptive-timeout variant above shows \
+                   the switches without the timer in the way. The mitigation old_acker_acks = \"before-switch\" cannot \
+                   differ from \"count\" on FIFO paths: the old acker's ACK is elicited by a packet that named it, so \
+                   its bitmap covers only packets sent before the switch, which both modes count; the ACKs Wang and \
+                   Fahmy describe are exactly those. Only \"ignore\" (the draft's pseudo-code) drops them. The first-50-s \
+                   comparison is made at the senders: at the receivers little of either flow crosses the chain in 50 s \
+                   (receiver-side line above), since a full 120-packet queue on a 50 kbit/s link holds 28.8 s.",
         },
     ]
 }
