@@ -1,0 +1,1 @@
+//! File transfer (to come).
