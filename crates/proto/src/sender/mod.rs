@@ -225,6 +225,11 @@ impl Sender {
         }
     }
 
+    /// The configuration.
+    pub fn config(&self) -> &SenderConfig {
+        &self.config
+    }
+
     /// Counters.
     pub fn stats(&self) -> &SenderStats {
         &self.stats
