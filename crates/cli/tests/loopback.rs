@@ -1,0 +1,299 @@
+//! `convoy send` / `convoy recv` end to end on loopback: one source on 127.0.0.1, receivers on 127.0.0.2, .3, .4
+//! (all of 127/8 is this host's loopback), multicast looped back locally with TTL 0. Nothing leaves the host.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_convoy");
+
+/// A scratch directory removed at the end.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let p = std::env::temp_dir().join(format!("convoy-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&p);
+        fs::create_dir_all(&p).unwrap();
+        Scratch(p)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Deterministic pseudo-random bytes (xorshift), so failures reproduce.
+fn bytes(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+/// 20 MB in a directory tree: two large files, a small one, an empty one and a subdirectory.
+fn make_tree(root: &Path) -> PathBuf {
+    let src = root.join("payload");
+    fs::create_dir_all(src.join("sub/deeper")).unwrap();
+    fs::write(src.join("big.bin"), bytes(1, 12_000_000)).unwrap();
+    fs::write(src.join("sub/mid.bin"), bytes(2, 7_999_000)).unwrap();
+    fs::write(src.join("sub/deeper/small.txt"), bytes(3, 1000)).unwrap();
+    fs::write(src.join("empty"), b"").unwrap();
+    src
+}
+
+fn same_tree(a: &Path, b: &Path) {
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let (pa, pb) = (a.join(&rel), b.join(&rel));
+        if pa.is_dir() {
+            assert!(pb.is_dir(), "{} missing", pb.display());
+            for e in fs::read_dir(&pa).unwrap() {
+                stack.push(rel.join(e.unwrap().file_name()));
+            }
+        } else {
+            assert!(
+                fs::read(&pa).unwrap() == fs::read(&pb).unwrap(),
+                "{} differs",
+                rel.display()
+            );
+        }
+    }
+}
+
+/// A port and group unlikely to collide with other tests or runs.
+fn group(offset: u16) -> String {
+    let port = 21_000 + (std::process::id() % 9_000) as u16 * 4 + offset;
+    format!("239.255.{}.{}:{port}", offset + 10, (port % 250) + 1)
+}
+
+fn recv(group: &str, n: u8, out: &Path, extra: &[&str]) -> Child {
+    Command::new(BIN)
+        .args(["recv", "--group", group, "--iface", &format!("127.0.0.{n}")])
+        .arg("--out")
+        .arg(out)
+        .args(["--quiet", "--start-timeout", "60s"])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn send(group: &str, what: &Path, extra: &[&str]) -> Child {
+    Command::new(BIN)
+        .args(["send", "--group", group, "--iface", "127.0.0.1", "--quiet"])
+        .arg(what)
+        .args(extra)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn wait(child: Child, limit: Duration) -> Output {
+    let start = Instant::now();
+    let mut child = child;
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "timed out; stderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn three_receivers(cc: &str, offset: u16) {
+    let dir = Scratch::new(&format!("three-{cc}"));
+    let src = make_tree(&dir.0);
+    let g = group(offset);
+    let outs: Vec<PathBuf> = (0..3).map(|i| dir.0.join(format!("out{i}"))).collect();
+    let rx: Vec<Child> = (0..3)
+        .map(|i| recv(&g, 2 + i as u8, &outs[i], &["--cc", cc]))
+        .collect();
+    let stats = dir.0.join("send.json");
+    let tx = send(
+        &g,
+        &src,
+        &[
+            "--cc",
+            cc,
+            "--rate",
+            "400M",
+            "--wait-receivers",
+            "3",
+            "--wait",
+            "20s",
+            "--stats-json",
+            stats.to_str().unwrap(),
+        ],
+    );
+    let tx = wait(tx, Duration::from_secs(120));
+    assert!(
+        tx.status.success(),
+        "send: {}",
+        String::from_utf8_lossy(&tx.stderr)
+    );
+    for (i, r) in rx.into_iter().enumerate() {
+        let r = wait(r, Duration::from_secs(60));
+        assert!(
+            r.status.success(),
+            "recv {i}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+        same_tree(&src, &outs[i].join("payload"));
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(stats).unwrap()).unwrap();
+    assert_eq!(json["bytes"], 20_000_000);
+    assert_eq!(json["receivers"].as_array().unwrap().len(), 3);
+    assert!(json["receivers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["state"] == "complete"));
+}
+
+#[test]
+fn three_receivers_20mb_pgmcc() {
+    three_receivers("pgmcc", 0);
+}
+
+#[test]
+fn three_receivers_20mb_fixed() {
+    three_receivers("fixed", 1);
+}
+
+#[test]
+fn late_receiver_gets_everything_from_the_files() {
+    // The source keeps only 50 packets for repair and starts as soon as one receiver is there; a second
+    // receiver joins about a second later and asks for everything from the trail: nearly all of it must be
+    // rebuilt from the file (repair floor + RepairRequested).
+    let dir = Scratch::new("late");
+    let src = dir.0.join("f.bin");
+    fs::write(&src, bytes(9, 6_000_000)).unwrap();
+    let g = group(2);
+    let early = recv(&g, 2, &dir.0.join("early"), &[]);
+    let stats = dir.0.join("send.json");
+    let tx = send(
+        &g,
+        &src,
+        &[
+            "--txw-packets",
+            "50",
+            "--rate-max",
+            "20M",
+            "--wait-receivers",
+            "1",
+            "--wait",
+            "30s",
+            "--stats-json",
+            stats.to_str().unwrap(),
+        ],
+    );
+    std::thread::sleep(Duration::from_millis(1000));
+    let late = recv(&g, 3, &dir.0.join("late"), &[]);
+    let tx = wait(tx, Duration::from_secs(120));
+    assert!(
+        tx.status.success(),
+        "send: {}",
+        String::from_utf8_lossy(&tx.stderr)
+    );
+    for (name, r) in [("early", early), ("late", late)] {
+        let r = wait(r, Duration::from_secs(60));
+        assert!(
+            r.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+        assert!(
+            fs::read(dir.0.join(name).join("f.bin")).unwrap() == fs::read(&src).unwrap(),
+            "{name}: content differs"
+        );
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(stats).unwrap()).unwrap();
+    assert_eq!(json["receivers"].as_array().unwrap().len(), 2, "{json}");
+    assert!(json["app_repairs"].as_u64().unwrap() > 500, "{json}");
+}
+
+#[test]
+fn receivers_of_a_killed_source_exit_2_naming_incomplete_files() {
+    let dir = Scratch::new("killed");
+    let src = dir.0.join("payload");
+    fs::create_dir_all(&src).unwrap();
+    fs::write(src.join("one.bin"), bytes(4, 4_000_000)).unwrap();
+    fs::write(src.join("two.bin"), bytes(5, 4_000_000)).unwrap();
+    let g = group(3);
+    let out = dir.0.join("out");
+    let r = recv(&g, 2, &out, &["--timeout", "3s"]);
+    let mut tx = send(
+        &g,
+        &src,
+        &["--rate-max", "8M", "--wait-receivers", "1", "--wait", "20s"],
+    );
+    std::thread::sleep(Duration::from_millis(2500));
+    tx.kill().unwrap();
+    let _ = tx.wait();
+    let started = Instant::now();
+    let r = wait(r, Duration::from_secs(30));
+    assert_eq!(r.status.code(), Some(2));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains("incomplete: payload/two.bin"), "{err}");
+    assert!(err.contains("went silent"), "{err}");
+    assert!(
+        out.join("payload/one.bin.partial").exists() || out.join("payload/one.bin").exists(),
+        "{err}"
+    );
+}
+
+#[test]
+fn local_write_failure_exits_3() {
+    let dir = Scratch::new("localfail");
+    let src = dir.0.join("payload");
+    fs::create_dir_all(&src).unwrap();
+    fs::write(src.join("x.bin"), bytes(6, 100_000)).unwrap();
+    let out = dir.0.join("out");
+    fs::create_dir_all(&out).unwrap();
+    // A regular file where the receiver must create the directory `payload`.
+    fs::write(out.join("payload"), b"in the way").unwrap();
+    let g = group(4);
+    let r = recv(&g, 2, &out, &[]);
+    let tx = send(
+        &g,
+        &src,
+        &[
+            "--wait-receivers",
+            "1",
+            "--wait",
+            "20s",
+            "--finish-timeout",
+            "5s",
+        ],
+    );
+    let r = wait(r, Duration::from_secs(60));
+    let tx = wait(tx, Duration::from_secs(60));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(3), "{err}");
+    assert!(err.contains("incomplete: payload"), "{err}");
+    assert_eq!(
+        tx.status.code(),
+        Some(2),
+        "the source reports the failed receiver"
+    );
+}
