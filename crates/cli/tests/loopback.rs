@@ -3,71 +3,12 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_convoy");
+mod common;
 
-/// A scratch directory removed at the end.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let p = std::env::temp_dir().join(format!("convoy-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&p);
-        fs::create_dir_all(&p).unwrap();
-        Scratch(p)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Deterministic pseudo-random bytes (xorshift), so failures reproduce.
-fn bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
-}
-
-/// 20 MB in a directory tree: two large files, a small one, an empty one and a subdirectory.
-fn make_tree(root: &Path) -> PathBuf {
-    let src = root.join("payload");
-    fs::create_dir_all(src.join("sub/deeper")).unwrap();
-    fs::write(src.join("big.bin"), bytes(1, 12_000_000)).unwrap();
-    fs::write(src.join("sub/mid.bin"), bytes(2, 7_999_000)).unwrap();
-    fs::write(src.join("sub/deeper/small.txt"), bytes(3, 1000)).unwrap();
-    fs::write(src.join("empty"), b"").unwrap();
-    src
-}
-
-fn same_tree(a: &Path, b: &Path) {
-    let mut stack = vec![PathBuf::new()];
-    while let Some(rel) = stack.pop() {
-        let (pa, pb) = (a.join(&rel), b.join(&rel));
-        if pa.is_dir() {
-            assert!(pb.is_dir(), "{} missing", pb.display());
-            for e in fs::read_dir(&pa).unwrap() {
-                stack.push(rel.join(e.unwrap().file_name()));
-            }
-        } else {
-            assert!(
-                fs::read(&pa).unwrap() == fs::read(&pb).unwrap(),
-                "{} differs",
-                rel.display()
-            );
-        }
-    }
-}
+use common::{bytes, make_tree, same_tree, wait, Scratch, BIN};
 
 /// A port and group unlikely to collide with other tests or runs.
 fn group(offset: u16) -> String {
@@ -90,31 +31,21 @@ fn recv(group: &str, n: u8, out: &Path, extra: &[&str]) -> Child {
 
 fn send(group: &str, what: &Path, extra: &[&str]) -> Child {
     Command::new(BIN)
-        .args(["send", "--group", group, "--iface", "127.0.0.1", "--quiet"])
+        .args([
+            "send",
+            "--group",
+            group,
+            "--iface",
+            "127.0.0.1",
+            "--ttl",
+            "0",
+            "--quiet",
+        ])
         .arg(what)
         .args(extra)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap()
-}
-
-fn wait(child: Child, limit: Duration) -> Output {
-    let start = Instant::now();
-    let mut child = child;
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            panic!(
-                "timed out; stderr: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 fn three_receivers(cc: &str, offset: u16) {
