@@ -30,9 +30,11 @@
 //!   [`throughput`] (paper §3.5, draft §2.4, RFC 5348 §3.1), [`rtt`] (RFC 6298), [`token_bucket`], [`seq`]
 //!   (serial-number arithmetic).
 //! * [`harness`] — one sender and N receivers over an in-memory network with virtual time.
+//! * [`hostile`] — scripts of arbitrary datagrams and calls for the fuzz targets and no-panic tests.
 
 pub mod cc;
 pub mod harness;
+pub mod hostile;
 pub mod loss_filter;
 pub mod receiver;
 pub mod rtt;
