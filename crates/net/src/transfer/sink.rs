@@ -270,6 +270,10 @@ impl Sink {
             return;
         }
         let size = entry.size;
+        if offset.saturating_add(data.len() as u64) > size {
+            self.fail(i, format!("data beyond the announced size at offset {offset}"), false);
+            return;
+        }
         if let Some(prev) = self.current.as_ref().map(|w| w.index).filter(|&p| p != i) {
             self.fail(prev, "data lost (the source moved on)".into(), false);
         }
@@ -287,7 +291,7 @@ impl Sink {
         let Some(w) = self.current.as_mut() else {
             return;
         };
-        if w.written != offset || offset + data.len() as u64 > size {
+        if w.written != offset {
             let at = w.written;
             self.fail(i, format!("data lost at offset {at}"), false);
             return;
@@ -561,4 +565,97 @@ pub fn receive(
         exit_code,
         end: end.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transfer::message::{encode_file_data, Entry};
+
+    fn manifest(data: &[u8]) -> Vec<u8> {
+        Manifest {
+            transfer_id: 5,
+            mode: TransferMode::Files,
+            chunk: 4,
+            entries: vec![
+                Entry {
+                    kind: EntryKind::Directory,
+                    mode: 0o755,
+                    size: 0,
+                    hash: [0; 32],
+                    path: "d".into(),
+                },
+                Entry {
+                    kind: EntryKind::File,
+                    mode: 0o640,
+                    size: data.len() as u64,
+                    hash: *blake3::hash(data).as_bytes(),
+                    path: "d/f".into(),
+                },
+            ],
+        }
+        .encode()
+    }
+
+    fn scratch(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("convoy-sink-{tag}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn a_file_is_renamed_only_when_its_hash_matches() {
+        let dir = scratch("ok");
+        let mut s = Sink::new(Output::Dir(dir.clone()));
+        s.apdu(&manifest(b"abcdefgh")).unwrap();
+        s.apdu(&encode_file_data(1, 0, b"abcd")).unwrap();
+        assert!(dir.join("d/f.partial").exists() && !s.is_done());
+        s.apdu(&encode_file_data(1, 4, b"efgh")).unwrap();
+        assert!(s.is_complete());
+        assert_eq!(fs::read(dir.join("d/f")).unwrap(), b"abcdefgh");
+        let mode = fs::metadata(dir.join("d/f")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn wrong_content_or_lost_data_keeps_the_partial_file() {
+        let dir = scratch("bad");
+        let mut s = Sink::new(Output::Dir(dir.clone()));
+        s.apdu(&manifest(b"abcdefgh")).unwrap();
+        s.apdu(&encode_file_data(1, 0, b"abcd")).unwrap();
+        s.apdu(&encode_file_data(1, 4, b"XXXX")).unwrap();
+        assert!(s.is_done() && !s.is_complete());
+        let out = s.outcomes("test");
+        assert_eq!(out[1].state, "partial");
+        assert!(out[1].reason.as_deref().unwrap().contains("BLAKE3"));
+        assert!(!dir.join("d/f").exists());
+        fs::remove_dir_all(&dir).unwrap();
+
+        let dir = scratch("gap");
+        let mut s = Sink::new(Output::Dir(dir.clone()));
+        s.apdu(&manifest(b"abcdefgh")).unwrap();
+        s.apdu(&encode_file_data(1, 0, b"abcd")).unwrap();
+        s.lost();
+        let out = s.outcomes("test");
+        assert_eq!(out[1].state, "partial");
+        assert!(!s.local_failure());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn hostile_messages_are_refused() {
+        let dir = scratch("hostile");
+        let mut s = Sink::new(Output::Dir(dir.clone()));
+        assert!(s.apdu(&[0x01, 9, 9]).is_err());
+        s.apdu(&manifest(b"ab")).unwrap();
+        // Out of range, wrong offsets and data beyond the announced size change nothing.
+        s.apdu(&encode_file_data(7, 0, b"zz")).unwrap();
+        s.apdu(&encode_file_data(0, 0, b"zz")).unwrap();
+        s.apdu(&encode_file_data(1, 0, b"abc")).unwrap();
+        let out = s.outcomes("test");
+        assert_eq!(out[1].state, "failed");
+        assert!(!dir.join("d/f").exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -522,3 +522,78 @@ pub fn send(
         closed,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::Ipv4Addr;
+
+    #[test]
+    fn the_receiver_table_is_capped_with_one_log_line() {
+        let mut r = Receivers::default();
+        let ip = |i: u32| IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i));
+        for i in 0..MAX_RECEIVERS as u32 {
+            assert!(r.note(ip(i), 1, status::JOINED, 0).is_none());
+        }
+        let line = r.note(ip(999_999), 1, status::JOINED, 0);
+        assert!(line.is_some_and(|l| l.contains("receiver table full")));
+        assert!(
+            r.note(ip(999_998), 1, status::JOINED, 0).is_none(),
+            "logged once"
+        );
+        assert_eq!(r.table.len(), MAX_RECEIVERS);
+        // Known receivers still update.
+        r.note(ip(0), 1, status::COMPLETE, 3);
+        assert_eq!(r.finished(1), 1);
+        assert_eq!(
+            r.finished(2),
+            0,
+            "reports about another transfer do not count"
+        );
+    }
+
+    #[test]
+    fn repairs_rebuild_manifest_and_data_and_notice_changed_files() {
+        let dir = std::env::temp_dir().join(format!("convoy-repairs-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f");
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i * 7) as u8).collect();
+        fs::write(&path, &data).unwrap();
+        let meta = fs::metadata(&path).unwrap();
+        let mut files = BTreeMap::new();
+        files.insert(
+            103,
+            SourceFile {
+                index: 0,
+                disk: path.clone(),
+                size: 10_000,
+                modified: meta.modified().ok(),
+                first_sqn: 103,
+            },
+        );
+        let changed = Rc::new(RefCell::new(None));
+        let mut r = FileRepairs {
+            manifest_first: 100,
+            manifest: vec![9; 3000],
+            chunk: 1000,
+            files,
+            changed: changed.clone(),
+        };
+        assert_eq!(r.apdu_for(101), Some((100, vec![9; 3000])));
+        let (first, apdu) = r.apdu_for(105).unwrap();
+        assert_eq!(first, 105);
+        assert_eq!(
+            message::decode(&apdu).unwrap(),
+            message::Message::FileData {
+                file: 0,
+                offset: 2000,
+                data: &data[2000..3000]
+            }
+        );
+        assert!(r.apdu_for(113).is_none(), "past the end of the file");
+        fs::write(&path, b"something else").unwrap();
+        assert!(r.apdu_for(104).is_none());
+        assert!(changed.borrow().is_some());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
