@@ -316,3 +316,74 @@ fn shares_a_20mbit_bottleneck_with_tcp() {
     );
     assert!((0.5..=2.0).contains(&ratio), "convoy/TCP = {ratio}");
 }
+
+#[test]
+fn ipv6_transfer_on_the_bridge() {
+    let Some(lab) = Lab::new("v6", 2) else { return };
+    let dir = Scratch::new("netns-v6");
+    let src = file(&dir, "data.bin", 3_000_000);
+    let group = "[ff15::77]:7500";
+    let outs: Vec<PathBuf> = (1..=2).map(|i| dir.0.join(format!("out{i}"))).collect();
+    let mut rx: Vec<Guard> = (1..=2)
+        .map(|i| {
+            Guard(Some(
+                lab.command(i, BIN)
+                    .args([
+                        "recv",
+                        "--group",
+                        group,
+                        "--iface",
+                        &lab.addr6(i),
+                        "--quiet",
+                    ])
+                    .arg("--out")
+                    .arg(&outs[i - 1])
+                    .args(["--start-timeout", "60s"])
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap(),
+            ))
+        })
+        .collect();
+    let stats = dir.0.join("send.json");
+    let mut tx = Guard(Some(
+        lab.command(0, BIN)
+            .args([
+                "send",
+                "--group",
+                group,
+                "--iface",
+                &lab.addr6(0),
+                "--quiet",
+            ])
+            .arg(&src)
+            .arg("--stats-json")
+            .arg(&stats)
+            .args(["--wait-receivers", "2", "--wait", "30s"])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    ));
+    let tx = wait(tx.take(), Duration::from_secs(120));
+    assert!(
+        tx.status.success(),
+        "send: {}",
+        String::from_utf8_lossy(&tx.stderr)
+    );
+    for (i, r) in rx.iter_mut().enumerate() {
+        let r = wait(r.take(), Duration::from_secs(60));
+        assert!(
+            r.status.success(),
+            "recv {}: {}",
+            i + 1,
+            String::from_utf8_lossy(&r.stderr)
+        );
+        assert!(
+            same(&src, &outs[i].join("data.bin")),
+            "receiver {} differs",
+            i + 1
+        );
+    }
+    let s = json(&stats);
+    assert!(s["acks"].as_u64().unwrap() > 0, "pgmcc ran over IPv6: {s}");
+}

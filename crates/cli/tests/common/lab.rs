@@ -1,6 +1,6 @@
 //! A network the tests build from Linux network namespaces and remove when done: a switch namespace holding a
 //! bridge (multicast snooping off, so the group floods to every port), one namespace per host, each joined to
-//! the bridge by a veth pair, addresses 10.77.0.1 (the source) and 10.77.0.2… (receivers). Nothing is
+//! the bridge by a veth pair, addresses 10.77.0.1 and fd77::1 (the source), 10.77.0.2 and fd77::2… (receivers). Nothing is
 //! configured in the host's own namespace, and nothing is sent anywhere else.
 //!
 //! Needs root (CAP_SYS_ADMIN, CAP_NET_ADMIN); [`Lab::new`] returns `None` with a message otherwise, and the
@@ -61,6 +61,11 @@ impl Lab {
         format!("10.77.0.{}", host + 1)
     }
 
+    /// The IPv6 address of a host.
+    pub fn addr6(&self, host: usize) -> String {
+        format!("fd77::{}", host + 1)
+    }
+
     fn build(&self) -> Result<(), String> {
         let sw = self.switch();
         run(&["ip", "netns", "add", &sw])?;
@@ -91,6 +96,10 @@ impl Lab {
             run(&["ip", "-n", &sw, "link", "set", &port, "up"])?;
             let cidr = format!("{}/24", self.addr(host));
             run(&["ip", "-n", &ns, "addr", "add", &cidr, "dev", "eth0"])?;
+            let cidr6 = format!("{}/64", self.addr6(host));
+            run(&[
+                "ip", "-n", &ns, "addr", "add", &cidr6, "dev", "eth0", "nodad",
+            ])?;
             run(&["ip", "-n", &ns, "link", "set", "eth0", "up"])?;
         }
         Ok(())
