@@ -17,6 +17,7 @@ use convoy_net::transfer::source::{self, SendInput, SendOptions};
 use convoy_net::transfer::{exit, Observer, Progress};
 use convoy_net::{GroupOptions, Interface, NetReceiver, NetSender};
 use convoy_proto::cc::fixed::FixedConfig;
+use convoy_proto::cc::pgmcc::{PgmccConfig, TimeoutPolicy};
 use convoy_proto::cc::CcConfig;
 use convoy_proto::LateJoin;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -65,7 +66,17 @@ impl CommonArgs {
 
     fn cc(&self, rate_bps: u64) -> CcConfig {
         match self.cc {
-            CcChoice::Pgmcc => CcConfig::default(),
+            // RFC 6298's 1 s floor on the feedback timeout costs a whole second per stall on LAN paths with
+            // sub-millisecond RTTs, where small windows (high loss) cannot produce three duplicate ACKs; use
+            // the 200 ms floor of deployed TCP (Linux TCP_RTO_MIN) instead, which keeps pgmcc TCP-friendly.
+            CcChoice::Pgmcc => CcConfig::Pgmcc(PgmccConfig {
+                timeout: TimeoutPolicy::Adaptive {
+                    initial: Duration::from_secs(3),
+                    min: Duration::from_millis(200),
+                    max: Duration::from_secs(60),
+                },
+                ..PgmccConfig::default()
+            }),
             CcChoice::Fixed => CcConfig::Fixed(FixedConfig {
                 rate_bytes_per_s: (rate_bps / 8).max(1),
                 burst: Duration::from_millis(5),
