@@ -1,9 +1,10 @@
 //! The `convoy` command.
 //!
 //! Subcommands: `demo`, a pgmcc session over the engine's in-memory harness that prints what happened; `send` and
-//! `recv`, files, directories or a stream over PGM/UDP multicast (exit codes in [`transfer_cmd`]). `sim`,
-//! `reproduce` and `bench` arrive with the simulator and the benchmarks.
+//! `recv`, files, directories or a stream over PGM/UDP multicast (exit codes in [`transfer_cmd`]). `bench net`,
+//! loopback throughput figures. `sim` and `reproduce` arrive with the simulator.
 
+mod bench;
 mod demo;
 mod transfer_cmd;
 mod units;
@@ -34,6 +35,15 @@ enum Command {
     /// lost) — incomplete files are named and kept as NAME.partial; 3 a local write failed (disk full,
     /// permission denied).
     Recv(transfer_cmd::RecvArgs),
+    /// Benchmarks.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum BenchCommand {
+    /// Loopback throughput: raw sendmmsg loop, Convoy fixed (unlimited) and pgmcc, with 1 and 3 receivers.
+    Net(bench::BenchNetArgs),
 }
 
 fn main() -> ExitCode {
@@ -42,5 +52,6 @@ fn main() -> ExitCode {
         Command::Demo(args) => demo::run(&args),
         Command::Send(args) => transfer_cmd::run_send(&args),
         Command::Recv(args) => transfer_cmd::run_recv(&args),
+        Command::Bench(BenchCommand::Net(args)) => bench::run_net(&args),
     }
 }

@@ -25,3 +25,8 @@ pub use receiver::NetReceiver;
 pub use sender::{NetSender, RepairSource};
 pub use socket::{GroupOptions, Interface, ResolvedInterface};
 pub use sys::{interface_addrs, InterfaceAddr};
+
+/// The batched system calls of the loop, for benchmarks and tools that need a raw baseline.
+pub mod syscalls {
+    pub use crate::sys::{recv_batch, send_batch, thread_cpu_time, wait_readable, MAX_BATCH};
+}

@@ -168,6 +168,20 @@ pub fn set_timer_slack(slack: Duration) {
     }
 }
 
+/// CPU time consumed by the calling thread (for benchmarks).
+pub fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec into `ts`, which lives on this stack frame.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc < 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
 /// Set `IP_MULTICAST_IF` with an `ip_mreqn`: outgoing multicast leaves through interface `index`, with source
 /// address `local` (socket2 only offers the address form).
 pub fn set_multicast_if_v4(fd: RawFd, local: Ipv4Addr, index: u32) -> io::Result<()> {
