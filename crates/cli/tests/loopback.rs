@@ -228,3 +228,30 @@ fn local_write_failure_exits_3() {
         "the source reports the failed receiver"
     );
 }
+
+#[test]
+fn a_file_changed_during_the_send_fails_it_with_4() {
+    let dir = Scratch::new("changed");
+    let src = dir.0.join("f.bin");
+    fs::write(&src, bytes(11, 4_000_000)).unwrap();
+    let g = group(5);
+    let r = recv(&g, 2, &dir.0.join("out"), &["--timeout", "3s"]);
+    let tx = send(
+        &g,
+        &src,
+        &["--rate-max", "8M", "--wait-receivers", "1", "--wait", "20s"],
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    // Rewrite the file in place, same size, different bytes.
+    fs::write(&src, bytes(12, 4_000_000)).unwrap();
+    let tx = wait(tx, Duration::from_secs(60));
+    let err = String::from_utf8_lossy(&tx.stderr);
+    assert_eq!(tx.status.code(), Some(4), "{err}");
+    assert!(err.contains("changed while being sent"), "{err}");
+    let r = wait(r, Duration::from_secs(30));
+    assert_ne!(
+        r.status.code(),
+        Some(0),
+        "the receiver cannot have the file"
+    );
+}

@@ -271,7 +271,11 @@ impl Sink {
         }
         let size = entry.size;
         if offset.saturating_add(data.len() as u64) > size {
-            self.fail(i, format!("data beyond the announced size at offset {offset}"), false);
+            self.fail(
+                i,
+                format!("data beyond the announced size at offset {offset}"),
+                false,
+            );
             return;
         }
         if let Some(prev) = self.current.as_ref().map(|w| w.index).filter(|&p| p != i) {

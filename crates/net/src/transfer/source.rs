@@ -419,7 +419,7 @@ pub fn send(
     match input {
         SendInput::Paths(_) => {
             let mut buf = vec![0u8; chunk];
-            for (index, disk, size, _) in &disk_files {
+            for (index, disk, size, modified) in &disk_files {
                 let mut f = File::open(disk).map_err(|e| {
                     TransferError::new(exit::INPUT_CHANGED, format!("{}: {e}", disk.display()))
                 })?;
@@ -444,7 +444,10 @@ pub fn send(
                 let entry = &manifest.entries[*index as usize];
                 let mut extra = [0u8; 1];
                 let grew = f.read(&mut extra).map(|n| n > 0).unwrap_or(false);
-                if grew || *hasher.finalize().as_bytes() != entry.hash {
+                let touched = fs::metadata(disk)
+                    .map(|m| m.len() != *size || m.modified().ok() != *modified)
+                    .unwrap_or(true);
+                if grew || touched || *hasher.finalize().as_bytes() != entry.hash {
                     return Err(TransferError::new(
                         exit::INPUT_CHANGED,
                         format!("{} changed while being sent", disk.display()),
