@@ -233,17 +233,18 @@ fn local_write_failure_exits_3() {
 fn a_file_changed_during_the_send_fails_it_with_4() {
     let dir = Scratch::new("changed");
     let src = dir.0.join("f.bin");
-    fs::write(&src, bytes(11, 4_000_000)).unwrap();
+    fs::write(&src, bytes(11, 12_000_000)).unwrap();
     let g = group(5);
     let r = recv(&g, 2, &dir.0.join("out"), &["--timeout", "3s"]);
     let tx = send(
         &g,
         &src,
-        &["--rate-max", "8M", "--wait-receivers", "1", "--wait", "20s"],
+        &["--rate-max", "16M", "--wait-receivers", "1", "--wait", "20s"],
     );
-    std::thread::sleep(Duration::from_millis(1500));
+    // The send queue holds 4 MB: the source is still reading the file when it changes.
+    std::thread::sleep(Duration::from_millis(1000));
     // Rewrite the file in place, same size, different bytes.
-    fs::write(&src, bytes(12, 4_000_000)).unwrap();
+    fs::write(&src, bytes(12, 12_000_000)).unwrap();
     let tx = wait(tx, Duration::from_secs(60));
     let err = String::from_utf8_lossy(&tx.stderr);
     assert_eq!(tx.status.code(), Some(4), "{err}");
