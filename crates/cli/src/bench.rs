@@ -163,10 +163,8 @@ fn convoy(
     })?;
     let payload = vec![0x5a; PAYLOAD];
     let (start, cpu0) = (Instant::now(), thread_cpu_time());
-    let mut written = 0u64;
     while start.elapsed().as_secs_f64() < seconds {
         tx.write(&payload)?;
-        written += 1;
         while tx.poll_event().is_some() {}
     }
     let (secs, cpu) = (start.elapsed().as_secs_f64(), thread_cpu_time() - cpu0);
@@ -177,7 +175,6 @@ fn convoy(
         .map(|t| t.join().unwrap_or(0))
         .min()
         .unwrap_or(0);
-    let _ = written;
     Ok(figure(what, receivers, delivered, secs, cpu, sent))
 }
 

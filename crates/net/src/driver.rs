@@ -139,6 +139,7 @@ pub struct Driver {
     rx_bufs: Vec<Vec<u8>>,
     rx_meta: Vec<(usize, Option<SocketAddr>)>,
     unicast_cache: Vec<(IpAddr, SockAddr)>,
+    last_flush: Instant,
     stats: IoStats,
 }
 
@@ -167,6 +168,7 @@ impl Driver {
             rx_bufs: vec![vec![0; packet_len.max(9216)]; sys::MAX_BATCH],
             rx_meta: Vec::with_capacity(sys::MAX_BATCH),
             unicast_cache: Vec::new(),
+            last_flush: Instant::ZERO,
             stats: IoStats::default(),
         })
     }
@@ -250,8 +252,14 @@ impl Driver {
         self.tx_meta.clear();
     }
 
+    /// When [`Driver::flush`] last ran.
+    pub fn last_flush(&self) -> Instant {
+        self.last_flush
+    }
+
     /// Drain the endpoint's transmits into batches and send them.
     pub fn flush<E: Endpoint>(&mut self, ep: &mut E, now: Instant) {
+        self.last_flush = now;
         loop {
             let i = self.tx_meta.len();
             let Some(t) = ep.poll_transmit(now, &mut self.tx_bufs[i]) else {

@@ -17,6 +17,9 @@ pub trait RepairSource {
     fn apdu_for(&mut self, sqn: u32) -> Option<(u32, Vec<u8>)>;
 }
 
+/// A write sends queued data at once when the last send is older than this (else it waits for a batch).
+pub const FLUSH_AFTER: Duration = Duration::from_micros(500);
+
 /// Bound on events waiting for the application.
 const MAX_EVENTS: usize = 1 << 16;
 
@@ -165,15 +168,22 @@ impl NetSender {
         self.events.pop_front()
     }
 
-    /// Queue one APDU, running the loop while the send queue is full. Fails only when the session is closed
-    /// (or the APDU exceeds 4 GiB).
+    /// Queue one APDU, running the loop while the send queue is full. Data leaves in batches (a batch's worth
+    /// queued, or [`FLUSH_AFTER`] since the last send); [`NetSender::flush`] and [`NetSender::drive`] send at
+    /// once. Fails only when the session is closed (or the APDU exceeds 4 GiB).
     pub fn write(&mut self, apdu: &[u8]) -> io::Result<()> {
         loop {
             match self.sender.write(apdu) {
                 Ok(()) => {
-                    // Let data leave now when the controller allows it.
+                    // Let data leave in batches: once a batch's worth is queued, or when the last flush is
+                    // getting old; otherwise the next write, `drive` or `flush` sends it.
                     let now = self.driver.now();
-                    self.driver.flush(&mut self.sender, now);
+                    let batch = crate::sys::MAX_BATCH * self.sender.config().max_tsdu;
+                    if self.sender.queued_bytes() >= batch
+                        || now.saturating_duration_since(self.driver.last_flush()) >= FLUSH_AFTER
+                    {
+                        self.driver.flush(&mut self.sender, now);
+                    }
                     return Ok(());
                 }
                 Err(WriteError::QueueFull { .. }) => {
@@ -183,6 +193,12 @@ impl NetSender {
                 Err(e) => return Err(io::Error::other(e)),
             }
         }
+    }
+
+    /// Send what the controller allows now, without waiting.
+    pub fn flush(&mut self) {
+        let now = self.driver.now();
+        self.driver.flush(&mut self.sender, now);
     }
 
     /// Queue one APDU if there is room, without running the loop.
