@@ -239,7 +239,14 @@ fn a_file_changed_during_the_send_fails_it_with_4() {
     let tx = send(
         &g,
         &src,
-        &["--rate-max", "16M", "--wait-receivers", "1", "--wait", "20s"],
+        &[
+            "--rate-max",
+            "16M",
+            "--wait-receivers",
+            "1",
+            "--wait",
+            "20s",
+        ],
     );
     // The send queue holds 4 MB: the source is still reading the file when it changes.
     std::thread::sleep(Duration::from_millis(1000));
