@@ -21,7 +21,7 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "tests"
 cargo test --workspace
 step "long network-namespace tests (release: 100 MB through 20 Mbit/s, TCP competition)"
-cargo test --release -p convoy --test netns -- --ignored --test-threads 1
+cargo test --release -p convoy --test netns -- --ignored --test-threads 1 --nocapture
 step "docs"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 step "fuzz targets build"
