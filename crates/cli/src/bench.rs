@@ -2,7 +2,10 @@
 //! * a raw UDP `sendmmsg` loop of 1400-byte payloads to the group (the machine's ceiling),
 //! * Convoy with `--cc fixed` at an unlimited rate,
 //! * Convoy with pgmcc,
-//! * UFTP (`uftp -R -1`) when installed — not measured yet: reported as absent.
+//! * UFTP (`uftp -R -1`, Debian package uftp) when installed and running as root, with one receiver: UFTP needs
+//!   an interface with the MULTICAST flag, which the host's `lo` lacks, so it runs in a network namespace of its
+//!   own (`lo` with multicast on); its data-phase rate is the "Overall throughput" it prints. (Several `uftpd` on
+//!   one host cannot share the port, so there is no 3-receiver UFTP figure.)
 //!
 //! Figures: packets per second delivered to the slowest receiver, Gbit/s of payload, and CPU per packet of the
 //! sending thread. A benchmark prints figures; nothing here is a pass/fail test.
@@ -178,6 +181,100 @@ fn convoy(
     Ok(figure(what, receivers, delivered, secs, cpu, sent))
 }
 
+fn run_quiet(args: &[&str]) -> bool {
+    std::process::Command::new(args[0])
+        .args(&args[1..])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// UFTP's data phase, one receiver, in a namespace of its own; `Ok(None)` when it cannot run here.
+fn uftp(seconds: f64) -> Result<Option<Figure>, String> {
+    let have = |p: &str| std::process::Command::new(p).arg("-?").output().is_ok();
+    if !have("uftp") || !have("uftpd") {
+        return Ok(None);
+    }
+    let ns = format!("cvbench{}", std::process::id());
+    if !run_quiet(&["ip", "netns", "add", &ns]) {
+        return Ok(None);
+    }
+    struct Namespace(String);
+    impl Drop for Namespace {
+        fn drop(&mut self) {
+            run_quiet(&["ip", "netns", "del", &self.0]);
+        }
+    }
+    let _ns = Namespace(ns.clone());
+    for cmd in [
+        vec!["ip", "-n", &ns, "link", "set", "lo", "up"],
+        vec!["ip", "-n", &ns, "link", "set", "lo", "multicast", "on"],
+        vec!["ip", "-n", &ns, "route", "add", "224.0.0.0/4", "dev", "lo"],
+    ] {
+        if !run_quiet(&cmd) {
+            return Err(format!("{} failed", cmd.join(" ")));
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("convoy-bench-uftp-{}", std::process::id()));
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+    // About `seconds` of data at UFTP's usual loopback rate (~60 MB/s), at least 50 MB.
+    let len = ((seconds * 60e6) as usize).max(50_000_000);
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let data: Vec<u8> = (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    let file = dir.join("data.bin");
+    std::fs::write(&file, data).map_err(|e| e.to_string())?;
+    let group = "239.255.88.1";
+    let mut daemon = std::process::Command::new("ip")
+        .args([
+            "netns", "exec", &ns, "uftpd", "-d", "-I", "lo", "-M", group, "-p", "41000",
+        ])
+        .arg("-D")
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    std::thread::sleep(Duration::from_millis(500));
+    let sent = std::process::Command::new("ip")
+        .args([
+            "netns", "exec", &ns, "uftp", "-R", "-1", "-I", "lo", "-M", group,
+        ])
+        .args(["-p", "41000", "-b", "1400", "-t", "1"])
+        .arg(&file)
+        .output();
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    let sent = sent.map_err(|e| e.to_string())?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&sent.stdout),
+        String::from_utf8_lossy(&sent.stderr)
+    );
+    let kib_s: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Overall throughput:"))
+        .and_then(|v| v.trim().trim_end_matches("KB/s").trim().parse().ok())
+        .ok_or_else(|| "uftp printed no throughput".to_string())?;
+    let pps = kib_s * 1024.0 / PAYLOAD as f64;
+    Ok(Some(Figure {
+        what: "uftp -R -1",
+        receivers: 1,
+        packets_per_s: pps,
+        gbit_per_s: pps * PAYLOAD as f64 * 8.0 / 1e9,
+        cpu_ns_per_packet: f64::NAN,
+    }))
+}
+
 /// Run `convoy bench net`.
 pub fn run_net(args: &BenchNetArgs) -> ExitCode {
     let mut figures = Vec::new();
@@ -207,12 +304,16 @@ pub fn run_net(args: &BenchNetArgs) -> ExitCode {
             }
         }
     }
-    let uftp = std::process::Command::new("uftp")
-        .arg("-h")
-        .output()
-        .is_ok();
+    let uftp_note = match uftp(args.seconds) {
+        Ok(Some(f)) => {
+            figures.push(f);
+            "measured (1 receiver, own namespace)".to_string()
+        }
+        Ok(None) => "not measured: needs uftp/uftpd (apt-get install uftp) and root".to_string(),
+        Err(e) => format!("failed: {e}"),
+    };
     if args.json {
-        let v = serde_json::json!({ "figures": figures, "uftp": if uftp { "installed, not measured yet" } else { "not installed" } });
+        let v = serde_json::json!({ "figures": figures, "uftp": uftp_note });
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return ExitCode::SUCCESS;
     }
@@ -235,13 +336,6 @@ pub fn run_net(args: &BenchNetArgs) -> ExitCode {
             100.0 * f.packets_per_s / raw
         );
     }
-    println!(
-        "uftp: {}",
-        if uftp {
-            "installed, not measured yet"
-        } else {
-            "not installed (apt-get install uftp)"
-        }
-    );
+    println!("uftp: {uftp_note}");
     ExitCode::SUCCESS
 }
