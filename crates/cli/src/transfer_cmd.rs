@@ -33,6 +33,8 @@ pub enum CcChoice {
     Pgmcc,
     /// A fixed rate (`--rate`), no congestion control.
     Fixed,
+    /// Receivers: follow the source (pgmcc if its data carries OPT_PGMCC_DATA, else fixed).
+    Auto,
 }
 
 /// Options both commands share.
@@ -44,9 +46,6 @@ pub struct CommonArgs {
     /// Interface by name (eth0) or address (10.0.0.2; also this host's identity in the session).
     #[arg(long)]
     iface: Option<String>,
-    /// Congestion control; sender and receivers must agree.
-    #[arg(long, value_enum, default_value_t = CcChoice::Pgmcc)]
-    cc: CcChoice,
     /// Write statistics as JSON to this file at the end.
     #[arg(long)]
     stats_json: Option<PathBuf>,
@@ -63,25 +62,26 @@ impl CommonArgs {
         }
         g
     }
+}
 
-    fn cc(&self, rate_bps: u64) -> CcConfig {
-        match self.cc {
-            // RFC 6298's 1 s floor on the feedback timeout costs a whole second per stall on LAN paths with
-            // sub-millisecond RTTs, where small windows (high loss) cannot produce three duplicate ACKs; use
-            // the 200 ms floor of deployed TCP (Linux TCP_RTO_MIN) instead, which keeps pgmcc TCP-friendly.
-            CcChoice::Pgmcc => CcConfig::Pgmcc(PgmccConfig {
-                timeout: TimeoutPolicy::Adaptive {
-                    initial: Duration::from_secs(3),
-                    min: Duration::from_millis(200),
-                    max: Duration::from_secs(60),
-                },
-                ..PgmccConfig::default()
-            }),
-            CcChoice::Fixed => CcConfig::Fixed(FixedConfig {
-                rate_bytes_per_s: (rate_bps / 8).max(1),
-                burst: Duration::from_millis(5),
-            }),
-        }
+/// The controller configuration of a choice (`Auto` starts as pgmcc and follows the source).
+fn cc_config(choice: CcChoice, rate_bps: u64) -> CcConfig {
+    match choice {
+        // RFC 6298's 1 s floor on the feedback timeout costs a whole second per stall on LAN paths with
+        // sub-millisecond RTTs, where small windows (high loss) cannot produce three duplicate ACKs; use
+        // the 200 ms floor of deployed TCP (Linux TCP_RTO_MIN) instead, which keeps pgmcc TCP-friendly.
+        CcChoice::Pgmcc | CcChoice::Auto => CcConfig::Pgmcc(PgmccConfig {
+            timeout: TimeoutPolicy::Adaptive {
+                initial: Duration::from_secs(3),
+                min: Duration::from_millis(200),
+                max: Duration::from_secs(60),
+            },
+            ..PgmccConfig::default()
+        }),
+        CcChoice::Fixed => CcConfig::Fixed(FixedConfig {
+            rate_bytes_per_s: (rate_bps / 8).max(1),
+            burst: Duration::from_millis(5),
+        }),
     }
 }
 
@@ -93,6 +93,9 @@ pub struct SendArgs {
     paths: Vec<String>,
     #[command(flatten)]
     common: CommonArgs,
+    /// Congestion control (receivers follow it by default).
+    #[arg(long, value_enum, default_value_t = CcChoice::Pgmcc)]
+    cc: CcChoice,
     /// Data rate with `--cc fixed`, bits per second (20M, 1G, ...).
     #[arg(long, value_parser = parse_rate_bps, default_value = "100M")]
     rate: u64,
@@ -128,6 +131,9 @@ pub struct SendArgs {
 pub struct RecvArgs {
     #[command(flatten)]
     common: CommonArgs,
+    /// Congestion control: follow the source (auto), or force one (must then match the source's).
+    #[arg(long, value_enum, default_value_t = CcChoice::Auto)]
+    cc: CcChoice,
     /// Directory to write the files into (created if missing).
     #[arg(long, conflicts_with = "stdout")]
     out: Option<PathBuf>,
@@ -219,7 +225,11 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
     let mut g = args.common.group_options();
     g.ttl = args.ttl;
     g.loopback = !args.no_loopback;
-    let cc = args.common.cc(args.rate);
+    if args.cc == CcChoice::Auto {
+        eprintln!("convoy send: --cc auto is for receivers; choose pgmcc or fixed");
+        return ExitCode::from(exit::USAGE);
+    }
+    let cc = cc_config(args.cc, args.rate);
     let rate_max = args.rate_max.map(|r| r / 8);
     let repair = args
         .repair_rate_max
@@ -334,12 +344,18 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
         }
     };
     let g = args.common.group_options();
-    let cc = args.common.cc(100_000_000);
-    let mut rx = match NetReceiver::open(&g, |c| {
+    let cc = cc_config(args.cc, 100_000_000);
+    let configure = |c: &mut convoy_proto::ReceiverConfig| {
         c.cc = cc.clone();
         c.late_join = LateJoin::FromTrail;
         c.rxw.max_packets = 1 << 20;
-    }) {
+    };
+    let opened = if args.cc == CcChoice::Auto {
+        NetReceiver::open_following_cc(&g, configure)
+    } else {
+        NetReceiver::open(&g, configure)
+    };
+    let mut rx = match opened {
         Ok(r) => r,
         Err(e) => {
             eprintln!("convoy recv: {e}");

@@ -54,7 +54,8 @@ fn three_receivers(cc: &str, offset: u16) {
     let g = group(offset);
     let outs: Vec<PathBuf> = (0..3).map(|i| dir.0.join(format!("out{i}"))).collect();
     let rx: Vec<Child> = (0..3)
-        .map(|i| recv(&g, 2 + i as u8, &outs[i], &["--cc", cc]))
+        // Receivers follow the source's controller (`--cc auto`, the default).
+        .map(|i| recv(&g, 2 + i as u8, &outs[i], &[]))
         .collect();
     let stats = dir.0.join("send.json");
     let tx = send(

@@ -13,6 +13,7 @@
 //!
 //! See `examples/ticker.rs` for a feed that adapts what it sends to the tokens pgmcc grants.
 
+mod detect;
 pub mod driver;
 mod receiver;
 mod sender;

@@ -1,5 +1,6 @@
 //! [`NetReceiver`]: a PGM receiver on a UDP multicast group.
 
+use crate::detect::CcFollower;
 use crate::driver::{Clock, Driver, IoStats};
 use crate::sender::random_u64;
 use crate::socket::{self, GroupOptions, ResolvedInterface};
@@ -28,7 +29,7 @@ use std::time::Duration;
 /// ```
 pub struct NetReceiver {
     driver: Driver,
-    receiver: Receiver,
+    receiver: CcFollower,
     sockets_interface: ResolvedInterface,
     events: VecDeque<ReceiverEvent>,
     /// When the session's source was last heard (any packet of the session).
@@ -39,7 +40,7 @@ pub struct NetReceiver {
 impl std::fmt::Debug for NetReceiver {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NetReceiver")
-            .field("receiver", &self.receiver)
+            .field("receiver", &self.receiver.receiver)
             .field("interface", &self.sockets_interface)
             .finish()
     }
@@ -47,11 +48,29 @@ impl std::fmt::Debug for NetReceiver {
 
 impl NetReceiver {
     /// Join `group` and receive. The configuration starts from [`ReceiverConfig::new`] with this host's address
-    /// on the interface as identity; `configure` may change anything (controller — it must match the source's —,
-    /// late-join policy, receive window).
+    /// on the interface as identity; `configure` may change anything (controller — it must match the source's,
+    /// or use [`NetReceiver::open_following_cc`] —, late-join policy, receive window).
     pub fn open(
         group: &GroupOptions,
         configure: impl FnOnce(&mut ReceiverConfig),
+    ) -> io::Result<Self> {
+        Self::open_with(group, configure, false)
+    }
+
+    /// Like [`NetReceiver::open`], but the congestion control follows the source's: pgmcc if its data carries
+    /// OPT_PGMCC_DATA, fixed-rate otherwise (module `detect`). The configured controller is used when it
+    /// matches.
+    pub fn open_following_cc(
+        group: &GroupOptions,
+        configure: impl FnOnce(&mut ReceiverConfig),
+    ) -> io::Result<Self> {
+        Self::open_with(group, configure, true)
+    }
+
+    fn open_with(
+        group: &GroupOptions,
+        configure: impl FnOnce(&mut ReceiverConfig),
+        follow_cc: bool,
     ) -> io::Result<Self> {
         let socks = socket::open_receiver(group)?;
         let mut config = ReceiverConfig::new(socks.interface.local, group.group.ip());
@@ -64,7 +83,7 @@ impl NetReceiver {
             interface.index,
             65_536,
         )?;
-        let receiver = Receiver::new(config, random_u64());
+        let receiver = CcFollower::new(config, random_u64(), follow_cc);
         Ok(NetReceiver {
             driver,
             receiver,
@@ -77,7 +96,13 @@ impl NetReceiver {
 
     /// The protocol engine (statistics, session, controller state).
     pub fn receiver(&self) -> &Receiver {
-        &self.receiver
+        &self.receiver.receiver
+    }
+
+    /// The name of the congestion controller in use (`pgmcc`, `fixed`; it may change once when following the
+    /// source's).
+    pub fn cc_name(&self) -> &'static str {
+        self.receiver.cc_name()
     }
 
     /// The interface and local address (this receiver's identity).
@@ -112,13 +137,13 @@ impl NetReceiver {
 
     fn turn(&mut self, until: Instant) -> io::Result<()> {
         self.driver.turn(&mut self.receiver, until)?;
-        let s = self.receiver.stats();
+        let s = self.receiver.receiver.stats();
         let heard = s.odata + s.rdata + s.spms + s.ncfs;
         if heard != self.heard_count {
             self.heard_count = heard;
             self.last_heard = Some(self.driver.now());
         }
-        while let Some(e) = self.receiver.poll_event() {
+        while let Some(e) = self.receiver.receiver.poll_event() {
             self.events.push_back(e);
         }
         Ok(())
@@ -141,7 +166,7 @@ impl NetReceiver {
     /// Leave the session: an acker says goodbye (draft §2.3.2), then the sockets close (leaving the group).
     pub fn close(mut self) -> io::Result<()> {
         let now = self.driver.now();
-        self.receiver.close(now);
+        self.receiver.receiver.close(now);
         self.driver.flush(&mut self.receiver, now);
         Ok(())
     }
