@@ -112,7 +112,7 @@ pub struct SendArgs {
     /// Longest wait for receivers before sending (alone: wait this long), e.g. 10s.
     #[arg(long, value_parser = parse_duration)]
     wait: Option<Duration>,
-    /// After the data, give up on receivers that show no progress for this long.
+    /// After the data, give up on receivers when nothing progresses for this long (also the longest close).
     #[arg(long, value_parser = parse_duration, default_value = "30s")]
     finish_timeout: Duration,
     /// Multicast TTL (hops).
@@ -261,6 +261,7 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         wait_receivers: args.wait_receivers,
         wait: args.wait,
         finish_timeout: args.finish_timeout,
+        close_timeout: args.finish_timeout,
         ..SendOptions::default()
     };
     let result = source::send(&mut tx, &input, &opts, &mut display);
@@ -389,7 +390,7 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
         .iter()
         .filter(|f| f.state != "complete")
         .collect();
-    if !args.common.quiet && incomplete.is_empty() {
+    if !args.common.quiet && report.exit_code == exit::OK {
         eprintln!(
             "received {} bytes in {} entries in {:.2} s",
             report.bytes,

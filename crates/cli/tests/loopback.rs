@@ -264,3 +264,85 @@ fn a_file_changed_during_the_send_fails_it_with_4() {
         "the receiver cannot have the file"
     );
 }
+
+#[test]
+fn files_refused_on_stdout_exit_3_at_once() {
+    let dir = Scratch::new("stdoutfiles");
+    let src = dir.0.join("f.bin");
+    fs::write(&src, bytes(13, 100_000)).unwrap();
+    let g = group(6);
+    let r = Command::new(BIN)
+        .args(["recv", "--group", &g, "--iface", "127.0.0.2", "--stdout"])
+        .args(["--quiet", "--start-timeout", "60s"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let tx = send(
+        &g,
+        &src,
+        &[
+            "--wait-receivers",
+            "1",
+            "--wait",
+            "20s",
+            "--finish-timeout",
+            "5s",
+        ],
+    );
+    let r = wait(r, Duration::from_secs(30));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(3), "{err}");
+    assert!(err.contains("cannot go to standard output"), "{err}");
+    let tx = wait(tx, Duration::from_secs(60));
+    assert_eq!(tx.status.code(), Some(2));
+}
+
+#[test]
+fn a_stream_from_stdin_reaches_stdout() {
+    let g = group(7);
+    let data = bytes(14, 2_000_000);
+    let r = Command::new(BIN)
+        .args(["recv", "--group", &g, "--iface", "127.0.0.2", "--stdout"])
+        .args(["--quiet", "--start-timeout", "60s"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut tx = Command::new(BIN)
+        .args([
+            "send",
+            "-",
+            "--group",
+            &g,
+            "--iface",
+            "127.0.0.1",
+            "--ttl",
+            "0",
+        ])
+        .args(["--quiet", "--wait-receivers", "1", "--wait", "20s"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = tx.stdin.take().unwrap();
+        stdin.write_all(&data).unwrap();
+    }
+    // Read the receiver's standard output while it runs (a full pipe would block it).
+    let r = std::thread::spawn(move || r.wait_with_output().unwrap());
+    let tx = wait(tx, Duration::from_secs(60));
+    assert!(
+        tx.status.success(),
+        "send: {}",
+        String::from_utf8_lossy(&tx.stderr)
+    );
+    let r = r.join().unwrap();
+    assert!(
+        r.status.success(),
+        "recv: {}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(r.stdout == data, "the stream arrived intact");
+}

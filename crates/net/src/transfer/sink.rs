@@ -97,6 +97,7 @@ pub struct Sink {
     current: Option<Writer>,
     stream_end: Option<Result<(), String>>,
     bytes: u64,
+    fatal: Option<String>,
 }
 
 fn partial_name(p: &Path) -> PathBuf {
@@ -115,6 +116,7 @@ impl Sink {
             current: None,
             stream_end: None,
             bytes: 0,
+            fatal: None,
         }
     }
 
@@ -340,8 +342,12 @@ impl Sink {
     pub fn apdu(&mut self, apdu: &[u8]) -> Result<(), String> {
         match message::decode(apdu).map_err(|e| e.to_string())? {
             Message::Manifest(m) => {
-                if self.manifest.is_none() {
-                    self.open_manifest(m).map_err(|e| e.to_string())?;
+                if self.manifest.is_none() && self.fatal.is_none() {
+                    if let Err(e) = self.open_manifest(m) {
+                        let msg = format!("cannot start the transfer here: {e}");
+                        self.fatal = Some(msg.clone());
+                        return Err(msg);
+                    }
                 }
             }
             Message::FileData { file, offset, data } => self.file_data(file, offset, data),
@@ -434,9 +440,11 @@ impl Sink {
 
     /// Whether a local write failed (disk full, permission denied).
     pub fn local_failure(&self) -> bool {
-        self.states
-            .iter()
-            .any(|s| matches!(s, FileState::Failed { local: true, .. }))
+        self.fatal.is_some()
+            || self
+                .states
+                .iter()
+                .any(|s| matches!(s, FileState::Failed { local: true, .. }))
     }
 
     fn incomplete_count(&self) -> u32 {
@@ -469,7 +477,9 @@ pub fn receive(
         match event {
             Some(ReceiverEvent::Data(apdu)) => {
                 if let Err(e) = sink.apdu(&apdu) {
-                    observer.message(&format!("ignored a message: {e}"));
+                    if sink.fatal.is_none() {
+                        observer.message(&format!("ignored a message: {e}"));
+                    }
                 }
             }
             Some(ReceiverEvent::Lost {
@@ -525,21 +535,25 @@ pub fn receive(
         }
         if let Some(t) = done_at {
             if fin || t.elapsed() >= opts.report_linger {
-                break if sink.is_complete() {
+                let how = if sink.is_complete() {
                     "complete"
                 } else {
                     "could not complete"
                 };
+                break how.to_string();
             }
             continue;
         }
+        if let Some(f) = &sink.fatal {
+            break f.clone();
+        }
         if fin {
-            break "the source closed the session before everything arrived";
+            break "the source closed the session before everything arrived".to_string();
         }
         match rx.silence() {
-            Some(s) if s >= opts.timeout => break "the source went silent (timeout)",
+            Some(s) if s >= opts.timeout => break "the source went silent (timeout)".to_string(),
             None if opts.start_timeout.is_some_and(|t| began.elapsed() >= t) => {
-                break "no source heard (start timeout)"
+                break "no source heard (start timeout)".to_string()
             }
             _ => {}
         }
@@ -560,14 +574,14 @@ pub fn receive(
     } else {
         exit::INCOMPLETE
     };
-    let files = sink.outcomes(end);
+    let files = sink.outcomes(&end);
     Ok(RecvReport {
         transfer_id: sink.manifest().map(|m| m.transfer_id),
         bytes: sink.bytes(),
         seconds: first_heard.map_or(0.0, |t| t.elapsed().as_secs_f64()),
         files,
         exit_code,
-        end: end.to_string(),
+        end,
     })
 }
 

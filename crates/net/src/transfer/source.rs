@@ -482,7 +482,11 @@ pub fn send(
 
     // Finish: wait for the receivers' reports, as long as something progresses.
     session.last_activity = std::time::Instant::now();
-    let mut last_repairs = session.tx.sender().stats().rdata_packets;
+    let packets_sent = |tx: &NetSender| {
+        let s = tx.sender().stats();
+        s.odata_packets + s.rdata_packets
+    };
+    let mut last_sent = packets_sent(session.tx);
     loop {
         if let Some(msg) = input_changed(&changed) {
             return Err(TransferError::new(exit::INPUT_CHANGED, msg));
@@ -490,16 +494,18 @@ pub fn send(
         let known = session.receivers.table.len();
         let finished = session.receivers.finished(transfer_id);
         let drained = session.tx.sender().queued_bytes() == 0;
-        if drained && known > 0 && finished == known && known >= opts.wait_receivers {
+        // Every receiver heard from has reported (complete ones have everything, failed ones want nothing).
+        if known > 0 && finished == known && known >= opts.wait_receivers {
             break;
         }
         if drained && known == 0 && opts.wait_receivers == 0 {
             // Nobody to wait for: the engine's linger serves late repairs.
             break;
         }
-        let repairs = session.tx.sender().stats().rdata_packets;
-        if repairs != last_repairs || !drained {
-            last_repairs = repairs;
+        // Progress: data or repairs leaving (status reports count in `events`).
+        let sent = packets_sent(session.tx);
+        if sent != last_sent {
+            last_sent = sent;
             session.last_activity = std::time::Instant::now();
         }
         if session.last_activity.elapsed() >= opts.finish_timeout {
