@@ -262,7 +262,6 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         wait: args.wait,
         finish_timeout: args.finish_timeout,
         close_timeout: args.finish_timeout,
-        ..SendOptions::default()
     };
     let result = source::send(&mut tx, &input, &opts, &mut display);
     display.finish();
