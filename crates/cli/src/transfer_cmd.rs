@@ -65,15 +65,12 @@ impl CommonArgs {
 }
 
 /// The controller configuration of a choice (`Auto` starts as pgmcc and follows the source).
-fn cc_config(choice: CcChoice, rate_bps: u64) -> CcConfig {
+fn cc_config(choice: CcChoice, rate_bps: u64, rto_min: Duration) -> CcConfig {
     match choice {
-        // RFC 6298's 1 s floor on the feedback timeout costs a whole second per stall on LAN paths with
-        // sub-millisecond RTTs, where small windows (high loss) cannot produce three duplicate ACKs; use
-        // the 200 ms floor of deployed TCP (Linux TCP_RTO_MIN) instead, which keeps pgmcc TCP-friendly.
         CcChoice::Pgmcc | CcChoice::Auto => CcConfig::Pgmcc(PgmccConfig {
             timeout: TimeoutPolicy::Adaptive {
                 initial: Duration::from_secs(3),
-                min: Duration::from_millis(200),
+                min: rto_min,
                 max: Duration::from_secs(60),
             },
             ..PgmccConfig::default()
@@ -96,6 +93,10 @@ pub struct SendArgs {
     /// Congestion control (receivers follow it by default).
     #[arg(long, value_enum, default_value_t = CcChoice::Pgmcc)]
     cc: CcChoice,
+    /// Floor of pgmcc's feedback timeout (draft §2.7 with RFC 6298: 1 s). Lower floors recover faster from
+    /// stalls on LAN paths with sub-millisecond RTTs, where small windows cannot produce three duplicate ACKs.
+    #[arg(long, value_parser = parse_duration, default_value = "1s")]
+    rto_min: Duration,
     /// Data rate with `--cc fixed`, bits per second (20M, 1G, ...).
     #[arg(long, value_parser = parse_rate_bps, default_value = "100M")]
     rate: u64,
@@ -229,7 +230,7 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         eprintln!("convoy send: --cc auto is for receivers; choose pgmcc or fixed");
         return ExitCode::from(exit::USAGE);
     }
-    let cc = cc_config(args.cc, args.rate);
+    let cc = cc_config(args.cc, args.rate, args.rto_min);
     let rate_max = args.rate_max.map(|r| r / 8);
     let repair = args
         .repair_rate_max
@@ -344,7 +345,7 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
         }
     };
     let g = args.common.group_options();
-    let cc = cc_config(args.cc, 100_000_000);
+    let cc = cc_config(args.cc, 100_000_000, Duration::from_secs(1));
     let configure = |c: &mut convoy_proto::ReceiverConfig| {
         c.cc = cc.clone();
         c.late_join = LateJoin::FromTrail;

@@ -59,7 +59,9 @@ fn recv(lab: &Lab, host: usize, out: &Path, extra: &[&str]) -> Guard {
     Guard(Some(child))
 }
 
+/// Sends; `CONVOY_NETNS_SEND_ARGS` (space-separated) adds options, for experiments.
 fn send(lab: &Lab, what: &Path, stats: &Path, extra: &[&str]) -> Guard {
+    let knobs = std::env::var("CONVOY_NETNS_SEND_ARGS").unwrap_or_default();
     let child = lab
         .command(0, BIN)
         .args(["send", "--group", GROUP, "--iface", &lab.addr(0), "--quiet"])
@@ -67,6 +69,7 @@ fn send(lab: &Lab, what: &Path, stats: &Path, extra: &[&str]) -> Guard {
         .arg("--stats-json")
         .arg(stats)
         .args(extra)
+        .args(knobs.split_whitespace())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
