@@ -12,7 +12,7 @@ use common::{bytes, make_tree, same_tree, wait, Scratch, BIN};
 
 /// A port and group unlikely to collide with other tests or runs.
 fn group(offset: u16) -> String {
-    let port = 21_000 + (std::process::id() % 9_000) as u16 * 4 + offset;
+    let port = 21_000 + (std::process::id() % 5_000) as u16 * 8 + offset;
     format!("239.255.{}.{}:{port}", offset + 10, (port % 250) + 1)
 }
 
@@ -117,7 +117,7 @@ fn late_receiver_gets_everything_from_the_files() {
     // rebuilt from the file (repair floor + RepairRequested).
     let dir = Scratch::new("late");
     let src = dir.0.join("f.bin");
-    fs::write(&src, bytes(9, 6_000_000)).unwrap();
+    fs::write(&src, bytes(9, 10_000_000)).unwrap();
     let g = group(2);
     let early = recv(&g, 2, &dir.0.join("early"), &[]);
     let stats = dir.0.join("send.json");

@@ -145,7 +145,7 @@ pub struct Driver {
 
 impl Driver {
     /// A driver reading from `recv` (which also sends to `group`), sending unicast through `unicast` (or `recv`)
-    /// to `port`, with buffers of `packet_len` bytes.
+    /// to `port`, with send buffers of `packet_len` bytes (at least 2048) and receive buffers of at least 9216.
     pub fn new(
         recv: Socket,
         unicast: Option<Socket>,

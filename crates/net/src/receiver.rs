@@ -10,6 +10,9 @@ use std::collections::VecDeque;
 use std::io;
 use std::time::Duration;
 
+/// Largest datagram a receiver reads whole (jumbo frames); longer ones arrive truncated and count as malformed.
+pub const MAX_DATAGRAM: usize = 9216;
+
 /// A PGM receiver joined to a multicast group, driven by a single-threaded loop inside its methods.
 ///
 /// ```no_run
@@ -81,7 +84,7 @@ impl NetReceiver {
             Some(socks.feedback),
             group.group,
             interface.index,
-            65_536,
+            MAX_DATAGRAM,
         )?;
         let receiver = CcFollower::new(config, random_u64(), follow_cc);
         Ok(NetReceiver {
