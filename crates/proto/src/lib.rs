@@ -23,7 +23,9 @@
 //! # Modules
 //!
 //! * [`sender`] and [`receiver`] — PGM reliability: transmit window, SPMs, NAK/NCF/RDATA, receive window with
-//!   reassembly ([`rxw`]), session identity (TSI), late join.
+//!   reassembly ([`rxw`]), session identity (TSI), late join; application-backed repairs beyond the transmit
+//!   window ([`Sender::set_repair_floor`], [`SenderEvent::RepairRequested`], [`Sender::supply_repair`]) and
+//!   receiver status reports ([`Receiver::send_status`], [`SenderEvent::ReceiverStatus`]).
 //! * [`cc`] — the controller traits and the schemes: [`cc::pgmcc`] (window/token controller, ACK bitmaps, acker
 //!   election, timeouts; loss filter, ACKs, reports and election NAKs at receivers) and [`cc::fixed`].
 //! * Pure building blocks with their own tests: [`loss_filter`] (paper §3.2.2), [`tfrc_loss`] (RFC 5348 §5),
