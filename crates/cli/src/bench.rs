@@ -7,6 +7,8 @@
 //!   own (`lo` with multicast on); its data-phase rate is the "Overall throughput" it prints. (Several `uftpd` on
 //!   one host cannot share the port, so there is no 3-receiver UFTP figure.)
 //!
+//! Also the pacing accuracy of a fixed 20 Mbit/s session (delivered rate / target).
+//!
 //! Figures: packets per second delivered to the slowest receiver, Gbit/s of payload, and CPU per packet of the
 //! sending thread. A benchmark prints figures; nothing here is a pass/fail test.
 
@@ -304,6 +306,22 @@ pub fn run_net(args: &BenchNetArgs) -> ExitCode {
             }
         }
     }
+    // Pacing: a fixed 20 Mbit/s session (whole PGM packets of 1464 bytes), delivered rate against the target.
+    let paced = CcConfig::Fixed(FixedConfig {
+        rate_bytes_per_s: 2_500_000,
+        burst: Duration::from_millis(5),
+    });
+    let pacing = match convoy("convoy fixed 20M", paced, 1, args.seconds, n + 1) {
+        Ok(f) => {
+            let ratio = f.packets_per_s * (PAYLOAD + 64) as f64 / 2_500_000.0;
+            figures.push(f);
+            ratio
+        }
+        Err(e) => {
+            eprintln!("convoy bench net: pacing: {e}");
+            return ExitCode::from(1);
+        }
+    };
     let uftp_note = match uftp(args.seconds) {
         Ok(Some(f)) => {
             figures.push(f);
@@ -313,7 +331,11 @@ pub fn run_net(args: &BenchNetArgs) -> ExitCode {
         Err(e) => format!("failed: {e}"),
     };
     if args.json {
-        let v = serde_json::json!({ "figures": figures, "uftp": uftp_note });
+        let v = serde_json::json!({
+            "figures": figures,
+            "pacing_20mbit_achieved_ratio": pacing,
+            "uftp": uftp_note,
+        });
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return ExitCode::SUCCESS;
     }
@@ -336,6 +358,7 @@ pub fn run_net(args: &BenchNetArgs) -> ExitCode {
             100.0 * f.packets_per_s / raw
         );
     }
+    println!("pacing: a fixed 20 Mbit/s session delivered {pacing:.3} × its target rate");
     println!("uftp: {uftp_note}");
     ExitCode::SUCCESS
 }

@@ -9,7 +9,8 @@
 //!    microseconds of scheduler latency instead of the default 50 µs slack; deadlines closer than
 //!    [`SPIN_BELOW`] are not slept for at all;
 //! 4. read everything waiting with `recvmmsg` (a bounded number of batches, so transmits are not starved),
-//!    feed each datagram to `handle_datagram(now, from, bytes)`, and drain `poll_transmit` again.
+//!    feed each datagram to `handle_datagram(now, from, bytes)`, handle the deadline if it has come meanwhile,
+//!    and drain `poll_transmit` again.
 //!
 //! Events are left in the endpoint for the caller to poll: the loop itself knows nothing of the application.
 
@@ -317,10 +318,8 @@ impl Driver {
         } else {
             sys::wait_readable(&[fd], Some(wait))?
         };
-        if !readable {
-            return Ok(0);
-        }
-        let n = self.read(ep)?;
+        // Woken by input or by the deadline: either way, serve both before returning.
+        let n = if readable { self.read(ep)? } else { 0 };
         let now = self.clock.now();
         if ep.poll_timeout().is_some_and(|t| t <= now) {
             ep.handle_timeout(now);
