@@ -111,8 +111,9 @@ fn raw(receivers: usize, seconds: f64, n: usize) -> std::io::Result<Figure> {
     let src = open_source(&source_opts(g))?;
     let to = SockAddr::from(g);
     let payload = vec![0x5a; PAYLOAD];
-    let packets: Vec<(&SockAddr, &[u8])> =
-        (0..MAX_BATCH).map(|_| (&to, payload.as_slice())).collect();
+    let packets: Vec<(Option<&SockAddr>, &[u8])> = (0..MAX_BATCH)
+        .map(|_| (Some(&to), payload.as_slice()))
+        .collect();
     let (start, cpu0) = (Instant::now(), thread_cpu_time());
     let mut sent = 0u64;
     while start.elapsed().as_secs_f64() < seconds {

@@ -140,6 +140,8 @@ pub struct Driver {
     rx_bufs: Vec<Vec<u8>>,
     rx_meta: Vec<(usize, Option<SocketAddr>)>,
     unicast_cache: Vec<(IpAddr, SockAddr)>,
+    /// The address the unicast socket is connected to.
+    unicast_peer: Option<IpAddr>,
     last_flush: Instant,
     stats: IoStats,
 }
@@ -169,6 +171,7 @@ impl Driver {
             rx_bufs: vec![vec![0; packet_len.max(9216)]; sys::MAX_BATCH],
             rx_meta: Vec::with_capacity(sys::MAX_BATCH),
             unicast_cache: Vec::new(),
+            unicast_peer: None,
             last_flush: Instant::ZERO,
             stats: IoStats::default(),
         })
@@ -225,20 +228,40 @@ impl Driver {
                 Destination::Unicast(ip) => self.unicast_addr(*ip),
             })
             .collect();
-        // Runs of packets for the same socket go out in one call.
+        // Runs of packets for the same destination kind (and, on a dedicated unicast socket, the same address)
+        // go out in one call.
         let mut start = 0;
         while start < meta.len() {
-            let unicast = matches!(meta[start].1, Destination::Unicast(_));
+            let dest = meta[start].1;
+            let same = |d: &Destination| match (self.unicast.is_some(), dest) {
+                (true, Destination::Unicast(_)) => *d == dest,
+                (_, Destination::Unicast(_)) => matches!(d, Destination::Unicast(_)),
+                (_, Destination::Group) => *d == Destination::Group,
+            };
             let mut end = start + 1;
-            while end < meta.len() && matches!(meta[end].1, Destination::Unicast(_)) == unicast {
+            while end < meta.len() && same(&meta[end].1) {
                 end += 1;
             }
-            let fd: RawFd = match (&self.unicast, unicast) {
-                (Some(u), true) => u.as_raw_fd(),
+            // A receiver's feedback socket talks to one source: connect it, so the kernel keeps the route and
+            // the datagrams need no address (a connected send skips the per-packet route lookup).
+            let connected = match (&self.unicast, dest) {
+                (Some(u), Destination::Unicast(ip)) => {
+                    if self.unicast_peer != Some(ip) && u.connect(&addrs[start]).is_ok() {
+                        self.unicast_peer = Some(ip);
+                    }
+                    self.unicast_peer == Some(ip)
+                }
+                _ => false,
+            };
+            let fd: RawFd = match (&self.unicast, dest) {
+                (Some(u), Destination::Unicast(_)) => u.as_raw_fd(),
                 _ => self.recv.as_raw_fd(),
             };
-            let packets: Vec<(&SockAddr, &[u8])> = (start..end)
-                .map(|i| (&addrs[i], &self.tx_bufs[i][..meta[i].0]))
+            let packets: Vec<(Option<&SockAddr>, &[u8])> = (start..end)
+                .map(|i| {
+                    let to = (!connected).then_some(&addrs[i]);
+                    (to, &self.tx_bufs[i][..meta[i].0])
+                })
                 .collect();
             self.stats.send_calls += 1;
             let sent = sys::send_batch(fd, &packets).unwrap_or(0);

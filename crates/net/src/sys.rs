@@ -21,9 +21,10 @@ use socket2::SockAddr;
 /// Most datagrams one `sendmmsg` or `recvmmsg` call handles.
 pub const MAX_BATCH: usize = 64;
 
-/// Send `packets` (destination, bytes) with as few `sendmmsg` calls as the kernel allows. Returns how many
-/// were handed to the kernel; stops at the first error, which is returned only if nothing was sent.
-pub fn send_batch(fd: RawFd, packets: &[(&SockAddr, &[u8])]) -> io::Result<usize> {
+/// Send `packets` (destination, bytes) with as few `sendmmsg` calls as the kernel allows; a `None` destination
+/// uses the socket's connected peer. Returns how many were handed to the kernel; stops at the first error,
+/// which is returned only if nothing was sent.
+pub fn send_batch(fd: RawFd, packets: &[(Option<&SockAddr>, &[u8])]) -> io::Result<usize> {
     let mut sent = 0;
     while sent < packets.len() {
         let chunk = &packets[sent..packets.len().min(sent + MAX_BATCH)];
@@ -35,13 +36,16 @@ pub fn send_batch(fd: RawFd, packets: &[(&SockAddr, &[u8])]) -> io::Result<usize
             // The kernel only reads through iov_base for a send; the cast to *mut is what the C type requires.
             iovecs[i].iov_base = bytes.as_ptr() as *mut libc::c_void;
             iovecs[i].iov_len = bytes.len();
-            msgs[i].msg_hdr.msg_name = addr.as_ptr() as *mut libc::c_void;
-            msgs[i].msg_hdr.msg_namelen = addr.len();
+            if let Some(addr) = addr {
+                msgs[i].msg_hdr.msg_name = addr.as_ptr() as *mut libc::c_void;
+                msgs[i].msg_hdr.msg_namelen = addr.len();
+            }
             msgs[i].msg_hdr.msg_iov = &mut iovecs[i];
             msgs[i].msg_hdr.msg_iovlen = 1;
         }
         // SAFETY: `msgs[..chunk.len()]` are initialised headers whose pointers (iovecs on this stack frame, the
-        // caller's byte slices and socket addresses) stay valid for the whole call; the kernel writes only
+        // caller's byte slices and socket addresses, or null names for a connected socket) stay valid for the
+        // whole call; the kernel writes only
         // `msg_len` fields inside `msgs`, which we own mutably. `chunk.len() ≤ MAX_BATCH` fits in c_uint.
         let n = unsafe { libc::sendmmsg(fd, msgs.as_mut_ptr(), chunk.len() as libc::c_uint, 0) };
         if n < 0 {
@@ -309,8 +313,8 @@ mod tests {
         let tx = UdpSocket::bind("127.0.0.1:0").unwrap();
         let to = SockAddr::from(rx.local_addr().unwrap());
         let payloads: Vec<Vec<u8>> = (0..100u8).map(|i| vec![i; 10 + i as usize]).collect();
-        let packets: Vec<(&SockAddr, &[u8])> =
-            payloads.iter().map(|p| (&to, p.as_slice())).collect();
+        let packets: Vec<(Option<&SockAddr>, &[u8])> =
+            payloads.iter().map(|p| (Some(&to), p.as_slice())).collect();
         assert_eq!(send_batch(tx.as_raw_fd(), &packets).unwrap(), 100);
         let mut bufs = vec![vec![0u8; 2048]; MAX_BATCH];
         let mut out = Vec::new();
