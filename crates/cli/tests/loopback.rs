@@ -12,7 +12,7 @@ use common::{bytes, make_tree, same_tree, wait, Scratch, BIN};
 
 /// A port and group unlikely to collide with other tests or runs.
 fn group(offset: u16) -> String {
-    let port = 21_000 + (std::process::id() % 5_000) as u16 * 8 + offset;
+    let port = 21_000 + (std::process::id() % 2_500) as u16 * 16 + offset;
     format!("239.255.{}.{}:{port}", offset + 10, (port % 250) + 1)
 }
 
@@ -345,4 +345,64 @@ fn a_stream_from_stdin_reaches_stdout() {
         String::from_utf8_lossy(&r.stderr)
     );
     assert!(r.stdout == data, "the stream arrived intact");
+}
+
+#[test]
+fn a_full_disk_exits_3_naming_the_file() {
+    // The receiver writes into a 1 MiB tmpfs mounted in a private mount namespace of its own (root only).
+    let dir = Scratch::new("diskfull");
+    let out = dir.0.join("out");
+    fs::create_dir_all(&out).unwrap();
+    let probe = Command::new("unshare")
+        .args(["--mount", "true"])
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !probe {
+        eprintln!("SKIPPED: needs `unshare --mount` (root)");
+        return;
+    }
+    let src = dir.0.join("payload");
+    fs::create_dir_all(&src).unwrap();
+    fs::write(src.join("a-small.txt"), bytes(15, 1000)).unwrap();
+    fs::write(src.join("b-big.bin"), bytes(16, 3_000_000)).unwrap();
+    let g = group(8);
+    let script = format!(
+        "mount -t tmpfs -o size=1m tmpfs '{}' && exec '{BIN}' recv --group {g} --iface 127.0.0.2 \
+         --out '{}' --quiet --start-timeout 60s",
+        out.display(),
+        out.display()
+    );
+    let r = Command::new("unshare")
+        .args(["--mount", "sh", "-c", &script])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let tx = send(
+        &g,
+        &src,
+        &[
+            "--wait-receivers",
+            "1",
+            "--wait",
+            "20s",
+            "--finish-timeout",
+            "5s",
+        ],
+    );
+    let r = wait(r, Duration::from_secs(60));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(3), "{err}");
+    assert!(err.contains("incomplete: payload/b-big.bin"), "{err}");
+    assert!(
+        !err.contains("a-small.txt"),
+        "the small file is complete: {err}"
+    );
+    let tx = wait(tx, Duration::from_secs(60));
+    assert_eq!(
+        tx.status.code(),
+        Some(2),
+        "the source reports the failed receiver"
+    );
 }
