@@ -41,7 +41,10 @@ fn switch_inflation_runs_and_draws_fig11() {
         .iter()
         .find(|c| c.what.starts_with("ACKs from the old acker"))
         .unwrap();
-    assert!(old.pass && old.measured.contains("old-acker ACKs"), "{old:?}");
+    assert!(
+        old.pass && old.measured.contains("old-acker ACKs"),
+        "{old:?}"
+    );
     let adaptive = v
         .checks
         .iter()
