@@ -1,0 +1,234 @@
+//! Fairness dynamics (Wang and Fahmy §IV, Figs 8–15, Tables I–II): congested, medium and uncongested
+//! scale, and the fixed timeout's effect on the window.
+
+use super::*;
+
+/// Length of the dynamics runs.
+const DYN_END: f64 = 900.0;
+
+/// "PGM a–b kbit/s, TCP flow 4 c kbit/s, N timeouts, W = 1 x% of the time".
+fn dyn_summary(run: &RunData) -> Result<String, String> {
+    let (_, _, range) = receiver_range(run)?;
+    let s = session(run)?;
+    Ok(format!(
+        "PGM receivers {range}, TCP flow 4 {} kbit/s; {} timeouts, W = 1 for {}% of the run",
+        trim(tcp_goodput(run, TCP4)? / 1000.0),
+        s.timeouts,
+        trim(100.0 * window_at_one(s, 0.0, DYN_END))
+    ))
+}
+
+fn table2_row(run: &RunData) -> Result<String, String> {
+    Ok(receiving_rates(run)?
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {}% ({}%)",
+                r.name,
+                trim(100.0 * r.odata),
+                trim(100.0 * r.delivered)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", "))
+}
+
+/// Link rates at scale 1 (Table I), for the flows the paper says get ~2/3 of "the link bandwidth".
+const SHORT_FLOWS: [(&str, &str, f64); 3] = [
+    ("tcp7", "Link1", 100e3),
+    ("tcp11", "Link3", 150e3),
+    ("tcp21", "Link4", 150e3),
+];
+
+pub(super) fn congested(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
+    let fixed = need(ctx, "")?;
+    let adaptive = need(ctx, "adaptive")?;
+    let (sf, sa) = (session(fixed)?, session(adaptive)?);
+    let at_one = window_at_one(sf, 0.0, DYN_END);
+    let mut c1 = Check::at_least(
+        "fixed 1 s timeout: fraction of the run with the window at 1 (\"most of the run\")",
+        at_one,
+        0.5,
+        "",
+        EXP,
+    );
+    c1.measured = format!(
+        "{} (adaptive: {})",
+        c1.measured,
+        trim(window_at_one(sa, 0.0, DYN_END))
+    );
+    let mut c2 = Check::at_least(
+        "timeouts, fixed / adaptive",
+        sf.timeouts as f64 / (sa.timeouts.max(1)) as f64,
+        10.0,
+        "",
+        EXP,
+    );
+    c2.measured = format!("{} ({} vs {})", c2.measured, sf.timeouts, sa.timeouts);
+    let (gf, ga) = (pgm(fixed)?.goodput_bps, pgm(adaptive)?.goodput_bps);
+    let c3 = Check::holds(
+        "adaptive timeout: more PGM goodput than the fixed one (slowest receiver)",
+        ga > gf,
+        "adaptive > fixed (experiments.md)",
+        format!(
+            "adaptive {} vs fixed {} kbit/s",
+            trim(ga / 1000.0),
+            trim(gf / 1000.0)
+        ),
+    );
+    let mut checks = vec![c1, c2, c3];
+    let paper = [100.0, 100.0, 100.0, 97.0, 92.5];
+    let (rf, ra) = (receiving_rates(fixed)?, receiving_rates(adaptive)?);
+    for (i, (a, b)) in rf.iter().zip(&ra).enumerate() {
+        checks.push(report(
+            &format!(
+                "Table II: {} receiving rate, ODATA received (data delivered) / sent",
+                a.name
+            ),
+            format!(
+                "fixed {}% ({}%); adaptive {}% ({}%)",
+                trim(100.0 * a.odata),
+                trim(100.0 * a.delivered),
+                trim(100.0 * b.odata),
+                trim(100.0 * b.delivered)
+            ),
+            &format!(
+                "{}% (Table II, \"Highly Congested\")",
+                trim(*paper.get(i).unwrap_or(&f64::NAN))
+            ),
+        ));
+    }
+    checks.push(report(
+        "goodput, fixed 1 s timeout",
+        dyn_summary(fixed)?,
+        "PGM receivers 3.95–4.26 kbit/s, TCP flow 4 1.39 kbit/s (§IV-A)",
+    ));
+    checks.push(report(
+        "goodput, adaptive timeout",
+        dyn_summary(adaptive)?,
+        "(not in the paper: they propose it)",
+    ));
+    let delay = |x: &SessionData| {
+        median_ack_delay(x, 0.0, DYN_END).map_or("no ACK".to_string(), |d| format!("{} s", trim(d)))
+    };
+    checks.push(report(
+        "median ACK delay at the sender (ACK arrival − sending of the acknowledged packet)",
+        format!("fixed {}; adaptive {}", delay(sf), delay(sa)),
+        "\"the RTT of the current acker itself is sometimes simply longer than the timeout interval\" (§IV-A)",
+    ));
+    checks.push(report(
+        "acker changes, fixed 1 s timeout",
+        acker_sequence(&pgm(fixed)?.switches, 8),
+        "PR1, then PR4 at 50.2 s, then PR5 (§IV-A)",
+    ));
+    let short: Vec<String> = SHORT_FLOWS
+        .iter()
+        .map(|(f, l, rate)| {
+            tcp_goodput(fixed, f).map(|g| {
+                format!(
+                    "flow {} on {l}: {} kbit/s = {}%",
+                    &f[3..],
+                    trim(g / 1000.0),
+                    trim(100.0 * g / rate)
+                )
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    checks.push(report(
+        "goodput of the short-RTT TCP flows 7, 11, 21 / their link's rate (fixed run)",
+        short.join("; "),
+        "\"almost 2/3 of the link bandwidth\" (§IV)",
+    ));
+    Ok(checks)
+}
+
+pub(super) fn medium(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
+    let mut checks = Vec::new();
+    let rows = [
+        (
+            "",
+            "×2.5, fixed 1 s timeout",
+            "PGM receivers 4.77–4.91 kbit/s, TCP flow 4 4.97 kbit/s (§IV-B)",
+        ),
+        (
+            "x2.5-adaptive",
+            "×2.5, adaptive timeout",
+            "(not in the paper)",
+        ),
+        (
+            "x3.5",
+            "×3.5, fixed 1 s timeout",
+            "PGM receivers 22–22.4 kbit/s, TCP flow 4 7.24 kbit/s (§IV-B)",
+        ),
+        (
+            "x3.5-adaptive",
+            "×3.5, adaptive timeout",
+            "(not in the paper)",
+        ),
+    ];
+    for (v, what, paper) in rows {
+        let r = need(ctx, v)?;
+        checks.push(report(&format!("goodput, {what}"), dyn_summary(r)?, paper));
+    }
+    let r = need(ctx, "")?;
+    checks.push(report(
+        "Table II: receiving rate, ODATA received (data delivered) / sent, ×2.5 fixed",
+        table2_row(r)?,
+        "100%, 100%, 99.48%, 100%, 97.14% (Table II, \"Medium Congestion\")",
+    ));
+    checks.push(report(
+        "acker changes, ×3.5 fixed",
+        acker_sequence(&pgm(need(ctx, "x3.5")?)?.switches, 8),
+        "\"the acker was switched from PR3 to PR5 several times\" (§IV-B)",
+    ));
+    Ok(checks)
+}
+
+pub(super) fn uncongested(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
+    let mut checks = Vec::new();
+    let rows = [
+        ("", "×10, fixed 1 s timeout"),
+        ("x10-adaptive", "×10, adaptive timeout"),
+        ("x80", "×80, fixed 1 s timeout"),
+        ("x80-adaptive", "×80, adaptive timeout"),
+    ];
+    for (v, what) in rows {
+        let r = need(ctx, v)?;
+        let f = pgm(r)?;
+        let fixed = !v.ends_with("adaptive");
+        let secs: Vec<String> = ["PR1", "PR2", "PR3", "PR4", "PR5"]
+            .iter()
+            .map(|n| (n, acker_seconds(&f.switches, n, DYN_END)))
+            .filter(|(_, s)| *s > 0.0)
+            .map(|(n, s)| format!("{n} {} s", trim(s)))
+            .collect();
+        checks.push(report(
+            &format!("acker time, {what}"),
+            format!(
+                "{}; {} switches between PR3 and PR5",
+                secs.join(", "),
+                switch_count(&f.switches, 0.0, DYN_END, Some(("PR3", "PR5")))
+            ),
+            if fixed {
+                "PR3 736 s, PR5 173 s, switching back and forth (§IV-C)"
+            } else {
+                "(not in the paper)"
+            },
+        ));
+        checks.push(report(
+            &format!("goodput, {what}"),
+            dyn_summary(r)?,
+            if fixed {
+                "PGM receivers 74.15–76.56 kbit/s, TCP flow 4 ~7.8 kbit/s (§IV-C)"
+            } else {
+                "(not in the paper)"
+            },
+        ));
+    }
+    checks.push(report(
+        "Table II: receiving rate, ODATA received (data delivered) / sent, ×10 fixed",
+        table2_row(need(ctx, "")?)?,
+        "100%, 99.9%, 98.39%, 99.9%, 98.03% (Table II, \"Uncongested\")",
+    ));
+    Ok(checks)
+}
