@@ -78,6 +78,9 @@ impl<E> EventQueue<E> {
         self.heap.pop().map(|e| (e.at, e.event))
     }
 
+    /// Bytes each pending event takes in the queue.
+    pub const ENTRY_BYTES: usize = std::mem::size_of::<Entry<E>>();
+
     /// Events pending.
     pub fn len(&self) -> usize {
         self.heap.len()
