@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # Convoy's whole test suite: formatting, lints, unit/integration/property tests, docs, fuzz targets.
-# Installs what the tests need when it is missing (Debian packages), then runs everything.
+# Installs what the tests need when it is missing (Debian packages): tshark decodes the simulator's pcap files;
+# iperf3 and nftables serve the network-namespace tests, which build their own namespaces, bridge and veths
+# (crates/cli/tests/common/lab.rs) and remove them; without root those tests print SKIPPED and pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*"; }
 
-# Debian packages the tests use: tshark decodes the simulator's pcap files.
 need_packages=()
 command -v tshark >/dev/null || need_packages+=(tshark)
-if [ ${#need_packages[@]} -gt 0 ]; then
-  step "installing ${need_packages[*]}"
+command -v iperf3 >/dev/null || need_packages+=(iperf3)
+command -v nft >/dev/null || need_packages+=(nftables)
+if [ ${#need_packages[@]} -gt 0 ] && command -v apt-get >/dev/null; then
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  step "installing ${need_packages[*]}"
   $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_packages[@]}"
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_packages[@]}" >/dev/null
 fi
 
 step "rustfmt"
@@ -23,6 +26,8 @@ step "clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 step "tests"
 cargo test --workspace
+step "long network-namespace tests (release: 100 MB through 20 Mbit/s, TCP competition)"
+cargo test --release -p convoy --test netns -- --ignored --test-threads 1 --nocapture
 step "docs"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 step "fuzz targets build"

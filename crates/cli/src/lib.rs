@@ -2,5 +2,6 @@
 //! (summary.json, CSV series, SVG plots, pcap), and `convoy bench sim`. The binary (`main.rs`) only parses arguments.
 
 pub mod bench;
+pub mod reproduce;
 pub mod scenario;
 pub mod simrun;

@@ -1,11 +1,15 @@
 //! The `convoy` command.
 //!
-//! Subcommands so far: `demo`, a pgmcc session over the engine's in-memory harness that prints what happened;
-//! `sim`, a scenario file run in the packet-level simulator, writing summary.json, CSV series, SVG plots and
-//! optionally a pcap; `bench sim`, the simulator's speed and memory on the canonical scenarios of scenarios/bench/.
-//! `reproduce`, `send` and `recv` arrive with later work.
+//! Subcommands: `reproduce`, the seed papers' experiments with verdicts and an HTML report; `sim`, a scenario file
+//! run in the packet-level simulator (summary.json, CSV series, SVG plots, optionally a pcap); `send` and `recv`,
+//! files, directories or a stream over PGM/UDP multicast (exit codes in [`transfer_cmd`]); `bench net`, loopback
+//! throughput figures; `bench sim`, the simulator's speed and memory on scenarios/bench/; `demo`, a pgmcc
+//! session over the engine's in-memory harness, narrated.
 
+mod bench_net;
 mod demo;
+mod transfer_cmd;
+mod units;
 
 use clap::{Parser, Subcommand};
 use convoy_cli::bench;
@@ -27,14 +31,28 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Run a scenario file in the simulator and write summary.json, CSV series and SVG plots.
     Sim(SimArgs),
+    /// Reproduce the seed papers' experiments: run them, judge each claim, write verdicts.json and index.html.
+    Reproduce(ReproduceArgs),
+    /// Send files, directories or standard input (`-`) to a multicast group.
+    ///
+    /// Exit codes: 0 every receiver heard from finished; 1 bad arguments or setup; 2 a receiver did not finish
+    /// or fewer than --wait-receivers were heard; 4 an input file changed while being sent.
+    Send(transfer_cmd::SendArgs),
+    /// Receive a transfer from a multicast group into a directory (or a stream to standard output).
+    ///
+    /// Exit codes: 0 everything arrived; 1 bad arguments or setup; 2 incomplete (source silent or gone, data
+    /// lost) — incomplete files are named and kept as NAME.partial; 3 a local write failed (disk full,
+    /// permission denied).
+    Recv(transfer_cmd::RecvArgs),
     /// Benchmarks.
     #[command(subcommand)]
     Bench(BenchCommand),
 }
 
-/// `convoy bench ...`.
 #[derive(Subcommand, Debug)]
 enum BenchCommand {
+    /// Loopback throughput: raw sendmmsg loop, Convoy fixed (unlimited) and pgmcc, with 1 and 3 receivers.
+    Net(bench_net::BenchNetArgs),
     /// The simulator's speed and memory on the canonical scenarios of scenarios/bench/ (dumbbell-1, -10, -100,
     /// star-1000, star-10000), each run in its own child process.
     Sim {
@@ -67,6 +85,60 @@ enum BenchCommand {
         #[arg(long, default_value_t = bench::ENDPOINT_SECONDS)]
         seconds: f64,
     },
+}
+
+/// Arguments of `convoy reproduce`.
+#[derive(clap::Args, Debug)]
+struct ReproduceArgs {
+    /// Experiment ids (all by default), e.g. pgmcc-fig5-acker.
+    ids: Vec<String>,
+    /// Output directory.
+    #[arg(long, default_value = "out/reproduce")]
+    out: PathBuf,
+    /// Run seeds 1..K; a verdict passes only if it passes for every seed.
+    #[arg(long, default_value_t = 1)]
+    seeds: u64,
+    /// Parallel simulations [default: the number of cores].
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Directory of the scenario files.
+    #[arg(long, default_value = "scenarios")]
+    scenarios: PathBuf,
+    /// Print only the final table.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn reproduce(args: ReproduceArgs) -> ExitCode {
+    let opts = convoy_cli::reproduce::ReproduceOptions {
+        ids: args.ids,
+        out: args.out,
+        seeds: args.seeds,
+        jobs: args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        scenarios: args.scenarios,
+        quiet: args.quiet,
+    };
+    match convoy_cli::reproduce::reproduce(&opts) {
+        Ok(verdicts) => {
+            for v in &verdicts {
+                println!(
+                    "{:<28} {}  ({}/{} seeds)",
+                    v.id,
+                    if v.pass { "PASS" } else { "FAIL" },
+                    v.seeds.passed,
+                    v.seeds.run
+                );
+            }
+            println!("report: {}", opts.out.join("index.html").display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("convoy reproduce: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// Arguments of `convoy sim`.
@@ -146,6 +218,7 @@ fn print_json<T: serde::Serialize>(v: &T) -> ExitCode {
 
 fn bench_cmd(cmd: BenchCommand) -> ExitCode {
     let result = match cmd {
+        BenchCommand::Net(args) => return bench_net::run_net(&args),
         BenchCommand::Sim { json, only } => {
             let mut progress = |line: &str| {
                 if !json {
@@ -180,6 +253,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Demo(args) => demo::run(&args),
+        Command::Reproduce(args) => reproduce(args),
+        Command::Send(args) => transfer_cmd::run_send(&args),
+        Command::Recv(args) => transfer_cmd::run_recv(&args),
         Command::Sim(args) => sim(args),
         Command::Bench(cmd) => bench_cmd(cmd),
     }

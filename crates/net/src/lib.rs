@@ -1,1 +1,33 @@
-//! Convoy network driver (PGM over UDP multicast). Not yet built: see the project issues.
+//! Convoy over real networks: PGM (RFC 3208) over UDP multicast, driving the very same convoy-proto endpoints
+//! the simulator runs (shared/architecture.md, "net").
+//!
+//! * [`socket`] — UDP sockets with one port for unicast and multicast (pgm-wire.md §1.6, §2): group join on an
+//!   interface chosen by name or address, TTL, multicast loopback, IPv4 and IPv6.
+//! * [`driver`] — the real [`Clock`] and the single-threaded event loop: `ppoll` with nanosecond deadlines and
+//!   1 µs timer slack for pacing, `recvmmsg`/`sendmmsg` batches, convoy-proto's call order.
+//! * [`NetSender`] / [`NetReceiver`] — the library API: open a source or a receiver on a group, write and read
+//!   APDUs, pick the controller through the engine configuration, observe events, close cleanly.
+//! * [`transfer`] — Convoy's file-transfer layer over APDUs (manifest, data, BLAKE3 per file, receiver status
+//!   reports), used by `convoy send` / `convoy recv`.
+//! * `sys` (private) — the only module with `unsafe`: the system calls socket2 does not wrap.
+//!
+//! See `examples/ticker.rs` for a feed that adapts what it sends to the tokens pgmcc grants.
+
+mod detect;
+pub mod driver;
+mod receiver;
+mod sender;
+pub mod socket;
+mod sys;
+pub mod transfer;
+
+pub use driver::{Clock, IoStats};
+pub use receiver::{NetReceiver, MAX_DATAGRAM};
+pub use sender::{NetSender, RepairSource, FLUSH_AFTER};
+pub use socket::{GroupOptions, Interface, ResolvedInterface};
+pub use sys::{interface_addrs, InterfaceAddr};
+
+/// The batched system calls of the loop, for benchmarks and tools that need a raw baseline.
+pub mod syscalls {
+    pub use crate::sys::{recv_batch, send_batch, thread_cpu_time, wait_readable, MAX_BATCH};
+}

@@ -23,16 +23,20 @@
 //! # Modules
 //!
 //! * [`sender`] and [`receiver`] — PGM reliability: transmit window, SPMs, NAK/NCF/RDATA, receive window with
-//!   reassembly ([`rxw`]), session identity (TSI), late join.
+//!   reassembly ([`rxw`]), session identity (TSI), late join; application-backed repairs beyond the transmit
+//!   window ([`Sender::set_repair_floor`], [`SenderEvent::RepairRequested`], [`Sender::supply_repair`]) and
+//!   receiver status reports ([`Receiver::send_status`], [`SenderEvent::ReceiverStatus`]).
 //! * [`cc`] — the controller traits and the schemes: [`cc::pgmcc`] (window/token controller, ACK bitmaps, acker
 //!   election, timeouts; loss filter, ACKs, reports and election NAKs at receivers) and [`cc::fixed`].
 //! * Pure building blocks with their own tests: [`loss_filter`] (paper §3.2.2), [`tfrc_loss`] (RFC 5348 §5),
 //!   [`throughput`] (paper §3.5, draft §2.4, RFC 5348 §3.1), [`rtt`] (RFC 6298), [`token_bucket`], [`seq`]
 //!   (serial-number arithmetic).
 //! * [`harness`] — one sender and N receivers over an in-memory network with virtual time.
+//! * [`hostile`] — scripts of arbitrary datagrams and calls for the fuzz targets and no-panic tests.
 
 pub mod cc;
 pub mod harness;
+pub mod hostile;
 pub mod loss_filter;
 pub mod receiver;
 pub mod rtt;

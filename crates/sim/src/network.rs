@@ -116,6 +116,8 @@ pub struct SessionSpec {
     pub bytes: Option<u64>,
     /// Record the time–sequence trace.
     pub trace: bool,
+    /// Record each receiver's ODATA arrivals (sequence numbers in arrival order).
+    pub record_arrivals: bool,
     /// The source's maximum rate (PGM rate limiter), bytes per second of whole packets.
     pub rate_max: Option<u64>,
     /// Receive-window and NAK timing of the receivers (`None` = engine defaults).
@@ -376,7 +378,7 @@ impl Network {
         let mut sinks = Vec::new();
         for r in &spec.receivers {
             let receiver = session_receiver(self.seed, &spec, group, r);
-            let agent = self.add_agent(Agent::PgmReceiver(Box::new(PgmReceiverAgent::new(
+            let mut receiver_agent = PgmReceiverAgent::new(
                 r.node,
                 flow,
                 r.name.clone(),
@@ -384,7 +386,11 @@ impl Network {
                 spec.source,
                 source_agent,
                 self.interval,
-            ))));
+            );
+            if spec.record_arrivals {
+                receiver_agent.record.arrivals = Some(Vec::new());
+            }
+            let agent = self.add_agent(Agent::PgmReceiver(Box::new(receiver_agent)));
             self.group_of_agent.insert(agent, group);
             self.schedule_life(agent, r.join, r.leave);
             sinks.push(agent);

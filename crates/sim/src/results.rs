@@ -214,6 +214,20 @@ impl Network {
         }
     }
 
+    /// The receiver agents of multicast session `name`, in scenario order.
+    pub fn session_receivers(&self, name: &str) -> Vec<&crate::agents::pgm::PgmReceiverAgent> {
+        let Some(f) = self.flows.iter().find(|f| f.name == name) else {
+            return Vec::new();
+        };
+        f.sinks
+            .iter()
+            .filter_map(|a| match &self.agents[a.index()] {
+                Agent::PgmReceiver(r) => Some(r.as_ref()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Queue-length samples of the observed links: (link name, samples).
     pub fn queue_samples(&self) -> Vec<(String, &[(Instant, u32)])> {
         self.observed_links
@@ -237,6 +251,14 @@ impl Network {
     /// Events scheduled and not yet run (including timers cancelled lazily, which stay until their time).
     pub fn pending_events(&self) -> usize {
         self.queue.len()
+    }
+
+    /// The counters of every PGM network element: (node name, counters), in node order.
+    pub fn ne_stats(&self) -> Vec<(String, crate::ne::NeStats)> {
+        self.nodes
+            .iter()
+            .filter_map(|n| n.ne.as_ref().map(|e| (n.name.clone(), e.stats.clone())))
+            .collect()
     }
 
     /// Packets that had no route.

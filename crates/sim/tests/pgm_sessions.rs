@@ -53,6 +53,7 @@ fn session(name: &str, source: NodeId, receivers: &[(&str, NodeId, f64)], c: f64
         stop: None,
         bytes: None,
         trace: true,
+        record_arrivals: false,
         rate_max: None,
         rxw: None,
     }
@@ -157,6 +158,12 @@ fn network_elements_suppress_duplicate_naks() {
         (naks as f64) < 1.4 * rdata as f64,
         "NAKs {naks} vs repairs {rdata}"
     );
+    // The element's own counters say the same.
+    let ne = net.ne_stats();
+    assert_eq!(ne.len(), 1);
+    assert_eq!(ne[0].0, "NE");
+    assert!(ne[0].1.naks_suppressed > 0, "{:?}", ne[0].1);
+    assert_eq!(ne[0].1.naks_forwarded, naks);
 }
 
 #[test]

@@ -155,6 +155,13 @@ pub mod option {
 
     /// OPT_CONVOY_RXW_LEAD: the receiver's highest sequence number.
     pub const CONVOY_RXW_LEAD: Field = 4..8;
+
+    /// OPT_CONVOY_RECEIVER_STATUS: application-chosen session token.
+    pub const CONVOY_STATUS_TOKEN: Field = 4..8;
+    /// OPT_CONVOY_RECEIVER_STATUS: application-defined state code.
+    pub const CONVOY_STATUS_STATE: Field = 8..12;
+    /// OPT_CONVOY_RECEIVER_STATUS: application-defined detail (a count, an error code, ...).
+    pub const CONVOY_STATUS_DETAIL: Field = 12..16;
 }
 
 /// Read a big-endian u16 at `at`; 0 if out of bounds (never after validation).

@@ -141,7 +141,8 @@
 //! | 0x30 | OPT_CONVOY_RXW_LEAD | 8 | `[4]` u32 | the receiver's highest sequence number, on NAKs next to OPT_PGMCC_FEEDBACK (pgmcc paper §3.2 receiver report) | `convoy.rxw_lead` |
 //! | 0x31 | OPT_CONVOY_ELECTION | 4 | – | this NAK is a pgmcc election report ("dummy NAK", draft §2.3.1): no repair wanted | `convoy.election` |
 //! | 0x32 | OPT_CONVOY_ACKER_LEAVING | 4 | – | on an ACK: the acker is leaving (draft §2.3.2) | `convoy.acker_leaving` |
-//! | 0x33–0x3F | reserved | | | later Convoy options (TFMCC, agent scheme, file transfer); skipped until defined | |
+//! | 0x33 | OPT_CONVOY_RECEIVER_STATUS | 16 | `[4]` u32 token, `[8]` u32 state, `[12]` u32 detail | on an SPMR sent unicast to the source: an application status report from a receiver (values application-defined; Convoy's file transfer announces receivers and reports completion with it) | `convoy.receiver_status` |
+//! | 0x34–0x3F | reserved | | | later Convoy options (TFMCC, agent scheme); skipped until defined | |
 //!
 //! Typed, they are [`PgmOption::Convoy`] of a [`ConvoyOption`]; new Convoy options become new
 //! [`ConvoyOption`] variants.

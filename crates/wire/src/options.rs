@@ -14,7 +14,7 @@
 //! * option byte 2 (reserved/F/OPX) is ignored; byte 3 is ignored except by OPT_RST;
 //! * known options must have their exact length, and a known option appearing twice is an error
 //!   ([`crate::ParseErrorKind::DuplicateOption`]); unknown options (any other type, e.g.
-//!   OPT_NAK_BO_IVL, OPT_REDIRECT, OPT_CR, OPT_INVALID 0x7F, Convoy's reserved 0x33–0x3F) are
+//!   OPT_NAK_BO_IVL, OPT_REDIRECT, OPT_CR, OPT_INVALID 0x7F, Convoy's reserved 0x34–0x3F) are
 //!   skipped and may repeat.
 
 use std::net::IpAddr;
@@ -22,6 +22,7 @@ use std::net::IpAddr;
 use crate::field::{be16, be32, byte, option as field};
 use crate::{
     nla, FragmentOption, PacketType, ParseError, ParseErrorKind, PgmccData, PgmccFeedback,
+    ReceiverStatus,
 };
 
 /// Option type codes (the low 7 bits of the option's first byte), RFC 3208 §9,
@@ -77,6 +78,8 @@ pub mod opt {
     pub const CONVOY_ELECTION: u8 = 0x31;
     /// OPT_CONVOY_ACKER_LEAVING: on an ACK, the acker is leaving.
     pub const CONVOY_ACKER_LEAVING: u8 = 0x32;
+    /// OPT_CONVOY_RECEIVER_STATUS: an application status report from a receiver (on SPMR).
+    pub const CONVOY_RECEIVER_STATUS: u8 = 0x33;
     /// Last type code reserved for Convoy.
     pub const CONVOY_LAST: u8 = 0x3F;
     /// OPT_INVALID: written by a network element that invalidates an option (skipped).
@@ -107,6 +110,7 @@ pub mod opt {
             CONVOY_RXW_LEAD => "OPT_CONVOY_RXW_LEAD",
             CONVOY_ELECTION => "OPT_CONVOY_ELECTION",
             CONVOY_ACKER_LEAVING => "OPT_CONVOY_ACKER_LEAVING",
+            CONVOY_RECEIVER_STATUS => "OPT_CONVOY_RECEIVER_STATUS",
             INVALID => "OPT_INVALID",
             _ => "unknown option",
         }
@@ -414,7 +418,7 @@ impl<'a> NakList<'a> {
     }
 }
 
-/// Convoy's own options (type codes 0x30–0x3F). More variants will be added for 0x33–0x3F;
+/// Convoy's own options (type codes 0x30–0x3F). More variants will be added for 0x34–0x3F;
 /// until then those codes decode as [`PgmOption::Unknown`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -425,6 +429,8 @@ pub enum ConvoyOption {
     Election,
     /// 0x32 OPT_CONVOY_ACKER_LEAVING: on an ACK, the acker is leaving.
     AckerLeaving,
+    /// 0x33 OPT_CONVOY_RECEIVER_STATUS: an application status report from a receiver.
+    ReceiverStatus(ReceiverStatus),
 }
 
 impl ConvoyOption {
@@ -434,6 +440,7 @@ impl ConvoyOption {
             Self::RxwLead(_) => opt::CONVOY_RXW_LEAD,
             Self::Election => opt::CONVOY_ELECTION,
             Self::AckerLeaving => opt::CONVOY_ACKER_LEAVING,
+            Self::ReceiverStatus(_) => opt::CONVOY_RECEIVER_STATUS,
         }
     }
 
@@ -442,6 +449,7 @@ impl ConvoyOption {
         match self {
             Self::RxwLead(_) => 8,
             Self::Election | Self::AckerLeaving => 4,
+            Self::ReceiverStatus(_) => 16,
         }
     }
 }
@@ -605,6 +613,14 @@ impl<'a> PgmOption<'a> {
             opt::CONVOY_ACKER_LEAVING => {
                 exact_len(&raw, pt, 4, "4")?;
                 Self::Convoy(ConvoyOption::AckerLeaving)
+            }
+            opt::CONVOY_RECEIVER_STATUS => {
+                exact_len(&raw, pt, 16, "16")?;
+                Self::Convoy(ConvoyOption::ReceiverStatus(ReceiverStatus {
+                    token: be32(b, field::CONVOY_STATUS_TOKEN.start),
+                    state: be32(b, field::CONVOY_STATUS_STATE.start),
+                    detail: be32(b, field::CONVOY_STATUS_DETAIL.start),
+                }))
             }
             _ => Self::Unknown(raw),
         })

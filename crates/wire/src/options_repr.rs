@@ -37,6 +37,7 @@ impl OptionsRepr {
             c.rxw_lead.map(ConvoyOption::RxwLead),
             c.election.then_some(ConvoyOption::Election),
             c.acker_leaving.then_some(ConvoyOption::AckerLeaving),
+            c.receiver_status.map(ConvoyOption::ReceiverStatus),
         ]
         .into_iter()
         .flatten()
@@ -120,6 +121,9 @@ impl OptionsRepr {
                 PgmOption::Convoy(ConvoyOption::RxwLead(l)) => r.convoy.rxw_lead = Some(l),
                 PgmOption::Convoy(ConvoyOption::Election) => r.convoy.election = true,
                 PgmOption::Convoy(ConvoyOption::AckerLeaving) => r.convoy.acker_leaving = true,
+                PgmOption::Convoy(ConvoyOption::ReceiverStatus(s)) => {
+                    r.convoy.receiver_status = Some(s)
+                }
             }
         }
         r
@@ -183,6 +187,11 @@ impl OptionsRepr {
             let at = w.header(c.option_type(), c.wire_len());
             match c {
                 ConvoyOption::RxwLead(l) => put32(w.buf, at + field::CONVOY_RXW_LEAD.start, l),
+                ConvoyOption::ReceiverStatus(s) => {
+                    put32(w.buf, at + field::CONVOY_STATUS_TOKEN.start, s.token);
+                    put32(w.buf, at + field::CONVOY_STATUS_STATE.start, s.state);
+                    put32(w.buf, at + field::CONVOY_STATUS_DETAIL.start, s.detail);
+                }
                 ConvoyOption::Election | ConvoyOption::AckerLeaving => {}
             }
         }

@@ -182,6 +182,25 @@ pub struct ConvoyOptions {
     pub election: bool,
     /// 0x32 OPT_CONVOY_ACKER_LEAVING: on an ACK, the acker is leaving (draft §2.3.2).
     pub acker_leaving: bool,
+    /// 0x33 OPT_CONVOY_RECEIVER_STATUS: an application status report from a receiver, carried
+    /// on an SPMR sent unicast to the source.
+    pub receiver_status: Option<ReceiverStatus>,
+}
+
+/// 0x33 OPT_CONVOY_RECEIVER_STATUS (16 bytes): a receiver tells the source how it is doing at
+/// the application level (joined, finished, failed, ...). The three values are opaque to the
+/// protocol; the application defines them (Convoy's file transfer: `convoy-net`'s `transfer`
+/// module). It rides on an SPMR sent unicast to the source, so a source that does not know it
+/// (OpenPGM) merely answers with an SPM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct ReceiverStatus {
+    /// Identifies what the report is about (e.g. a transfer id), so stale reports can be told
+    /// apart.
+    pub token: u32,
+    /// State code.
+    pub state: u32,
+    /// Detail for the state (a count, an error code, ...).
+    pub detail: u32,
 }
 
 /// All options of a packet that Convoy understands. Unknown options are skipped on parse;

@@ -4,7 +4,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use convoy_wire::{
     checksum, BodyRepr, ConvoyOption, EmitErrorKind, Gsi, OptionsRepr, Packet, PacketRepr,
-    PacketType, ParseError, ParseErrorKind, PgmOption,
+    PacketType, ParseError, ParseErrorKind, PgmOption, ReceiverStatus,
 };
 
 fn hex(s: &str) -> Vec<u8> {
@@ -557,4 +557,39 @@ fn emit_sets_all_ones_for_zero_checksum() {
         }
     }
     panic!("no payload gives checksum 0 ({payload:?})");
+}
+
+/// An SPMR carrying 0x33 OPT_CONVOY_RECEIVER_STATUS, as Convoy's receivers send it upstream.
+const SPMR: &str = "1d4c 0445 0c 00 0000 65aaceceacc1 0000";
+
+#[test]
+fn convoy_receiver_status_on_spmr() {
+    let p = with_options(
+        SPMR,
+        "00 04 0014 | b3 10 0000 | 0a0b0c0d | 00000002 | 00000007",
+    );
+    let r = PacketRepr::parse(&p).unwrap();
+    assert_eq!(r.body, BodyRepr::Spmr);
+    let status = ReceiverStatus {
+        token: 0x0a0b_0c0d,
+        state: 2,
+        detail: 7,
+    };
+    assert_eq!(r.options.convoy.receiver_status, Some(status));
+    let view = Packet::new_checked(&p[..]).unwrap();
+    assert!(view
+        .options()
+        .any(|o| o == PgmOption::Convoy(ConvoyOption::ReceiverStatus(status))));
+    let mut buf = vec![0; r.buffer_len()];
+    r.emit(&mut buf).unwrap();
+    assert_eq!(buf, p, "our own emission is byte-identical");
+}
+
+#[test]
+fn convoy_receiver_status_wrong_length() {
+    let p = with_options(SPMR, "00 04 0010 | b3 0c 0000 | 00000001 | 00000002");
+    assert_eq!(
+        msg(&p),
+        "SPMR: OPT_CONVOY_RECEIVER_STATUS at offset 20: length 12 is not 16"
+    );
 }

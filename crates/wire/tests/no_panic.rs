@@ -6,7 +6,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use convoy_wire::{
     checksum, BodyRepr, ConvoyOptions, FragmentOption, Gsi, Header, OptionsRepr, Packet,
-    PacketRepr, PacketType, PgmOption, PgmccData, PgmccFeedback, MAX_NAK_LIST,
+    PacketRepr, PacketType, PgmOption, PgmccData, PgmccFeedback, ReceiverStatus, MAX_NAK_LIST,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -114,6 +114,11 @@ fn options(rng: &mut ChaCha8Rng) -> OptionsRepr {
             rxw_lead: chance(rng, 3).then(|| rng.next_u32()),
             election: chance(rng, 3),
             acker_leaving: chance(rng, 3),
+            receiver_status: chance(rng, 3).then(|| ReceiverStatus {
+                token: rng.next_u32(),
+                state: rng.next_u32(),
+                detail: rng.next_u32(),
+            }),
         },
     }
 }

@@ -5,7 +5,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use convoy_wire::{
     BodyRepr, ConvoyOptions, EmitErrorKind, FragmentOption, Gsi, OptionsRepr, Packet, PacketRepr,
-    PgmOption, PgmccData, PgmccFeedback, MAX_NAK_LIST,
+    PgmOption, PgmccData, PgmccFeedback, ReceiverStatus, MAX_NAK_LIST,
 };
 use proptest::collection::vec;
 use proptest::option::of;
@@ -92,11 +92,19 @@ fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
             reporter,
         },
     ));
-    let convoy = (of(any::<u32>()), any::<bool>(), any::<bool>()).prop_map(
-        |(rxw_lead, election, acker_leaving)| ConvoyOptions {
+    let status = of((any::<u32>(), any::<u32>(), any::<u32>()).prop_map(
+        |(token, state, detail)| ReceiverStatus {
+            token,
+            state,
+            detail,
+        },
+    ));
+    let convoy = (of(any::<u32>()), any::<bool>(), any::<bool>(), status).prop_map(
+        |(rxw_lead, election, acker_leaving, receiver_status)| ConvoyOptions {
             rxw_lead,
             election,
             acker_leaving,
+            receiver_status,
         },
     );
     (

@@ -402,6 +402,7 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionDef> {
         stop,
         bytes: s.bytes.map(|b| b.0),
         trace: s.trace.unwrap_or(i == 0),
+        arrivals: s.arrivals.unwrap_or(false),
         rate_max: s.rate_max.map(|r| r.bytes_per_s()),
         rxw,
     })

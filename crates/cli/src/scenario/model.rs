@@ -99,6 +99,8 @@ pub struct SessionDef {
     pub bytes: Option<u64>,
     /// Record the time–sequence trace.
     pub trace: bool,
+    /// Record each receiver's ODATA arrivals.
+    pub arrivals: bool,
     /// PGM rate limit, bytes per second.
     pub rate_max: Option<u64>,
     /// Receive-window configuration.

@@ -277,6 +277,9 @@ pub struct SessionFileSpec {
     pub rate_max: Option<Rate>,
     /// Record the time–sequence trace (default: true for the first session only).
     pub trace: Option<bool>,
+    /// Record, at every receiver, the sequence numbers of the original data it received (default false; the
+    /// loss-filter experiment replays these patterns).
+    pub arrivals: Option<bool>,
     /// Payload bytes per data packet (default 1400B, pgmcc paper §4).
     pub payload: Option<Bytes>,
     /// pgmcc parameters.

@@ -84,9 +84,21 @@ pub fn run(opts: &SimOptions) -> Result<SimReport, SimError> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("out").join(&s.name));
-    let mut built = scenario::build_network(&s)
+    let (report, _net) = run_scenario(&s, &dir, opts.pcap.as_deref(), opts.quiet)?;
+    Ok(report)
+}
+
+/// Build and run a loaded scenario and write its outputs into `dir`; also hand back the network, for callers that
+/// read more than the files (`convoy reproduce`).
+pub fn run_scenario(
+    s: &Scenario,
+    dir: &Path,
+    pcap: Option<&str>,
+    quiet: bool,
+) -> Result<(SimReport, convoy_sim::Network), SimError> {
+    let mut built = scenario::build_network(s)
         .map_err(|e| SimError::Other(format!("building the network: {e}")))?;
-    if let Some(name) = &opts.pcap {
+    if let Some(name) = pcap {
         let Some(id) = built.net.link_id(name) else {
             let mut names: Vec<String> = s
                 .links
@@ -105,20 +117,20 @@ pub fn run(opts: &SimOptions) -> Result<SimReport, SimError> {
         built.net.capture(id);
     }
     let started = std::time::Instant::now();
-    let events = drive(&mut built.net, &s, opts.quiet);
+    let events = drive(&mut built.net, s, quiet);
     let wall_s = started.elapsed().as_secs_f64();
-    std::fs::create_dir_all(&dir).map_err(other(format!("creating {}", dir.display())))?;
+    std::fs::create_dir_all(dir).map_err(other(format!("creating {}", dir.display())))?;
     let net = &built.net;
     let result = net.results();
-    let summary = summary::summarize(&s, &result, events, wall_s, net.unroutable());
+    let summary = summary::summarize(s, &result, events, wall_s, net.unroutable());
     let mut files = Vec::new();
     let json =
         serde_json::to_string_pretty(&summary).map_err(|e| SimError::Other(e.to_string()))? + "\n";
     std::fs::write(dir.join("summary.json"), json).map_err(other("writing summary.json"))?;
     files.push("summary.json".to_string());
-    files.extend(series::write_all(&dir, &s, &result, net).map_err(other("writing CSV series"))?);
-    files.extend(write_plots(&dir, &s, &result, net)?);
-    if let Some(name) = &opts.pcap {
+    files.extend(series::write_all(dir, s, &result, net).map_err(other("writing CSV series"))?);
+    files.extend(write_plots(dir, s, &result, net)?);
+    if let Some(name) = pcap {
         let file = format!("{name}.pcap").replace(':', "-");
         let mut w =
             std::io::BufWriter::new(std::fs::File::create(dir.join(&file)).map_err(other(&file))?);
@@ -126,11 +138,12 @@ pub fn run(opts: &SimOptions) -> Result<SimReport, SimError> {
         std::io::Write::flush(&mut w).map_err(other(&file))?;
         files.push(file);
     }
-    Ok(SimReport {
-        dir,
+    let report = SimReport {
+        dir: dir.to_path_buf(),
         files,
         summary,
-    })
+    };
+    Ok((report, built.net))
 }
 
 /// Run the network to the scenario's end in chunks, with a progress bar once the run has taken a while.

@@ -11,7 +11,9 @@ use crate::cc::{
 use crate::rxw::{Delivery, Fragment, ReceiveWindow, RxwConfig, RxwStats};
 use crate::time::Instant;
 use crate::transmit::{Destination, Transmit};
-use convoy_wire::{BodyRepr, Gsi, OptionsRepr, PacketRepr, PacketType, ParseError, Tsi};
+use convoy_wire::{
+    BodyRepr, Gsi, OptionsRepr, PacketRepr, PacketType, ParseError, ReceiverStatus, Tsi,
+};
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 use std::collections::VecDeque;
@@ -112,6 +114,8 @@ pub struct ReceiverStats {
     pub naks_sent: u64,
     /// ACK packets sent.
     pub acks_sent: u64,
+    /// Status reports sent (SPMR with OPT_CONVOY_RECEIVER_STATUS).
+    pub statuses_sent: u64,
     /// Election NAKs sent.
     pub election_naks_sent: u64,
     /// Malformed datagrams.
@@ -139,6 +143,7 @@ pub struct Receiver {
     rxw: Option<ReceiveWindow>,
     fin_lead: Option<u32>,
     finished: bool,
+    status_out: Option<ReceiverStatus>,
     events: VecDeque<ReceiverEvent>,
     stats: ReceiverStats,
 }
@@ -165,6 +170,7 @@ impl Receiver {
             rxw: None,
             fin_lead: None,
             finished: false,
+            status_out: None,
             events: VecDeque::new(),
             stats: ReceiverStats::default(),
             config,
@@ -194,6 +200,18 @@ impl Receiver {
     /// This receiver's identity.
     pub fn local_nla(&self) -> IpAddr {
         self.config.local_nla
+    }
+
+    /// Send an application status report to the source (0x33 OPT_CONVOY_RECEIVER_STATUS on a unicast SPMR),
+    /// as soon as the source's address is known. Only the latest unsent report is kept. Reports are not
+    /// acknowledged: an application that needs one to arrive repeats it.
+    pub fn send_status(&mut self, status: ReceiverStatus) {
+        self.status_out = Some(status);
+    }
+
+    /// Whether a status report is waiting for the source's address.
+    pub fn status_pending(&self) -> bool {
+        self.status_out.is_some()
     }
 
     /// Leave the session (an acker says so, draft §2.3.2).
@@ -407,6 +425,25 @@ impl Receiver {
                 destination,
                 len,
                 packet_type,
+            });
+        }
+        if let Some(status) = self.status_out.take() {
+            let options = OptionsRepr {
+                convoy: convoy_wire::ConvoyOptions {
+                    receiver_status: Some(status),
+                    ..Default::default()
+                },
+                ..OptionsRepr::default()
+            };
+            let len = self
+                .upstream_packet(tsi, BodyRepr::Spmr, options)
+                .emit(buf)
+                .ok()?;
+            self.stats.statuses_sent += 1;
+            return Some(Transmit {
+                destination,
+                len,
+                packet_type: PacketType::Spmr,
             });
         }
         let sqns = self.rxw.as_mut()?.poll_nak(now)?;

@@ -5,9 +5,11 @@
 //! drain [`Sender::poll_transmit`] until it returns `None`, then read [`Sender::poll_timeout`] and drain
 //! [`Sender::poll_event`].
 
+mod app_repair;
 mod spm;
 mod txw;
 
+pub use app_repair::{tsdu_of, MAX_APP_REPAIRS};
 pub use spm::{SpmIntervals, SpmSchedule};
 pub use txw::{TransmitWindow, TxPacket, WriteError};
 
@@ -17,7 +19,10 @@ use crate::cc::{
 use crate::time::Instant;
 use crate::token_bucket::TokenBucket;
 use crate::transmit::{Destination, Transmit};
-use convoy_wire::{BodyRepr, Gsi, OptionsRepr, PacketRepr, PacketType, ParseError, Tsi};
+use app_repair::AppRepairs;
+use convoy_wire::{
+    BodyRepr, Gsi, OptionsRepr, PacketRepr, PacketType, ParseError, ReceiverStatus, Tsi,
+};
 use std::collections::{BTreeSet, VecDeque};
 use std::net::IpAddr;
 use std::time::Duration;
@@ -93,6 +98,20 @@ pub enum SenderEvent {
     },
     /// The session ended after close and linger.
     Closed,
+    /// A NAK asked for `sqn`, which the transmit window no longer holds but the application promised to repair
+    /// ([`Sender::set_repair_floor`]): answer with [`Sender::supply_repair`]. Asked once per outstanding
+    /// request.
+    RepairRequested {
+        /// The sequence number to repair.
+        sqn: u32,
+    },
+    /// A receiver sent an application status report (0x33 OPT_CONVOY_RECEIVER_STATUS on an SPMR).
+    ReceiverStatus {
+        /// Where it came from.
+        from: IpAddr,
+        /// The report.
+        status: ReceiverStatus,
+    },
 }
 
 /// Counters.
@@ -114,8 +133,12 @@ pub struct SenderStats {
     pub naks: u64,
     /// Sequence numbers requested by NAKs.
     pub nak_sqns: u64,
-    /// Requested sequence numbers no longer (or not yet) in the window.
+    /// Requested sequence numbers no longer (or not yet) in the window nor repairable by the application.
     pub nak_outside_window: u64,
+    /// Repairs requested from the application ([`SenderEvent::RepairRequested`]).
+    pub app_repairs_requested: u64,
+    /// Receiver status reports received.
+    pub receiver_statuses: u64,
     /// ACKs received.
     pub acks: u64,
     /// Malformed datagrams.
@@ -138,6 +161,7 @@ pub struct Sender {
     ncf_queue: VecDeque<Vec<u32>>,
     repair_queue: VecDeque<u32>,
     repair_set: BTreeSet<u32>,
+    app_repairs: AppRepairs,
     events: VecDeque<SenderEvent>,
     tokens_signalled: bool,
     closing: bool,
@@ -180,6 +204,7 @@ impl Sender {
             ncf_queue: VecDeque::new(),
             repair_queue: VecDeque::new(),
             repair_set: BTreeSet::new(),
+            app_repairs: AppRepairs::default(),
             events: VecDeque::new(),
             tokens_signalled: false,
             closing: false,
@@ -200,6 +225,11 @@ impl Sender {
         }
     }
 
+    /// The configuration.
+    pub fn config(&self) -> &SenderConfig {
+        &self.config
+    }
+
     /// Counters.
     pub fn stats(&self) -> &SenderStats {
         &self.stats
@@ -210,9 +240,56 @@ impl Sender {
         self.cc.snapshot()
     }
 
-    /// TXW_TRAIL and TXW_LEAD.
+    /// TXW_TRAIL and TXW_LEAD as advertised (the trail is the repair floor while that is older, see
+    /// [`Sender::set_repair_floor`]).
     pub fn window_edges(&self) -> (u32, u32) {
-        (self.txw.trail(), self.txw.lead())
+        (self.trail(), self.txw.lead())
+    }
+
+    /// The advertised TXW_TRAIL.
+    fn trail(&self) -> u32 {
+        self.app_repairs.advertised_trail(self.txw.trail())
+    }
+
+    /// The sequence number the first packet of the next APDU written will take (APDUs are numbered in write
+    /// order; one of `n` bytes takes `max(1, ceil(n / max_tsdu))` sequence numbers).
+    pub fn next_write_sqn(&self) -> u32 {
+        self.txw.next_write_sqn()
+    }
+
+    /// Promise that the application can repair every sequence number from `floor` on, even after the transmit
+    /// window dropped it (module `app_repair`): the source then advertises `floor` as TXW_TRAIL while it is
+    /// older than the window's own trail, and asks for such repairs with [`SenderEvent::RepairRequested`].
+    /// `None` withdraws the promise. Set it before writing what it covers (e.g. to [`Sender::next_write_sqn`]).
+    pub fn set_repair_floor(&mut self, floor: Option<u32>) {
+        self.app_repairs.floor = floor;
+    }
+
+    /// Answer a [`SenderEvent::RepairRequested`] for `sqn`: `apdu` is the whole APDU that packet belongs to
+    /// and `first_sqn` the sequence number of its first packet. The source cuts out the TSDU exactly as
+    /// [`Sender::write`] fragmented it and queues the RDATA. Returns false (and sends nothing) if `sqn` was not
+    /// requested or is not a packet of that APDU.
+    pub fn supply_repair(&mut self, sqn: u32, first_sqn: u32, apdu: &[u8]) -> bool {
+        let Some(packet) = tsdu_of(first_sqn, sqn, apdu, self.config.max_tsdu) else {
+            return false;
+        };
+        if !self.app_repairs.supply(sqn, packet) {
+            return false;
+        }
+        if self.repair_set.insert(sqn) {
+            self.repair_queue.push_back(sqn);
+        }
+        true
+    }
+
+    /// Repairs requested from the application and not yet supplied.
+    pub fn pending_app_repairs(&self) -> usize {
+        self.app_repairs.pending()
+    }
+
+    /// A packet the source can repair now: from the window, or supplied by the application.
+    fn repair_packet(&self, sqn: u32) -> Option<&TxPacket> {
+        self.txw.get(sqn).or_else(|| self.app_repairs.get(sqn))
     }
 
     /// Free bytes in the send queue.
@@ -288,7 +365,14 @@ impl Sender {
                     &packet.options,
                 );
             }
-            BodyRepr::Spmr => self.spm.request(),
+            BodyRepr::Spmr => match packet.options.convoy.receiver_status {
+                // A Convoy status report, not a request for an SPM.
+                Some(status) => {
+                    self.stats.receiver_statuses += 1;
+                    self.push_event(SenderEvent::ReceiverStatus { from, status });
+                }
+                None => self.spm.request(),
+            },
             _ => self.stats.ignored += 1,
         }
         self.drain_cc_events();
@@ -321,7 +405,15 @@ impl Sender {
         for s in std::iter::once(sqn).chain(options.nak_list.iter().copied()) {
             self.stats.nak_sqns += 1;
             if self.txw.get(s).is_none() {
-                self.stats.nak_outside_window += 1;
+                if !self.app_repairs.covers(s, self.txw.trail()) {
+                    self.stats.nak_outside_window += 1;
+                    continue;
+                }
+                if self.app_repairs.request(s) {
+                    self.stats.app_repairs_requested += 1;
+                    self.push_event(SenderEvent::RepairRequested { sqn: s });
+                }
+                confirmed.push(s);
                 continue;
             }
             confirmed.push(s);
@@ -454,7 +546,7 @@ impl Sender {
         self.spm.on_sent(now);
         let body = BodyRepr::Spm {
             sqn: self.spm_sqn,
-            trail: self.txw.trail(),
+            trail: self.trail(),
             lead: self.txw.lead(),
             path_nla: self.config.local_nla,
         };
@@ -475,7 +567,7 @@ impl Sender {
 
     fn poll_rdata(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
         while let Some(&sqn) = self.repair_queue.front() {
-            let Some(packet) = self.txw.get(sqn) else {
+            let Some(packet) = self.repair_packet(sqn) else {
                 // Fell out of the window while queued.
                 self.repair_queue.pop_front();
                 self.repair_set.remove(&sqn);
@@ -487,14 +579,15 @@ impl Sender {
             }
             self.repair_queue.pop_front();
             self.repair_set.remove(&sqn);
-            let packet = self.txw.get(sqn)?.clone();
+            let packet = self.repair_packet(sqn)?.clone();
+            self.app_repairs.sent(sqn);
             let options = OptionsRepr {
                 fragment: packet.fragment,
                 ..OptionsRepr::default()
             };
             let body = BodyRepr::Rdata {
                 sqn,
-                trail: self.txw.trail(),
+                trail: self.trail(),
             };
             let repr = self.downstream(body, options, &packet.payload);
             let len = self.emit(&repr, buf)?;
@@ -523,7 +616,7 @@ impl Sender {
             return None;
         }
         let sqn = self.txw.send_next()?;
-        let trail = self.txw.trail();
+        let trail = self.trail();
         let packet = self.txw.get(sqn)?;
         let mut options = OptionsRepr {
             fragment: packet.fragment,
@@ -574,7 +667,11 @@ impl Sender {
                 Permit::Blocked => {}
             }
         }
-        if let Some(p) = self.repair_queue.front().and_then(|&sqn| self.txw.get(sqn)) {
+        if let Some(p) = self
+            .repair_queue
+            .front()
+            .and_then(|&sqn| self.repair_packet(sqn))
+        {
             consider(Some(self.rate_ready_at(
                 self.now,
                 p.payload.len() + 64,

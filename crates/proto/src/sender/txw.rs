@@ -133,6 +133,11 @@ impl TransmitWindow {
         !self.queue.is_empty()
     }
 
+    /// The sequence number the first packet of the next APDU written will take.
+    pub fn next_write_sqn(&self) -> u32 {
+        self.next.wrapping_add(self.queue.len() as u32)
+    }
+
     /// Size of the next TSDU to send.
     pub fn next_len(&self) -> Option<usize> {
         self.queue.front().map(|p| p.payload.len())

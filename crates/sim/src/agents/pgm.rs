@@ -268,6 +268,8 @@ pub struct ReceiverRecord {
     pub odata_span: Option<(u32, u32)>,
     /// Sequence numbers declared unrecoverable.
     pub lost_sqns: u64,
+    /// ODATA sequence numbers in arrival order, when recording is on.
+    pub arrivals: Option<Vec<u32>>,
     /// When it joined and left.
     pub joined: Option<Instant>,
     /// When it left.
@@ -316,6 +318,7 @@ impl PgmReceiverAgent {
                 odata_received: 0,
                 odata_span: None,
                 lost_sqns: 0,
+                arrivals: None,
                 joined: None,
                 left: None,
             },
@@ -357,6 +360,9 @@ impl PgmReceiverAgent {
         if bytes.len() >= 20 && bytes[4] & 0x0f == 0x04 {
             let sqn = u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
             self.record.odata_received += 1;
+            if let Some(log) = &mut self.record.arrivals {
+                log.push(sqn);
+            }
             self.record.odata_span = Some(match self.record.odata_span {
                 None => (sqn, sqn),
                 Some((a, b)) => (a, convoy_proto::seq::max(b, sqn)),

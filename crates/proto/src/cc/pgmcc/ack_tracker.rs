@@ -16,6 +16,8 @@ enum State {
     Unacked,
     Acked,
     Lost,
+    /// Written off by a timeout: later ACKs for it return no token and its absence is no loss signal.
+    Abandoned,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -101,6 +103,22 @@ impl AckTracker {
     /// The acker that packet `sqn` named, if it is still tracked.
     pub fn acker_of(&self, sqn: u32) -> Option<Option<IpAddr>> {
         self.index(sqn).map(|i| self.records[i].acker)
+    }
+
+    /// A timeout restarts the window (draft §2.2: W = T = 1): every packet still unacknowledged is written off,
+    /// so that late ACKs for it neither return tokens the restart already granted nor signal losses against the
+    /// restarted window (as Rizzo's ns-2 code does, marking what was sent before a stall as acknowledged).
+    pub fn abandon_outstanding(&mut self) -> u32 {
+        let mut n = 0;
+        for r in self
+            .records
+            .iter_mut()
+            .filter(|r| r.state == State::Unacked)
+        {
+            r.state = State::Abandoned;
+            n += 1;
+        }
+        n
     }
 
     /// Whether any tracked packet is neither acknowledged nor declared lost.
@@ -244,6 +262,19 @@ mod tests {
         let o = t.on_ack(Instant::ZERO, 39, 1, |_| true);
         assert_eq!(o.lost, 8);
         assert_eq!(o.highest_lost, Some(7));
+    }
+
+    #[test]
+    fn draft_2_2_timeout_writes_off_outstanding_packets() {
+        let mut t = sent(8);
+        assert_eq!(t.abandon_outstanding(), 8);
+        assert!(!t.has_unacked());
+        // A late ACK for them returns nothing and declares nothing lost.
+        let o = t.on_ack(Instant::ZERO, 7, 0b1011_1111, |_| true);
+        assert_eq!((o.newly_acked, o.lost), (0, 0));
+        // Packets sent after the restart are tracked as usual.
+        t.on_sent(Instant::ZERO, 8, a(1));
+        assert_eq!(t.on_ack(Instant::ZERO, 8, 1, |_| true).newly_acked, 1);
     }
 
     #[test]

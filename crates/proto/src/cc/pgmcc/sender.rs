@@ -292,6 +292,7 @@ impl SenderController for PgmccSender {
         self.consecutive_timeouts += 1;
         let before = self.window.w;
         self.window.restart();
+        self.tracker.abandon_outstanding();
         self.recovery_point = None;
         if matches!(self.config.timeout, TimeoutPolicy::Adaptive { .. }) {
             self.rtt.backoff();

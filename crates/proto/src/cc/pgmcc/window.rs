@@ -60,13 +60,14 @@ impl TokenWindow {
         self.t = (self.t + f64::from(n)).min(self.w);
     }
 
-    /// Loss reaction (paper §3.4, draft §2.2): realign W to the `in_flight` packets beyond RX_MAX, halve it
-    /// (not below 1), and set T = W − in_flight so the next ACKs refill the pipe only to the new window (the
-    /// paper's "ignore the next W/2 ACKs"; equal to the draft's T −= W/2 when the window was full).
-    /// Returns W before the reduction.
+    /// Loss reaction (paper §3.4, draft §2.2): realign W to the `in_flight` packets beyond RX_MAX when it has
+    /// grown larger than that ("to avoid that errors accumulate over time, leading to window estimates which are
+    /// much larger than reality"), halve it (not below 1), and set T = W − in_flight so the next ACKs refill the
+    /// pipe only to the new window (the paper's "ignore the next W/2 ACKs"; equal to the draft's T −= W/2 when
+    /// the window was full). A loss never enlarges the window. Returns W before the reduction.
     pub fn on_loss(&mut self, in_flight: u32) -> f64 {
         let before = self.w;
-        let realigned = f64::from(in_flight).max(1.0);
+        let realigned = f64::from(in_flight).max(1.0).min(self.w);
         self.w = (realigned / 2.0).max(1.0);
         self.t = self.w - f64::from(in_flight);
         before
@@ -168,6 +169,17 @@ mod tests {
         w.t = 0.0;
         w.on_loss(16);
         assert_eq!((w.w, w.t), (8.0, -8.0));
+    }
+
+    #[test]
+    fn paper_3_4_loss_never_enlarges_the_window() {
+        let mut w = TokenWindow::new(6.0);
+        w.w = 2.0;
+        w.t = 0.0;
+        // 30 packets beyond RX_MAX (e.g. sent before a timeout): the window halves from 2, it is not realigned up.
+        w.on_loss(30);
+        assert_eq!(w.w, 1.0);
+        assert_eq!(w.t, 1.0 - 30.0);
     }
 
     #[test]

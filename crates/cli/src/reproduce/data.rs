@@ -1,0 +1,122 @@
+//! What a verdict reads from one run: the results plus the series the summary does not carry.
+
+use convoy_sim::observe::SeqMark;
+use convoy_sim::results::RunResult;
+use convoy_sim::Network;
+use std::path::PathBuf;
+
+/// One multicast session's sender-side series.
+#[derive(Clone, Debug, Default)]
+pub struct SessionData {
+    /// Session name.
+    pub name: String,
+    /// pgmcc window samples (t, W).
+    pub window: Vec<(f64, f64)>,
+    /// Smoothed RTT samples (t, seconds).
+    pub srtt: Vec<(f64, f64)>,
+    /// Feedback timeouts.
+    pub timeouts: u64,
+    /// Loss reductions of the window.
+    pub loss_reductions: u64,
+    /// Per receiver (name, ODATA sequence numbers in arrival order), when recorded.
+    pub arrivals: Vec<(String, Vec<u32>)>,
+    /// Original data packets sent.
+    pub odata_sent: u64,
+    /// The time–sequence trace at the source (t, mark), when the session is traced.
+    pub trace: Vec<(f64, SeqMark)>,
+    /// Per receiver (name, distinct ODATA packets received).
+    pub odata_received: Vec<(String, u64)>,
+}
+
+/// One run's data, detached from the simulator (so it can cross threads).
+#[derive(Clone, Debug)]
+pub struct RunData {
+    /// Variant name within the experiment (empty when there is one run).
+    pub variant: String,
+    /// Seed.
+    pub seed: u64,
+    /// Where the run's files are.
+    pub dir: PathBuf,
+    /// The summary data.
+    pub result: RunResult,
+    /// Sessions' series.
+    pub sessions: Vec<SessionData>,
+    /// Events processed.
+    pub events: u64,
+    /// Counters of the PGM network elements: (node name, counters).
+    pub ne_stats: Vec<(String, convoy_sim::ne::NeStats)>,
+}
+
+impl RunData {
+    /// Extract from a finished network.
+    pub fn extract(variant: &str, seed: u64, dir: PathBuf, net: &Network, events: u64) -> Self {
+        let result = net.results();
+        let mut sessions = Vec::new();
+        for f in &result.flows {
+            let Some(s) = net.session_sender(&f.name) else {
+                continue;
+            };
+            let rec = &s.record;
+            let window = rec
+                .samples
+                .iter()
+                .filter_map(|x| x.window.map(|w| (x.t.as_secs_f64(), w)))
+                .collect();
+            let srtt = rec
+                .samples
+                .iter()
+                .filter_map(|x| x.srtt.map(|r| (x.t.as_secs_f64(), r)))
+                .collect();
+            let arrivals = net
+                .session_receivers(&f.name)
+                .iter()
+                .filter_map(|r| {
+                    r.record
+                        .arrivals
+                        .as_ref()
+                        .map(|a| (r.name.clone(), a.clone()))
+                })
+                .collect();
+            let odata_received = net
+                .session_receivers(&f.name)
+                .iter()
+                .map(|r| (r.name.clone(), r.record.odata_received))
+                .collect();
+            sessions.push(SessionData {
+                name: f.name.clone(),
+                window,
+                srtt,
+                timeouts: rec.timeouts,
+                loss_reductions: rec.loss_reductions,
+                arrivals,
+                odata_sent: s.sender().stats().odata_packets,
+                trace: rec.trace.as_ref().map_or_else(Vec::new, |tr| {
+                    tr.marks
+                        .iter()
+                        .map(|(t, m)| (t.as_secs_f64(), *m))
+                        .collect()
+                }),
+                odata_received,
+            });
+        }
+        RunData {
+            variant: variant.to_string(),
+            seed,
+            dir,
+            result,
+            sessions,
+            events,
+            ne_stats: net.ne_stats(),
+        }
+    }
+
+    /// The flow called `name`.
+    pub fn flow(&self, name: &str) -> Option<&convoy_sim::results::FlowResult> {
+        self.result.flows.iter().find(|f| f.name == name)
+    }
+
+    /// The session series called `name`.
+    pub fn session(&self, name: &str) -> Option<&SessionData> {
+        self.sessions.iter().find(|s| s.name == name)
+    }
+}

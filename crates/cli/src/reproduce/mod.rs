@@ -1,0 +1,323 @@
+//! `convoy reproduce`: run the seed papers' experiments on the simulator, judge each claim on measured numbers,
+//! and write verdicts.json and an HTML report (issue 4).
+//!
+//! Every experiment of shared/experiments.md has an entry in [`registry`]: the scenario files it runs, and a
+//! verdict that turns the paper's claim into checks of measured numbers against the ranges of experiments.md.
+//! Runs execute in parallel across threads (each simulation is single-threaded and self-contained); with
+//! `--seeds K` every run is repeated with seeds 1..K and a verdict passes only if it passes for every seed.
+
+pub mod data;
+pub mod filter_figure;
+pub mod measure;
+pub mod pgmcc_paper;
+pub mod registry;
+pub mod report;
+pub mod verdict;
+pub mod wang_fahmy;
+pub mod wf_figures;
+
+use crate::scenario;
+use crate::simrun;
+use data::RunData;
+use registry::{Ctx, Experiment};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use verdict::Check;
+
+/// What `convoy reproduce` was asked to do.
+#[derive(Clone, Debug)]
+pub struct ReproduceOptions {
+    /// Experiment ids (all when empty).
+    pub ids: Vec<String>,
+    /// Output directory.
+    pub out: PathBuf,
+    /// Seeds 1..=seeds.
+    pub seeds: u64,
+    /// Parallel jobs.
+    pub jobs: usize,
+    /// Where the scenario files are.
+    pub scenarios: PathBuf,
+    /// Print nothing but errors.
+    pub quiet: bool,
+}
+
+/// One experiment's outcome over all seeds.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Verdict {
+    /// Experiment id.
+    pub id: String,
+    /// Seed file and figure or table.
+    pub source: String,
+    /// The paper's claim.
+    pub claim: String,
+    /// Expected ranges and their sources, one per check.
+    pub expected: Vec<String>,
+    /// Measured values (seed 1), one per check.
+    pub measured: Vec<String>,
+    /// Whether every check passed for every seed.
+    pub pass: bool,
+    /// Seeds run and passed.
+    pub seeds: SeedCount,
+    /// The checks of seed 1, in full.
+    pub checks: Vec<Check>,
+    /// Seeds whose verdict failed, with the failing checks.
+    pub failures: Vec<String>,
+    /// Investigation notes.
+    pub note: String,
+    /// Figures (paths relative to the output directory).
+    #[serde(skip)]
+    pub figures: Vec<String>,
+}
+
+/// Seeds run and passed.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct SeedCount {
+    /// How many seeds ran.
+    pub run: u64,
+    /// How many passed.
+    pub passed: u64,
+}
+
+struct Job {
+    exp: usize,
+    run: usize,
+    seed: u64,
+}
+
+/// The directory of one run's files.
+fn run_dir(out: &Path, exp: &Experiment, variant: &str, seed: u64) -> PathBuf {
+    let mut d = out.join(exp.id);
+    if seed != 1 {
+        d = d.join("seeds").join(seed.to_string());
+    }
+    if !variant.is_empty() {
+        d = d.join(variant);
+    }
+    d
+}
+
+fn run_job(opts: &ReproduceOptions, exp: &Experiment, job: &Job) -> Result<RunData, String> {
+    let plan = &exp.runs[job.run];
+    let path = opts.scenarios.join(plan.scenario);
+    let mut sets: Vec<String> = plan.sets.iter().map(|s| s.to_string()).collect();
+    sets.push(format!("run.seed={}", job.seed));
+    let s = scenario::load(&path, &sets).map_err(|e| e.to_string())?;
+    let dir = run_dir(&opts.out, exp, plan.variant, job.seed);
+    let (report, net) = simrun::run_scenario(&s, &dir, None, true).map_err(|e| e.to_string())?;
+    Ok(RunData::extract(
+        plan.variant,
+        job.seed,
+        dir,
+        &net,
+        report.summary.events,
+    ))
+}
+
+/// Select experiments by id (with those they compare against), failing on unknown ids.
+fn select(all: &[Experiment], ids: &[String]) -> Result<Vec<usize>, String> {
+    if ids.is_empty() {
+        return Ok((0..all.len()).collect());
+    }
+    let mut chosen = Vec::new();
+    for id in ids {
+        let Some(i) = all.iter().position(|e| e.id == id) else {
+            let known: Vec<&str> = all.iter().map(|e| e.id).collect();
+            return Err(format!(
+                "unknown experiment `{id}`; known: {}",
+                known.join(", ")
+            ));
+        };
+        chosen.push(i);
+    }
+    let mut k = 0;
+    while k < chosen.len() {
+        for need in all[chosen[k]].needs {
+            if let Some(j) = all.iter().position(|e| e.id == *need) {
+                if !chosen.contains(&j) {
+                    chosen.push(j);
+                }
+            }
+        }
+        k += 1;
+    }
+    chosen.sort_unstable();
+    Ok(chosen)
+}
+
+/// Run the selected experiments and write the report. Returns the verdicts.
+pub fn reproduce(opts: &ReproduceOptions) -> Result<Vec<Verdict>, String> {
+    let all = registry::all();
+    let chosen = select(&all, &opts.ids)?;
+    let mut jobs = Vec::new();
+    for seed in 1..=opts.seeds.max(1) {
+        for &e in &chosen {
+            for r in 0..all[e].runs.len() {
+                jobs.push(Job {
+                    exp: e,
+                    run: r,
+                    seed,
+                });
+            }
+        }
+    }
+    // Longest scenarios first keeps the cores busy to the end.
+    jobs.sort_by_key(|j| std::cmp::Reverse(all[j.exp].runs.len()));
+    let total = jobs.len();
+    let queue = Arc::new(Mutex::new(
+        jobs.into_iter().collect::<std::collections::VecDeque<_>>(),
+    ));
+    let (tx, rx) = mpsc::channel::<(usize, usize, u64, Result<RunData, String>, f64)>();
+    let started = std::time::Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..opts.jobs.max(1) {
+            let queue = Arc::clone(&queue);
+            let tx = tx.clone();
+            let all = &all;
+            scope.spawn(move || loop {
+                let job = match queue.lock() {
+                    Ok(mut q) => q.pop_front(),
+                    Err(_) => None,
+                };
+                let Some(job) = job else { break };
+                let t0 = std::time::Instant::now();
+                let res = run_job(opts, &all[job.exp], &job);
+                let _ = tx.send((job.exp, job.run, job.seed, res, t0.elapsed().as_secs_f64()));
+            });
+        }
+        drop(tx);
+    });
+    let mut runs: BTreeMap<u64, BTreeMap<(String, String), RunData>> = BTreeMap::new();
+    let mut errors = Vec::new();
+    for (done, (e, r, seed, res, secs)) in rx.iter().enumerate() {
+        let exp = &all[e];
+        let variant = exp.runs[r].variant;
+        match res {
+            Ok(data) => {
+                if !opts.quiet {
+                    let v = if variant.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" [{variant}]")
+                    };
+                    eprintln!(
+                        "[{}/{total}] {}{v} seed {seed}: {:.1} s",
+                        done + 1,
+                        exp.id,
+                        secs
+                    );
+                }
+                runs.entry(seed)
+                    .or_default()
+                    .insert((exp.id.to_string(), variant.to_string()), data);
+            }
+            Err(msg) => errors.push(format!(
+                "{}{} seed {seed}: {msg}",
+                exp.id,
+                if variant.is_empty() { "" } else { variant }
+            )),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors.join("\n"));
+    }
+    let mut verdicts = Vec::new();
+    for &e in &chosen {
+        verdicts.push(judge(opts, &all[e], &runs)?);
+    }
+    report::write(
+        &opts.out,
+        &verdicts,
+        started.elapsed().as_secs_f64(),
+        opts.seeds.max(1),
+    )?;
+    Ok(verdicts)
+}
+
+fn judge(
+    opts: &ReproduceOptions,
+    exp: &Experiment,
+    runs: &BTreeMap<u64, BTreeMap<(String, String), RunData>>,
+) -> Result<Verdict, String> {
+    let mut first: Option<Vec<Check>> = None;
+    let mut failures = Vec::new();
+    let mut passed = 0;
+    let mut figures = Vec::new();
+    for (seed, all) in runs {
+        let mine: BTreeMap<String, RunData> = all
+            .iter()
+            .filter(|((id, _), _)| id == exp.id)
+            .map(|((_, v), d)| (v.clone(), d.clone()))
+            .collect();
+        let ctx = Ctx {
+            seed: *seed,
+            runs: &mine,
+            all,
+        };
+        let checks = (exp.judge)(&ctx).unwrap_or_else(|msg| {
+            vec![Check::holds(
+                "the verdict could be computed",
+                false,
+                "measurements available",
+                msg,
+            )]
+        });
+        if checks.iter().all(|c| c.pass) {
+            passed += 1;
+        } else {
+            let bad: Vec<String> = checks
+                .iter()
+                .filter(|c| !c.pass)
+                .map(|c| format!("{}: {}", c.what, c.measured))
+                .collect();
+            failures.push(format!("seed {seed}: {}", bad.join("; ")));
+        }
+        if *seed == 1 || first.is_none() {
+            if let Some(draw) = exp.figures {
+                let dir = opts.out.join(exp.id);
+                std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                for f in draw(&ctx, &dir)? {
+                    figures.push(format!("{}/{f}", exp.id));
+                }
+            }
+            first = Some(checks);
+        }
+    }
+    let checks = first.unwrap_or_default();
+    for plan in exp.runs {
+        let dir = run_dir(Path::new(""), exp, plan.variant, 1);
+        let base = opts.out.join(&dir);
+        if let Ok(rd) = std::fs::read_dir(&base) {
+            let mut names: Vec<String> = rd
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().to_string())
+                .filter(|n| n.ends_with(".svg"))
+                .collect();
+            names.sort();
+            figures.extend(names.into_iter().map(|n| format!("{}/{n}", dir.display())));
+        }
+    }
+    Ok(Verdict {
+        id: exp.id.to_string(),
+        source: exp.source.to_string(),
+        claim: exp.claim.to_string(),
+        expected: checks
+            .iter()
+            .map(|c| format!("{}: {}", c.what, c.expected))
+            .collect(),
+        measured: checks
+            .iter()
+            .map(|c| format!("{}: {}", c.what, c.measured))
+            .collect(),
+        pass: passed == runs.len() as u64,
+        seeds: SeedCount {
+            run: runs.len() as u64,
+            passed,
+        },
+        checks,
+        failures,
+        note: exp.note.to_string(),
+        figures,
+    })
+}

@@ -1,0 +1,97 @@
+//! Checks: a paper's claim turned into a comparison of a measured number with an expected range.
+
+use serde::Serialize;
+
+/// One comparison.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Check {
+    /// What is compared.
+    pub what: String,
+    /// The expected range and where it comes from.
+    pub expected: String,
+    /// The measured value(s).
+    pub measured: String,
+    /// Whether the measurement is in range.
+    pub pass: bool,
+}
+
+impl Check {
+    /// `value` must lie in [lo, hi].
+    pub fn range(what: &str, value: f64, lo: f64, hi: f64, unit: &str, source: &str) -> Check {
+        let fmt = |v: f64| {
+            if v.is_infinite() {
+                "∞".to_string()
+            } else {
+                trim(v)
+            }
+        };
+        Check {
+            what: what.to_string(),
+            expected: format!("[{}, {}]{} ({source})", fmt(lo), fmt(hi), unit),
+            measured: format!("{}{}", trim(value), unit),
+            pass: value.is_finite() && value >= lo && value <= hi,
+        }
+    }
+
+    /// `value` must be at least `lo`.
+    pub fn at_least(what: &str, value: f64, lo: f64, unit: &str, source: &str) -> Check {
+        Check {
+            what: what.to_string(),
+            expected: format!("≥ {}{} ({source})", trim(lo), unit),
+            measured: format!("{}{}", trim(value), unit),
+            pass: value.is_finite() && value >= lo,
+        }
+    }
+
+    /// `value` must be at most `hi`.
+    pub fn at_most(what: &str, value: f64, hi: f64, unit: &str, source: &str) -> Check {
+        Check {
+            what: what.to_string(),
+            expected: format!("≤ {}{} ({source})", trim(hi), unit),
+            measured: format!("{}{}", trim(value), unit),
+            pass: value.is_finite() && value <= hi,
+        }
+    }
+
+    /// A boolean condition with its own description of what was measured.
+    pub fn holds(what: &str, pass: bool, expected: &str, measured: String) -> Check {
+        Check {
+            what: what.to_string(),
+            expected: expected.to_string(),
+            measured,
+            pass,
+        }
+    }
+
+    /// A number that is reported beside the paper's, without a pass/fail range (always passes).
+    pub fn report(what: &str, measured: String, paper: &str) -> Check {
+        Check {
+            what: what.to_string(),
+            expected: format!("reported beside the paper's {paper}"),
+            measured,
+            pass: true,
+        }
+    }
+}
+
+/// A number with three significant digits, no trailing zeros.
+pub fn trim(v: f64) -> String {
+    if !v.is_finite() {
+        return format!("{v}");
+    }
+    let a = v.abs();
+    let s = if a >= 1000.0 {
+        format!("{v:.0}")
+    } else if a >= 100.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    };
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}

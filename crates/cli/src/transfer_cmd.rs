@@ -1,0 +1,435 @@
+//! `convoy send` and `convoy recv`: files, directories or a stream over PGM/UDP multicast.
+//!
+//! Exit codes (both commands; `convoy_net::transfer::exit`):
+//!
+//! | code | meaning |
+//! |---:|---|
+//! | 0 | everything arrived (recv); every receiver heard from finished, and at least `--wait-receivers` did (send) |
+//! | 1 | bad arguments or setup failure (socket, interface, unreadable input) |
+//! | 2 | incomplete: the source went silent or closed early, data was lost (recv); a receiver did not finish (send) |
+//! | 3 | a local write failed at the receiver (disk full, permission denied) |
+//! | 4 | an input file changed while it was being sent |
+
+use crate::units::{parse_duration, parse_rate_bps};
+use clap::{Args, ValueEnum};
+use convoy_net::transfer::sink::{self, Output, RecvOptions};
+use convoy_net::transfer::source::{self, SendInput, SendOptions};
+use convoy_net::transfer::{exit, Observer, Progress};
+use convoy_net::{GroupOptions, Interface, NetReceiver, NetSender};
+use convoy_proto::cc::fixed::FixedConfig;
+use convoy_proto::cc::pgmcc::{PgmccConfig, TimeoutPolicy};
+use convoy_proto::cc::CcConfig;
+use convoy_proto::LateJoin;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Congestion control choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CcChoice {
+    /// pgmcc: TCP-friendly window controller clocked by an elected acker.
+    Pgmcc,
+    /// A fixed rate (`--rate`), no congestion control.
+    Fixed,
+    /// Receivers: follow the source (pgmcc if its data carries OPT_PGMCC_DATA, else fixed).
+    Auto,
+}
+
+/// Options both commands share.
+#[derive(Args, Debug, Clone)]
+pub struct CommonArgs {
+    /// The multicast group and UDP port (the one port carries unicast feedback too), e.g. 239.192.0.1:7500.
+    #[arg(long)]
+    group: SocketAddr,
+    /// Interface by name (eth0) or address (10.0.0.2; also this host's identity in the session).
+    #[arg(long)]
+    iface: Option<String>,
+    /// Write statistics as JSON to this file at the end.
+    #[arg(long)]
+    stats_json: Option<PathBuf>,
+    /// No progress bar, only errors.
+    #[arg(long)]
+    quiet: bool,
+}
+
+impl CommonArgs {
+    fn group_options(&self) -> GroupOptions {
+        let mut g = GroupOptions::new(self.group);
+        if let Some(i) = &self.iface {
+            g.interface = i.parse::<Interface>().unwrap_or(Interface::Default);
+        }
+        g
+    }
+}
+
+/// The controller configuration of a choice (`Auto` starts as pgmcc and follows the source).
+fn cc_config(choice: CcChoice, rate_bps: u64, rto_min: Duration) -> CcConfig {
+    match choice {
+        CcChoice::Pgmcc | CcChoice::Auto => CcConfig::Pgmcc(PgmccConfig {
+            timeout: TimeoutPolicy::Adaptive {
+                initial: Duration::from_secs(3),
+                min: rto_min,
+                max: Duration::from_secs(60),
+            },
+            ..PgmccConfig::default()
+        }),
+        CcChoice::Fixed => CcConfig::Fixed(FixedConfig {
+            rate_bytes_per_s: (rate_bps / 8).max(1),
+            burst: Duration::from_millis(5),
+        }),
+    }
+}
+
+/// Options of `convoy send`.
+#[derive(Args, Debug)]
+pub struct SendArgs {
+    /// Files or directories to send, or `-` for standard input as a stream.
+    #[arg(required = true)]
+    paths: Vec<String>,
+    #[command(flatten)]
+    common: CommonArgs,
+    /// Congestion control (receivers follow it by default).
+    #[arg(long, value_enum, default_value_t = CcChoice::Pgmcc)]
+    cc: CcChoice,
+    /// Floor of pgmcc's feedback timeout (draft §2.7 with RFC 6298: 1 s). Lower floors recover faster from
+    /// stalls on LAN paths with sub-millisecond RTTs, where small windows cannot produce three duplicate ACKs.
+    #[arg(long, value_parser = parse_duration, default_value = "1s")]
+    rto_min: Duration,
+    /// Data rate with `--cc fixed`, bits per second (20M, 1G, ...).
+    #[arg(long, value_parser = parse_rate_bps, default_value = "100M")]
+    rate: u64,
+    /// Maximum rate of all data (PGM rate limiter), bits per second.
+    #[arg(long, value_parser = parse_rate_bps)]
+    rate_max: Option<u64>,
+    /// Maximum rate of repairs, bits per second (default: half of --rate-max when given, else 100M): a flood of
+    /// NAKs cannot push repairs above it.
+    #[arg(long, value_parser = parse_rate_bps)]
+    repair_rate_max: Option<u64>,
+    /// Wait until this many receivers announced themselves before sending.
+    #[arg(long, default_value_t = 0)]
+    wait_receivers: usize,
+    /// Longest wait for receivers before sending (alone: wait this long), e.g. 10s.
+    #[arg(long, value_parser = parse_duration)]
+    wait: Option<Duration>,
+    /// After the data, give up on receivers when nothing progresses for this long (also the longest close).
+    #[arg(long, value_parser = parse_duration, default_value = "30s")]
+    finish_timeout: Duration,
+    /// Multicast TTL (hops).
+    #[arg(long, default_value_t = 1)]
+    ttl: u32,
+    /// Do not loop multicast back to receivers on this host.
+    #[arg(long)]
+    no_loopback: bool,
+    /// Packets kept in memory for repair (older ones are re-read from the files); for tests.
+    #[arg(long, default_value_t = 40_000, hide = true)]
+    txw_packets: usize,
+}
+
+/// Options of `convoy recv`.
+#[derive(Args, Debug)]
+pub struct RecvArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// Congestion control: follow the source (auto), or force one (must then match the source's).
+    #[arg(long, value_enum, default_value_t = CcChoice::Auto)]
+    cc: CcChoice,
+    /// Directory to write the files into (created if missing).
+    #[arg(long, conflicts_with = "stdout")]
+    out: Option<PathBuf>,
+    /// Write a stream to standard output.
+    #[arg(long)]
+    stdout: bool,
+    /// Give up when the source has been silent this long.
+    #[arg(long, value_parser = parse_duration, default_value = "10s")]
+    timeout: Duration,
+    /// Give up if no source is heard within this time (default: wait forever).
+    #[arg(long, value_parser = parse_duration)]
+    start_timeout: Option<Duration>,
+}
+
+/// Progress bar and messages on standard error.
+struct Display {
+    bar: Option<ProgressBar>,
+    quiet: bool,
+}
+
+impl Display {
+    fn new(quiet: bool) -> Self {
+        let bar = (!quiet).then(|| {
+            let b = ProgressBar::new(0);
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta} [{wide_bar}] {msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            b
+        });
+        Display { bar, quiet }
+    }
+
+    fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+impl Observer for Display {
+    fn progress(&mut self, p: &Progress) {
+        let Some(b) = &self.bar else { return };
+        if let Some(t) = p.total {
+            b.set_length(t);
+        }
+        b.set_position(p.bytes);
+        let mut msg = format!("repairs {}", p.repairs);
+        if let Some(a) = &p.acker {
+            msg.push_str(&format!(" acker {a}"));
+        }
+        if let Some((done, known)) = p.receivers {
+            msg.push_str(&format!(" receivers {done}/{known} done"));
+        }
+        b.set_message(msg);
+    }
+
+    fn message(&mut self, line: &str) {
+        if self.quiet {
+            return;
+        }
+        match &self.bar {
+            Some(b) if !b.is_hidden() => b.println(line),
+            _ => eprintln!("{line}"),
+        }
+    }
+}
+
+fn write_json(path: &Option<PathBuf>, value: &serde_json::Value) -> Result<(), String> {
+    if let Some(p) = path {
+        let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+        std::fs::write(p, text + "\n").map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    Ok(())
+}
+
+/// Run `convoy send`.
+pub fn run_send(args: &SendArgs) -> ExitCode {
+    let input = if args.paths.len() == 1 && args.paths[0] == "-" {
+        SendInput::Stdin
+    } else if args.paths.iter().any(|p| p == "-") {
+        eprintln!("convoy send: `-` (standard input) cannot be mixed with files");
+        return ExitCode::from(exit::USAGE);
+    } else {
+        SendInput::Paths(args.paths.iter().map(PathBuf::from).collect())
+    };
+    let mut g = args.common.group_options();
+    g.ttl = args.ttl;
+    g.loopback = !args.no_loopback;
+    if args.cc == CcChoice::Auto {
+        eprintln!("convoy send: --cc auto is for receivers; choose pgmcc or fixed");
+        return ExitCode::from(exit::USAGE);
+    }
+    let cc = cc_config(args.cc, args.rate, args.rto_min);
+    let rate_max = args.rate_max.map(|r| r / 8);
+    let repair = args
+        .repair_rate_max
+        .map(|r| r / 8)
+        .or(rate_max.map(|r| r / 2))
+        .unwrap_or(100_000_000 / 8);
+    let mut tx = match NetSender::open(&g, |c| {
+        c.cc = cc.clone();
+        c.rate_max = rate_max;
+        c.repair_rate_max = Some(repair);
+        // By default up to ~56 MB stay in memory for repairs; older data is re-read from the files.
+        c.txw_max_packets = args.txw_packets.max(1);
+    }) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("convoy send: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let mut display = Display::new(args.common.quiet);
+    display.message(&format!(
+        "sending to {} via {} as {} ({})",
+        args.common.group,
+        tx.interface().name.as_deref().unwrap_or("default"),
+        tx.interface().local,
+        cc.name()
+    ));
+    let opts = SendOptions {
+        wait_receivers: args.wait_receivers,
+        wait: args.wait,
+        finish_timeout: args.finish_timeout,
+        close_timeout: args.finish_timeout,
+    };
+    let result = source::send(&mut tx, &input, &opts, &mut display);
+    display.finish();
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("convoy send: {e}");
+            return ExitCode::from(e.code);
+        }
+    };
+    let s = tx.sender().stats().clone();
+    let io = tx.io_stats().clone();
+    let complete = report
+        .receivers
+        .iter()
+        .filter(|r| r.state == "complete")
+        .count();
+    let mut code = exit::OK;
+    if complete < report.receivers.len() || report.receivers.len() < args.wait_receivers {
+        code = exit::INCOMPLETE;
+    }
+    if !args.common.quiet {
+        let mbit = report.bytes as f64 * 8.0 / report.seconds.max(1e-9) / 1e6;
+        eprintln!(
+            "sent {} bytes in {} files in {:.2} s ({mbit:.1} Mbit/s), {} repairs, {} acker changes",
+            report.bytes, report.files, report.seconds, s.rdata_packets, report.acker_changes
+        );
+        eprintln!(
+            "receivers: {complete} of {} complete",
+            report.receivers.len()
+        );
+    }
+    for r in report.receivers.iter().filter(|r| r.state != "complete") {
+        eprintln!("receiver {} did not finish ({})", r.addr, r.state);
+    }
+    if report.receivers.len() < args.wait_receivers {
+        eprintln!(
+            "only {} of the {} receivers waited for were heard",
+            report.receivers.len(),
+            args.wait_receivers
+        );
+    }
+    let json = serde_json::json!({
+        "transfer_id": report.transfer_id,
+        "cc": cc.name(),
+        "bytes": report.bytes,
+        "files": report.files,
+        "seconds": report.seconds,
+        "goodput_bps": report.bytes as f64 * 8.0 / report.seconds.max(1e-9),
+        "packets": { "odata": s.odata_packets, "rdata": s.rdata_packets, "spm": s.spms, "ncf": s.ncfs },
+        "odata_bytes": s.odata_bytes,
+        "rdata_bytes": s.rdata_bytes,
+        "wire_bytes": io.bytes_sent,
+        "naks": s.naks,
+        "nak_sqns": s.nak_sqns,
+        "acks": s.acks,
+        "acker_changes": report.acker_changes,
+        "timeouts": report.timeouts,
+        "app_repairs": s.app_repairs_requested,
+        "malformed": s.malformed,
+        "receivers": report.receivers,
+        "closed": report.closed,
+        "io": io,
+        "exit_code": code,
+    });
+    if let Err(e) = write_json(&args.common.stats_json, &json) {
+        eprintln!("convoy send: stats: {e}");
+    }
+    ExitCode::from(code)
+}
+
+/// Run `convoy recv`.
+pub fn run_recv(args: &RecvArgs) -> ExitCode {
+    let output = match (&args.out, args.stdout) {
+        (_, true) => Output::Stdout,
+        (Some(d), false) => Output::Dir(d.clone()),
+        (None, false) => {
+            eprintln!("convoy recv: say where data goes: --out DIR or --stdout");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let g = args.common.group_options();
+    let cc = cc_config(args.cc, 100_000_000, Duration::from_secs(1));
+    let configure = |c: &mut convoy_proto::ReceiverConfig| {
+        c.cc = cc.clone();
+        c.late_join = LateJoin::FromTrail;
+        c.rxw.max_packets = 1 << 20;
+    };
+    let opened = if args.cc == CcChoice::Auto {
+        NetReceiver::open_following_cc(&g, configure)
+    } else {
+        NetReceiver::open(&g, configure)
+    };
+    let mut rx = match opened {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("convoy recv: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let mut display = Display::new(args.common.quiet || args.stdout);
+    display.message(&format!(
+        "receiving {} via {} as {}",
+        args.common.group,
+        rx.interface().name.as_deref().unwrap_or("default"),
+        rx.interface().local
+    ));
+    let opts = RecvOptions {
+        output,
+        timeout: args.timeout,
+        start_timeout: args.start_timeout,
+        ..RecvOptions::default()
+    };
+    let result = sink::receive(&mut rx, &opts, &mut display);
+    display.finish();
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("convoy recv: {e}");
+            return ExitCode::from(e.code);
+        }
+    };
+    let incomplete: Vec<_> = report
+        .files
+        .iter()
+        .filter(|f| f.state != "complete")
+        .collect();
+    if !args.common.quiet && report.exit_code == exit::OK {
+        eprintln!(
+            "received {} bytes in {} entries in {:.2} s",
+            report.bytes,
+            report.files.len(),
+            report.seconds
+        );
+    }
+    if report.exit_code != exit::OK {
+        eprintln!("convoy recv: {}", report.end);
+        for f in &incomplete {
+            eprintln!(
+                "incomplete: {} ({}{})",
+                f.path,
+                f.state,
+                f.reason
+                    .as_deref()
+                    .map(|r| format!(": {r}"))
+                    .unwrap_or_default()
+            );
+        }
+    }
+    let s = rx.receiver().stats().clone();
+    let json = serde_json::json!({
+        "transfer_id": report.transfer_id,
+        "bytes": report.bytes,
+        "seconds": report.seconds,
+        "files": report.files,
+        "end": report.end,
+        "exit_code": report.exit_code,
+        "packets": { "odata": s.odata, "rdata": s.rdata, "spm": s.spms, "ncf": s.ncfs },
+        "naks_sent": s.naks_sent,
+        "acks_sent": s.acks_sent,
+        "statuses_sent": s.statuses_sent,
+        "malformed": s.malformed,
+        "sqns_lost": rx.receiver().rxw_stats().map_or(0, |w| w.sqns_lost),
+        "io": rx.io_stats(),
+    });
+    if let Err(e) = write_json(&args.common.stats_json, &json) {
+        eprintln!("convoy recv: stats: {e}");
+    }
+    ExitCode::from(report.exit_code)
+}

@@ -1,0 +1,408 @@
+//! `convoy send` / `convoy recv` end to end on loopback: one source on 127.0.0.1, receivers on 127.0.0.2, .3, .4
+//! (all of 127/8 is this host's loopback), multicast looped back locally with TTL 0. Nothing leaves the host.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
+
+use common::{bytes, make_tree, same_tree, wait, Scratch, BIN};
+
+/// A port and group unlikely to collide with other tests or runs.
+fn group(offset: u16) -> String {
+    let port = 21_000 + (std::process::id() % 2_500) as u16 * 16 + offset;
+    format!("239.255.{}.{}:{port}", offset + 10, (port % 250) + 1)
+}
+
+fn recv(group: &str, n: u8, out: &Path, extra: &[&str]) -> Child {
+    Command::new(BIN)
+        .args(["recv", "--group", group, "--iface", &format!("127.0.0.{n}")])
+        .arg("--out")
+        .arg(out)
+        .args(["--quiet", "--start-timeout", "60s"])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn send(group: &str, what: &Path, extra: &[&str]) -> Child {
+    Command::new(BIN)
+        .args([
+            "send",
+            "--group",
+            group,
+            "--iface",
+            "127.0.0.1",
+            "--ttl",
+            "0",
+            "--quiet",
+        ])
+        .arg(what)
+        .args(extra)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn three_receivers(cc: &str, offset: u16) {
+    let dir = Scratch::new(&format!("three-{cc}"));
+    let src = make_tree(&dir.0);
+    let g = group(offset);
+    let outs: Vec<PathBuf> = (0..3).map(|i| dir.0.join(format!("out{i}"))).collect();
+    let rx: Vec<Child> = (0..3)
+        // Receivers follow the source's controller (`--cc auto`, the default).
+        .map(|i| recv(&g, 2 + i as u8, &outs[i], &[]))
+        .collect();
+    let stats = dir.0.join("send.json");
+    let tx = send(
+        &g,
+        &src,
+        &[
+            "--cc",
+            cc,
+            "--rate",
+            "400M",
+            "--wait-receivers",
+            "3",
+            "--wait",
+            "20s",
+            "--stats-json",
+            stats.to_str().unwrap(),
+        ],
+    );
+    let tx = wait(tx, Duration::from_secs(120));
+    assert!(
+        tx.status.success(),
+        "send: {}",
+        String::from_utf8_lossy(&tx.stderr)
+    );
+    for (i, r) in rx.into_iter().enumerate() {
+        let r = wait(r, Duration::from_secs(60));
+        assert!(
+            r.status.success(),
+            "recv {i}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+        same_tree(&src, &outs[i].join("payload"));
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(stats).unwrap()).unwrap();
+    assert_eq!(json["bytes"], 20_000_000);
+    assert_eq!(json["receivers"].as_array().unwrap().len(), 3);
+    assert!(json["receivers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["state"] == "complete"));
+}
+
+#[test]
+fn three_receivers_20mb_pgmcc() {
+    three_receivers("pgmcc", 0);
+}
+
+#[test]
+fn three_receivers_20mb_fixed() {
+    three_receivers("fixed", 1);
+}
+
+#[test]
+fn late_receiver_gets_everything_from_the_files() {
+    // The source keeps only 50 packets for repair and starts as soon as one receiver is there; a second
+    // receiver joins about a second later and asks for everything from the trail: nearly all of it must be
+    // rebuilt from the file (repair floor + RepairRequested).
+    let dir = Scratch::new("late");
+    let src = dir.0.join("f.bin");
+    fs::write(&src, bytes(9, 10_000_000)).unwrap();
+    let g = group(2);
+    let early = recv(&g, 2, &dir.0.join("early"), &[]);
+    let stats = dir.0.join("send.json");
+    let tx = send(
+        &g,
+        &src,
+        &[
+            "--txw-packets",
+            "50",
+            "--rate-max",
+            "20M",
+            "--wait-receivers",
+            "1",
+            "--wait",
+            "30s",
+            "--stats-json",
+            stats.to_str().unwrap(),
+        ],
+    );
+    std::thread::sleep(Duration::from_millis(1000));
+    let late = recv(&g, 3, &dir.0.join("late"), &[]);
+    let tx = wait(tx, Duration::from_secs(120));
+    assert!(
+        tx.status.success(),
+        "send: {}",
+        String::from_utf8_lossy(&tx.stderr)
+    );
+    for (name, r) in [("early", early), ("late", late)] {
+        let r = wait(r, Duration::from_secs(60));
+        assert!(
+            r.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+        assert!(
+            fs::read(dir.0.join(name).join("f.bin")).unwrap() == fs::read(&src).unwrap(),
+            "{name}: content differs"
+        );
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(stats).unwrap()).unwrap();
+    assert_eq!(json["receivers"].as_array().unwrap().len(), 2, "{json}");
+    assert!(json["app_repairs"].as_u64().unwrap() > 500, "{json}");
+}
+
+#[test]
+fn receivers_of_a_killed_source_exit_2_naming_incomplete_files() {
+    let dir = Scratch::new("killed");
+    let src = dir.0.join("payload");
+    fs::create_dir_all(&src).unwrap();
+    fs::write(src.join("one.bin"), bytes(4, 4_000_000)).unwrap();
+    fs::write(src.join("two.bin"), bytes(5, 4_000_000)).unwrap();
+    let g = group(3);
+    let out = dir.0.join("out");
+    let r = recv(&g, 2, &out, &["--timeout", "3s"]);
+    let mut tx = send(
+        &g,
+        &src,
+        &["--rate-max", "8M", "--wait-receivers", "1", "--wait", "20s"],
+    );
+    std::thread::sleep(Duration::from_millis(2500));
+    tx.kill().unwrap();
+    let _ = tx.wait();
+    let started = Instant::now();
+    let r = wait(r, Duration::from_secs(30));
+    assert_eq!(r.status.code(), Some(2));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains("incomplete: payload/two.bin"), "{err}");
+    assert!(err.contains("went silent"), "{err}");
+    assert!(
+        out.join("payload/one.bin.partial").exists() || out.join("payload/one.bin").exists(),
+        "{err}"
+    );
+}
+
+#[test]
+fn local_write_failure_exits_3() {
+    let dir = Scratch::new("localfail");
+    let src = dir.0.join("payload");
+    fs::create_dir_all(&src).unwrap();
+    fs::write(src.join("x.bin"), bytes(6, 100_000)).unwrap();
+    let out = dir.0.join("out");
+    fs::create_dir_all(&out).unwrap();
+    // A regular file where the receiver must create the directory `payload`.
+    fs::write(out.join("payload"), b"in the way").unwrap();
+    let g = group(4);
+    let r = recv(&g, 2, &out, &[]);
+    let tx = send(
+        &g,
+        &src,
+        &[
+            "--wait-receivers",
+            "1",
+            "--wait",
+            "20s",
+            "--finish-timeout",
+            "5s",
+        ],
+    );
+    let r = wait(r, Duration::from_secs(60));
+    let tx = wait(tx, Duration::from_secs(60));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(3), "{err}");
+    assert!(err.contains("incomplete: payload"), "{err}");
+    assert_eq!(
+        tx.status.code(),
+        Some(2),
+        "the source reports the failed receiver"
+    );
+}
+
+#[test]
+fn a_file_changed_during_the_send_fails_it_with_4() {
+    let dir = Scratch::new("changed");
+    let src = dir.0.join("f.bin");
+    fs::write(&src, bytes(11, 12_000_000)).unwrap();
+    let g = group(5);
+    let r = recv(&g, 2, &dir.0.join("out"), &["--timeout", "3s"]);
+    let tx = send(
+        &g,
+        &src,
+        &[
+            "--rate-max",
+            "16M",
+            "--wait-receivers",
+            "1",
+            "--wait",
+            "20s",
+        ],
+    );
+    // The send queue holds 4 MB: the source is still reading the file when it changes.
+    std::thread::sleep(Duration::from_millis(1000));
+    // Rewrite the file in place, same size, different bytes.
+    fs::write(&src, bytes(12, 12_000_000)).unwrap();
+    let tx = wait(tx, Duration::from_secs(60));
+    let err = String::from_utf8_lossy(&tx.stderr);
+    assert_eq!(tx.status.code(), Some(4), "{err}");
+    assert!(err.contains("changed while being sent"), "{err}");
+    let r = wait(r, Duration::from_secs(30));
+    assert_ne!(
+        r.status.code(),
+        Some(0),
+        "the receiver cannot have the file"
+    );
+}
+
+#[test]
+fn files_refused_on_stdout_exit_3_at_once() {
+    let dir = Scratch::new("stdoutfiles");
+    let src = dir.0.join("f.bin");
+    fs::write(&src, bytes(13, 100_000)).unwrap();
+    let g = group(6);
+    let r = Command::new(BIN)
+        .args(["recv", "--group", &g, "--iface", "127.0.0.2", "--stdout"])
+        .args(["--quiet", "--start-timeout", "60s"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let tx = send(
+        &g,
+        &src,
+        &[
+            "--wait-receivers",
+            "1",
+            "--wait",
+            "20s",
+            "--finish-timeout",
+            "5s",
+        ],
+    );
+    let r = wait(r, Duration::from_secs(30));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(3), "{err}");
+    assert!(err.contains("cannot go to standard output"), "{err}");
+    let tx = wait(tx, Duration::from_secs(60));
+    assert_eq!(tx.status.code(), Some(2));
+}
+
+#[test]
+fn a_stream_from_stdin_reaches_stdout() {
+    let g = group(7);
+    let data = bytes(14, 2_000_000);
+    let r = Command::new(BIN)
+        .args(["recv", "--group", &g, "--iface", "127.0.0.2", "--stdout"])
+        .args(["--quiet", "--start-timeout", "60s"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut tx = Command::new(BIN)
+        .args([
+            "send",
+            "-",
+            "--group",
+            &g,
+            "--iface",
+            "127.0.0.1",
+            "--ttl",
+            "0",
+        ])
+        .args(["--quiet", "--wait-receivers", "1", "--wait", "20s"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = tx.stdin.take().unwrap();
+        stdin.write_all(&data).unwrap();
+    }
+    // Read the receiver's standard output while it runs (a full pipe would block it).
+    let r = std::thread::spawn(move || r.wait_with_output().unwrap());
+    let tx = wait(tx, Duration::from_secs(60));
+    assert!(
+        tx.status.success(),
+        "send: {}",
+        String::from_utf8_lossy(&tx.stderr)
+    );
+    let r = r.join().unwrap();
+    assert!(
+        r.status.success(),
+        "recv: {}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(r.stdout == data, "the stream arrived intact");
+}
+
+#[test]
+fn a_full_disk_exits_3_naming_the_file() {
+    // The receiver writes into a 1 MiB tmpfs mounted in a private mount namespace of its own (root only).
+    let dir = Scratch::new("diskfull");
+    let out = dir.0.join("out");
+    fs::create_dir_all(&out).unwrap();
+    let probe = Command::new("unshare")
+        .args(["--mount", "true"])
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !probe {
+        eprintln!("SKIPPED: needs `unshare --mount` (root)");
+        return;
+    }
+    let src = dir.0.join("payload");
+    fs::create_dir_all(&src).unwrap();
+    fs::write(src.join("a-small.txt"), bytes(15, 1000)).unwrap();
+    fs::write(src.join("b-big.bin"), bytes(16, 3_000_000)).unwrap();
+    let g = group(8);
+    let script = format!(
+        "mount -t tmpfs -o size=1m tmpfs '{}' && exec '{BIN}' recv --group {g} --iface 127.0.0.2 \
+         --out '{}' --quiet --start-timeout 60s",
+        out.display(),
+        out.display()
+    );
+    let r = Command::new("unshare")
+        .args(["--mount", "sh", "-c", &script])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let tx = send(
+        &g,
+        &src,
+        &[
+            "--wait-receivers",
+            "1",
+            "--wait",
+            "20s",
+            "--finish-timeout",
+            "5s",
+        ],
+    );
+    let r = wait(r, Duration::from_secs(60));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(3), "{err}");
+    assert!(err.contains("incomplete: payload/b-big.bin"), "{err}");
+    assert!(
+        !err.contains("a-small.txt"),
+        "the small file is complete: {err}"
+    );
+    let tx = wait(tx, Duration::from_secs(60));
+    assert_eq!(
+        tx.status.code(),
+        Some(2),
+        "the source reports the failed receiver"
+    );
+}

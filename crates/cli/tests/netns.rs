@@ -1,0 +1,405 @@
+//! `convoy send` / `convoy recv` across network namespaces the tests create and remove (common/lab.rs): a
+//! source and three receivers on a Linux bridge. Needs root; without it every test prints SKIPPED and passes.
+//!
+//! The quick fault tests run with `cargo test`. The long ones (100 MB through a 20 Mbit/s bottleneck, TCP
+//! competition for 30 s) are `#[ignore]`d and run by `scripts/test.sh` with `--ignored` (in release mode).
+
+mod common;
+
+use common::lab::Lab;
+use common::{bytes, wait, Scratch, BIN};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+const PORT: u16 = 7500;
+const GROUP: &str = "239.192.77.1:7500";
+
+/// Kills the process when dropped (so no process outlives its namespace).
+struct Guard(Option<Child>);
+
+impl Guard {
+    fn take(&mut self) -> Child {
+        self.0.take().expect("child")
+    }
+    fn kill(&mut self) {
+        if let Some(c) = self.0.as_mut() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn recv(lab: &Lab, host: usize, out: &Path, extra: &[&str]) -> Guard {
+    let child = lab
+        .command(host, BIN)
+        .args([
+            "recv",
+            "--group",
+            GROUP,
+            "--iface",
+            &lab.addr(host),
+            "--quiet",
+        ])
+        .arg("--out")
+        .arg(out)
+        .args(["--start-timeout", "60s"])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    Guard(Some(child))
+}
+
+/// Sends; `CONVOY_NETNS_SEND_ARGS` (space-separated) adds options, for experiments.
+fn send(lab: &Lab, what: &Path, stats: &Path, extra: &[&str]) -> Guard {
+    let knobs = std::env::var("CONVOY_NETNS_SEND_ARGS").unwrap_or_default();
+    let child = lab
+        .command(0, BIN)
+        .args(["send", "--group", GROUP, "--iface", &lab.addr(0), "--quiet"])
+        .arg(what)
+        .arg("--stats-json")
+        .arg(stats)
+        .args(extra)
+        .args(knobs.split_whitespace())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    Guard(Some(child))
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn file(dir: &Scratch, name: &str, len: usize) -> PathBuf {
+    let p = dir.0.join(name);
+    fs::write(&p, bytes(len as u64, len)).unwrap();
+    p
+}
+
+fn same(a: &Path, b: &Path) -> bool {
+    fs::read(a).ok() == fs::read(b).ok()
+}
+
+/// Transfer `len` bytes to three receivers, the `lossy` one dropping `percent` % of its packets.
+fn transfer_with_loss(tag: &str, percent: u32) {
+    let Some(lab) = Lab::new(tag, 3) else { return };
+    lab.random_loss(1, PORT, percent).unwrap();
+    let dir = Scratch::new(&format!("netns-{tag}"));
+    let src = file(&dir, "data.bin", 20_000_000);
+    let outs: Vec<PathBuf> = (1..=3).map(|i| dir.0.join(format!("out{i}"))).collect();
+    let mut rx: Vec<Guard> = (1..=3).map(|i| recv(&lab, i, &outs[i - 1], &[])).collect();
+    let stats = dir.0.join("send.json");
+    let mut tx = send(
+        &lab,
+        &src,
+        &stats,
+        &["--wait-receivers", "3", "--wait", "30s"],
+    );
+    let tx = wait(tx.take(), Duration::from_secs(240));
+    assert!(
+        tx.status.success(),
+        "send: {}",
+        String::from_utf8_lossy(&tx.stderr)
+    );
+    for (i, r) in rx.iter_mut().enumerate() {
+        let r = wait(r.take(), Duration::from_secs(60));
+        assert!(
+            r.status.success(),
+            "recv {}: {}",
+            i + 1,
+            String::from_utf8_lossy(&r.stderr)
+        );
+        assert!(
+            same(&src, &outs[i].join("data.bin")),
+            "receiver {} differs",
+            i + 1
+        );
+    }
+    let s = json(&stats);
+    eprintln!(
+        "{percent}% loss: {:.1} Mbit/s, {} repairs, {} NAKs, {} timeouts, {} acker changes",
+        s["goodput_bps"].as_f64().unwrap() / 1e6,
+        s["packets"]["rdata"],
+        s["naks"],
+        s["timeouts"],
+        s["acker_changes"]
+    );
+    assert!(
+        s["packets"]["rdata"].as_u64().unwrap() > 0,
+        "losses were repaired: {s}"
+    );
+}
+
+#[test]
+fn random_loss_1_percent_is_repaired() {
+    transfer_with_loss("l1", 1);
+}
+
+#[test]
+fn random_loss_5_percent_is_repaired() {
+    transfer_with_loss("l5", 5);
+}
+
+#[test]
+fn killed_acker_is_replaced_and_the_others_finish() {
+    let Some(lab) = Lab::new("ak", 3) else { return };
+    // Receiver 1 sits behind the bottleneck, so it is the slowest and becomes the acker.
+    lab.shape(1, "20mbit", 65_536).unwrap();
+    let dir = Scratch::new("netns-acker");
+    let src = file(&dir, "data.bin", 20_000_000);
+    let outs: Vec<PathBuf> = (1..=3).map(|i| dir.0.join(format!("out{i}"))).collect();
+    let mut rx: Vec<Guard> = (1..=3).map(|i| recv(&lab, i, &outs[i - 1], &[])).collect();
+    let stats = dir.0.join("send.json");
+    let mut tx = send(
+        &lab,
+        &src,
+        &stats,
+        &[
+            "--wait-receivers",
+            "3",
+            "--wait",
+            "30s",
+            "--finish-timeout",
+            "5s",
+        ],
+    );
+    std::thread::sleep(Duration::from_secs(3));
+    rx[0].kill();
+    let tx = wait(tx.take(), Duration::from_secs(240));
+    let err = String::from_utf8_lossy(&tx.stderr);
+    assert_eq!(
+        tx.status.code(),
+        Some(2),
+        "the killed receiver did not finish: {err}"
+    );
+    assert!(
+        err.contains(&format!("receiver {} did not finish", lab.addr(1))),
+        "{err}"
+    );
+    for i in 1..3 {
+        let r = wait(rx[i].take(), Duration::from_secs(60));
+        assert!(
+            r.status.success(),
+            "recv {}: {}",
+            i + 1,
+            String::from_utf8_lossy(&r.stderr)
+        );
+        assert!(
+            same(&src, &outs[i].join("data.bin")),
+            "receiver {} differs",
+            i + 1
+        );
+    }
+    let s = json(&stats);
+    assert!(
+        s["acker_changes"].as_u64().unwrap() >= 2,
+        "a new acker was elected: {s}"
+    );
+}
+
+#[test]
+#[ignore = "long (about a minute): run by scripts/test.sh"]
+fn bottleneck_20mbit_100mb_byte_exact_near_capacity() {
+    let Some(lab) = Lab::new("bn", 3) else { return };
+    lab.shape(1, "20mbit", 65_536).unwrap();
+    let dir = Scratch::new("netns-100mb");
+    let src = file(&dir, "data.bin", 100_000_000);
+    let outs: Vec<PathBuf> = (1..=3).map(|i| dir.0.join(format!("out{i}"))).collect();
+    let mut rx: Vec<Guard> = (1..=3).map(|i| recv(&lab, i, &outs[i - 1], &[])).collect();
+    let stats = dir.0.join("send.json");
+    let mut tx = send(
+        &lab,
+        &src,
+        &stats,
+        &["--wait-receivers", "3", "--wait", "30s"],
+    );
+    let tx = wait(tx.take(), Duration::from_secs(600));
+    assert!(
+        tx.status.success(),
+        "send: {}",
+        String::from_utf8_lossy(&tx.stderr)
+    );
+    for (i, r) in rx.iter_mut().enumerate() {
+        let r = wait(r.take(), Duration::from_secs(60));
+        assert!(
+            r.status.success(),
+            "recv {}: {}",
+            i + 1,
+            String::from_utf8_lossy(&r.stderr)
+        );
+        assert!(
+            same(&src, &outs[i].join("data.bin")),
+            "receiver {} differs",
+            i + 1
+        );
+    }
+    let s = json(&stats);
+    let goodput = s["goodput_bps"].as_f64().unwrap();
+    let wire = s["wire_bytes"].as_f64().unwrap();
+    // UDP payload bytes sent, plus 28 bytes of IPv4 and UDP header per datagram.
+    let datagrams = s["io"]["datagrams_sent"].as_f64().unwrap();
+    let on_wire = wire + 28.0 * datagrams;
+    let overhead = on_wire / 100_000_000.0;
+    eprintln!(
+        "100 MB through 20 Mbit/s: goodput {:.2} Mbit/s, wire/data {overhead:.3}, repairs {}, acker changes {}",
+        goodput / 1e6,
+        s["packets"]["rdata"],
+        s["acker_changes"]
+    );
+    assert!(goodput >= 0.75 * 20e6, "goodput {goodput}");
+    assert!(overhead <= 1.15, "wire/data {overhead}");
+}
+
+#[test]
+#[ignore = "long (about 40 s): run by scripts/test.sh"]
+fn shares_a_20mbit_bottleneck_with_tcp() {
+    let Some(lab) = Lab::new("tcp", 3) else {
+        return;
+    };
+    if std::process::Command::new("iperf3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED: iperf3 is not installed (apt-get install iperf3)");
+        return;
+    }
+    lab.shape(1, "20mbit", 65_536).unwrap();
+    let dir = Scratch::new("netns-tcp");
+    let src = file(&dir, "data.bin", 150_000_000);
+    let outs: Vec<PathBuf> = (1..=3).map(|i| dir.0.join(format!("out{i}"))).collect();
+    let _rx: Vec<Guard> = (1..=3).map(|i| recv(&lab, i, &outs[i - 1], &[])).collect();
+    let mut server = Guard(Some(
+        lab.command(1, "iperf3")
+            .args(["-s", "-1", "-B", &lab.addr(1)])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    ));
+    let stats = dir.0.join("send.json");
+    let _tx = send(
+        &lab,
+        &src,
+        &stats,
+        &["--wait-receivers", "3", "--wait", "30s"],
+    );
+    // Let pgmcc settle, then run TCP for 30 s and measure what receiver 1 wrote meanwhile. The TCP flow uses
+    // Reno: pgmcc aims at the throughput of TCP Reno (paper §3.5, the TCP equation); against Linux's default
+    // CUBIC (multiplicative decrease 0.7 instead of 0.5) the ratio measured 0.57–1.03 over four runs, against
+    // Reno 0.88–1.09 over three.
+    std::thread::sleep(Duration::from_secs(5));
+    let partial = outs[0].join("data.bin.partial");
+    let size = |p: &Path| fs::metadata(p).map_or(0, |m| m.len());
+    let before = (size(&partial), Instant::now());
+    let client = lab
+        .command(0, "iperf3")
+        .args([
+            "-c",
+            &lab.addr(1),
+            "-B",
+            &lab.addr(0),
+            "-t",
+            "30",
+            "-J",
+            "-C",
+            "reno",
+        ])
+        .output()
+        .unwrap();
+    let after = (size(&partial), Instant::now());
+    server.kill();
+    let report: serde_json::Value = serde_json::from_slice(&client.stdout).unwrap();
+    let tcp = report["end"]["sum_received"]["bits_per_second"]
+        .as_f64()
+        .unwrap();
+    let convoy = (after.0 - before.0) as f64 * 8.0 / (after.1 - before.1).as_secs_f64();
+    let ratio = convoy / tcp;
+    eprintln!(
+        "20 Mbit/s shared for 30 s: convoy {:.2} Mbit/s, TCP {:.2} Mbit/s, ratio {ratio:.2}",
+        convoy / 1e6,
+        tcp / 1e6
+    );
+    assert!((0.5..=2.0).contains(&ratio), "convoy/TCP = {ratio}");
+}
+
+#[test]
+fn ipv6_transfer_on_the_bridge() {
+    let Some(lab) = Lab::new("v6", 2) else { return };
+    let dir = Scratch::new("netns-v6");
+    let src = file(&dir, "data.bin", 3_000_000);
+    let group = "[ff15::77]:7500";
+    let outs: Vec<PathBuf> = (1..=2).map(|i| dir.0.join(format!("out{i}"))).collect();
+    let mut rx: Vec<Guard> = (1..=2)
+        .map(|i| {
+            Guard(Some(
+                lab.command(i, BIN)
+                    .args([
+                        "recv",
+                        "--group",
+                        group,
+                        "--iface",
+                        &lab.addr6(i),
+                        "--quiet",
+                    ])
+                    .arg("--out")
+                    .arg(&outs[i - 1])
+                    .args(["--start-timeout", "60s"])
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap(),
+            ))
+        })
+        .collect();
+    let stats = dir.0.join("send.json");
+    let mut tx = Guard(Some(
+        lab.command(0, BIN)
+            .args([
+                "send",
+                "--group",
+                group,
+                "--iface",
+                &lab.addr6(0),
+                "--quiet",
+            ])
+            .arg(&src)
+            .arg("--stats-json")
+            .arg(&stats)
+            .args(["--wait-receivers", "2", "--wait", "30s"])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    ));
+    let tx = wait(tx.take(), Duration::from_secs(120));
+    assert!(
+        tx.status.success(),
+        "send: {}",
+        String::from_utf8_lossy(&tx.stderr)
+    );
+    for (i, r) in rx.iter_mut().enumerate() {
+        let r = wait(r.take(), Duration::from_secs(60));
+        assert!(
+            r.status.success(),
+            "recv {}: {}",
+            i + 1,
+            String::from_utf8_lossy(&r.stderr)
+        );
+        assert!(
+            same(&src, &outs[i].join("data.bin")),
+            "receiver {} differs",
+            i + 1
+        );
+    }
+    let s = json(&stats);
+    assert!(s["acks"].as_u64().unwrap() > 0, "pgmcc ran over IPv6: {s}");
+}

@@ -1,0 +1,176 @@
+//! [`NetReceiver`]: a PGM receiver on a UDP multicast group.
+
+use crate::detect::CcFollower;
+use crate::driver::{Clock, Driver, IoStats};
+use crate::sender::random_u64;
+use crate::socket::{self, GroupOptions, ResolvedInterface};
+use convoy_proto::{Instant, Receiver, ReceiverConfig, ReceiverEvent};
+use convoy_wire::ReceiverStatus;
+use std::collections::VecDeque;
+use std::io;
+use std::time::Duration;
+
+/// Largest datagram a receiver reads whole (jumbo frames); longer ones arrive truncated and count as malformed.
+pub const MAX_DATAGRAM: usize = 9216;
+
+/// A PGM receiver joined to a multicast group, driven by a single-threaded loop inside its methods.
+///
+/// ```no_run
+/// use convoy_net::{GroupOptions, NetReceiver};
+/// use convoy_proto::ReceiverEvent;
+/// use std::time::Duration;
+/// let opts = GroupOptions::new("239.192.0.1:7500".parse().unwrap());
+/// let mut rx = NetReceiver::open(&opts, |_config| {})?;
+/// while let Some(event) = rx.recv(Duration::from_secs(5))? {
+///     match event {
+///         ReceiverEvent::Data(apdu) => println!("{} bytes", apdu.len()),
+///         ReceiverEvent::Finished => break,
+///         _ => {}
+///     }
+/// }
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub struct NetReceiver {
+    driver: Driver,
+    receiver: CcFollower,
+    sockets_interface: ResolvedInterface,
+    events: VecDeque<ReceiverEvent>,
+    /// When the session's source was last heard (any packet of the session).
+    last_heard: Option<Instant>,
+    heard_count: u64,
+}
+
+impl std::fmt::Debug for NetReceiver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NetReceiver")
+            .field("receiver", &self.receiver.receiver)
+            .field("interface", &self.sockets_interface)
+            .finish()
+    }
+}
+
+impl NetReceiver {
+    /// Join `group` and receive. The configuration starts from [`ReceiverConfig::new`] with this host's address
+    /// on the interface as identity; `configure` may change anything (controller — it must match the source's,
+    /// or use [`NetReceiver::open_following_cc`] —, late-join policy, receive window).
+    pub fn open(
+        group: &GroupOptions,
+        configure: impl FnOnce(&mut ReceiverConfig),
+    ) -> io::Result<Self> {
+        Self::open_with(group, configure, false)
+    }
+
+    /// Like [`NetReceiver::open`], but the congestion control follows the source's: pgmcc if its data carries
+    /// OPT_PGMCC_DATA, fixed-rate otherwise (module `detect`). The configured controller is used when it
+    /// matches.
+    pub fn open_following_cc(
+        group: &GroupOptions,
+        configure: impl FnOnce(&mut ReceiverConfig),
+    ) -> io::Result<Self> {
+        Self::open_with(group, configure, true)
+    }
+
+    fn open_with(
+        group: &GroupOptions,
+        configure: impl FnOnce(&mut ReceiverConfig),
+        follow_cc: bool,
+    ) -> io::Result<Self> {
+        let socks = socket::open_receiver(group)?;
+        let mut config = ReceiverConfig::new(socks.interface.local, group.group.ip());
+        configure(&mut config);
+        let interface = socks.interface.clone();
+        let driver = Driver::new(
+            socks.data,
+            Some(socks.feedback),
+            group.group,
+            interface.index,
+            MAX_DATAGRAM,
+        )?;
+        let receiver = CcFollower::new(config, random_u64(), follow_cc);
+        Ok(NetReceiver {
+            driver,
+            receiver,
+            sockets_interface: interface,
+            events: VecDeque::new(),
+            last_heard: None,
+            heard_count: 0,
+        })
+    }
+
+    /// The protocol engine (statistics, session, controller state).
+    pub fn receiver(&self) -> &Receiver {
+        &self.receiver.receiver
+    }
+
+    /// The name of the congestion controller in use (`pgmcc`, `fixed`; it may change once when following the
+    /// source's).
+    pub fn cc_name(&self) -> &'static str {
+        self.receiver.cc_name()
+    }
+
+    /// The interface and local address (this receiver's identity).
+    pub fn interface(&self) -> &ResolvedInterface {
+        &self.sockets_interface
+    }
+
+    /// Socket-layer counters.
+    pub fn io_stats(&self) -> &IoStats {
+        self.driver.stats()
+    }
+
+    /// The clock of the loop.
+    pub fn clock(&self) -> &Clock {
+        self.driver.clock()
+    }
+
+    /// How long since the session's source was last heard (`None` before it was ever heard).
+    pub fn silence(&self) -> Option<Duration> {
+        self.last_heard
+            .map(|t| self.driver.now().saturating_duration_since(t))
+    }
+
+    /// Send an application status report to the source (see [`Receiver::send_status`]); it leaves as soon as
+    /// the source is known.
+    pub fn send_status(&mut self, status: ReceiverStatus) -> io::Result<()> {
+        self.receiver.send_status(status);
+        let now = self.driver.now();
+        self.driver.flush(&mut self.receiver, now);
+        Ok(())
+    }
+
+    fn turn(&mut self, until: Instant) -> io::Result<()> {
+        self.driver.turn(&mut self.receiver, until)?;
+        let s = self.receiver.receiver.stats();
+        let heard = s.odata + s.rdata + s.spms + s.ncfs;
+        if heard != self.heard_count {
+            self.heard_count = heard;
+            self.last_heard = Some(self.driver.now());
+        }
+        while let Some(e) = self.receiver.receiver.poll_event() {
+            self.events.push_back(e);
+        }
+        Ok(())
+    }
+
+    /// The next event, running the loop for at most `timeout` to get one; `None` if none came.
+    pub fn recv(&mut self, timeout: Duration) -> io::Result<Option<ReceiverEvent>> {
+        let until = self.driver.now() + timeout;
+        loop {
+            if let Some(e) = self.events.pop_front() {
+                return Ok(Some(e));
+            }
+            if self.driver.now() >= until {
+                return Ok(None);
+            }
+            self.turn(until)?;
+        }
+    }
+
+    /// Leave the session: an acker says goodbye (draft §2.3.2), then the sockets close (leaving the group).
+    pub fn close(mut self) -> io::Result<()> {
+        let now = self.driver.now();
+        self.receiver.receiver.close(now);
+        self.driver.flush(&mut self.receiver, now);
+        Ok(())
+    }
+}

@@ -1,0 +1,137 @@
+//! Convoy's file transfer over PGM APDUs: what `convoy send` and `convoy recv` speak.
+//!
+//! # Protocol
+//!
+//! 1. Receivers announce themselves: as soon as they hear the source's SPMs they send a status report
+//!    ([`status::JOINED`]) upstream, unicast, every [`ANNOUNCE_INTERVAL`] until the manifest arrives. A status
+//!    report is an SPMR carrying 0x33 OPT_CONVOY_RECEIVER_STATUS (token, state, detail), defined in convoy-wire.
+//! 2. The source (optionally after waiting for N receivers or a time) sends the [`message::Manifest`] — names,
+//!    sizes, modes and a BLAKE3 hash per file — then the data, as messages of one PGM packet each
+//!    ([`message`]). Receivers join late from the trail ([`convoy_proto::LateJoin::FromTrail`]), so a late
+//!    receiver asks for the manifest too.
+//! 3. Receivers write each file to `NAME.partial`, hash it while writing, and rename it to `NAME` only when the
+//!    hash matches; then set its permission bits.
+//! 4. A receiver that has every file reports [`status::COMPLETE`] (detail: number of files); one that cannot
+//!    finish reports [`status::FAILED`] (detail: number of incomplete files), keeps `.partial` files, and
+//!    exits non-zero naming them. Reports repeat every [`REPORT_INTERVAL`] until the source's FIN is heard.
+//! 5. The source finishes when every receiver it heard from reported (and at least the number it waited for),
+//!    or when nothing progressed for the finish timeout; it then closes (FIN, linger) and prints who finished.
+//!
+//! # Nothing lost
+//!
+//! For files the source sets a repair floor at the manifest (`convoy_proto::Sender::set_repair_floor`) and
+//! answers repair requests for packets the transmit window dropped by rebuilding them from the file
+//! ([`source::FileRepairs`]), so a receiver that stays in the session gets every byte. A file that changes
+//! while it is being sent is detected (size, modification time, and the hash of what was sent) and fails the
+//! send. Standard input (`-`) is sent as a stream: repairable only while the transmit window holds it.
+
+pub mod message;
+pub mod sink;
+pub mod source;
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+/// Receiver status codes (the `state` of OPT_CONVOY_RECEIVER_STATUS) used by the file transfer.
+pub mod status {
+    /// The receiver is in the session, waiting for or receiving the transfer.
+    pub const JOINED: u32 = 1;
+    /// Every file arrived and matched its hash; detail = number of files.
+    pub const COMPLETE: u32 = 2;
+    /// The receiver cannot finish; detail = number of incomplete files.
+    pub const FAILED: u32 = 3;
+}
+
+/// How often a receiver repeats its announcement before the manifest.
+pub const ANNOUNCE_INTERVAL: Duration = Duration::from_millis(500);
+/// How often a receiver repeats its final report until the source's FIN.
+pub const REPORT_INTERVAL: Duration = Duration::from_millis(250);
+/// Most receivers the source keeps state for; reports from more are ignored (with one log line).
+pub const MAX_RECEIVERS: usize = 10_000;
+
+/// Exit codes of `convoy send` and `convoy recv`.
+pub mod exit {
+    /// Everything arrived (recv) / every receiver finished (send).
+    pub const OK: u8 = 0;
+    /// Bad arguments or setup failure (socket, interface, input not readable).
+    pub const USAGE: u8 = 1;
+    /// Incomplete: the source went away or timed out, data was lost (recv); some receivers did not finish or
+    /// fewer than `--wait-receivers` showed up (send).
+    pub const INCOMPLETE: u8 = 2;
+    /// Local write failure at a receiver (disk full, permission denied, hash mismatch).
+    pub const LOCAL_IO: u8 = 3;
+    /// An input file changed while it was being sent.
+    pub const INPUT_CHANGED: u8 = 4;
+}
+
+/// What one receiver told the source, last.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ReceiverOutcome {
+    /// Its address.
+    pub addr: IpAddr,
+    /// "joined", "complete" or "failed".
+    pub state: &'static str,
+    /// The detail of its last report.
+    pub detail: u32,
+}
+
+/// Live progress for bars and logs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Progress {
+    /// Bytes of file data handled so far (sent, or written at a receiver).
+    pub bytes: u64,
+    /// Total, when known.
+    pub total: Option<u64>,
+    /// Repairs sent (source) or received (receiver).
+    pub repairs: u64,
+    /// Current acker (source with pgmcc) or whether this receiver is the acker.
+    pub acker: Option<String>,
+    /// Receivers finished / heard from (source).
+    pub receivers: Option<(usize, usize)>,
+}
+
+/// Callbacks for progress display.
+pub trait Observer {
+    /// Progress, about ten times a second.
+    fn progress(&mut self, _p: &Progress) {}
+    /// A line for the user.
+    fn message(&mut self, _line: &str) {}
+}
+
+/// An observer that shows nothing.
+#[derive(Debug, Default)]
+pub struct Silent;
+
+impl Observer for Silent {}
+
+/// Why a transfer failed outright.
+#[derive(Debug)]
+pub struct TransferError {
+    /// Exit code to use ([`exit`]).
+    pub code: u8,
+    /// What happened.
+    pub message: String,
+}
+
+impl std::fmt::Display for TransferError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.message)
+    }
+}
+
+impl std::error::Error for TransferError {}
+
+impl TransferError {
+    pub(crate) fn new(code: u8, message: impl Into<String>) -> Self {
+        TransferError {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<std::io::Error> for TransferError {
+    fn from(e: std::io::Error) -> Self {
+        TransferError::new(exit::USAGE, e.to_string())
+    }
+}

@@ -1,0 +1,238 @@
+//! Hostile input for the endpoints: run a [`Sender`] or a [`Receiver`] on a script of arbitrary datagrams, time
+//! steps and application calls, checking that nothing panics and that whatever the endpoint emits is a valid
+//! packet. Used by the cargo-fuzz targets `proto_sender` and `proto_receiver` (`fuzz/`) and by a deterministic
+//! no-panic test.
+//!
+//! # Script
+//!
+//! Records, each starting with an opcode byte:
+//! * `op % 4 == 0`: a datagram whose PGM checksum is fixed up (so the parser looks past it): `from` selector
+//!   byte, length (u16, big-endian, at most 4096), then that many bytes;
+//! * `op % 4 == 1`: the same without fixing the checksum;
+//! * `op % 4 == 2`: time advances by the next byte in milliseconds; then `handle_timeout`;
+//! * `op % 4 == 3`: an application call chosen by the next byte (write an APDU of that many bytes, close,
+//!   status report, supply a repair).
+//!
+//! After every record the outputs are drained in the documented order and every transmitted packet must parse.
+
+use crate::cc::CcConfig;
+use crate::receiver::{LateJoin, Receiver, ReceiverConfig};
+use crate::sender::{Sender, SenderConfig, SenderEvent};
+use crate::time::Instant;
+use convoy_wire::{checksum, PacketRepr, ReceiverStatus};
+use std::net::{IpAddr, Ipv4Addr};
+use std::time::Duration;
+
+fn addr(selector: u8) -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(10, 0, selector % 4, 1 + selector / 64))
+}
+
+/// One decoded record.
+enum Step<'a> {
+    Datagram { from: IpAddr, bytes: Vec<u8> },
+    Advance(Duration),
+    App(u8, &'a [u8]),
+}
+
+fn steps(data: &[u8]) -> impl Iterator<Item = Step<'_>> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let op = *data.get(at)?;
+        at += 1;
+        match op % 4 {
+            0 | 1 => {
+                let from = addr(*data.get(at)?);
+                let len = usize::from(u16::from_be_bytes([*data.get(at + 1)?, *data.get(at + 2)?]))
+                    .min(4096);
+                at += 3;
+                let end = (at + len).min(data.len());
+                let mut bytes = data[at..end].to_vec();
+                at = end;
+                if op % 4 == 0 && bytes.len() >= 16 {
+                    checksum::fill(&mut bytes);
+                }
+                Some(Step::Datagram { from, bytes })
+            }
+            2 => {
+                let ms = *data.get(at)?;
+                at += 1;
+                Some(Step::Advance(Duration::from_millis(u64::from(ms))))
+            }
+            _ => {
+                let arg = *data.get(at)?;
+                at += 1;
+                Some(Step::App(arg, &data[at..]))
+            }
+        }
+    })
+}
+
+fn check_emitted(bytes: &[u8]) {
+    if let Err(e) = PacketRepr::parse(bytes) {
+        panic!("an endpoint emitted a packet it cannot parse: {e}");
+    }
+}
+
+fn drain_sender(s: &mut Sender, now: Instant, buf: &mut [u8]) {
+    let mut n = 0;
+    while let Some(t) = s.poll_transmit(now, buf) {
+        check_emitted(&buf[..t.len]);
+        n += 1;
+        if n > 100_000 {
+            panic!("poll_transmit does not run dry");
+        }
+    }
+    let _ = s.poll_timeout();
+    while let Some(e) = s.poll_event() {
+        if let SenderEvent::RepairRequested { sqn } = e {
+            // Answer with an APDU of matching shape (one packet at `sqn`).
+            s.supply_repair(sqn, sqn, &sqn.to_be_bytes());
+        }
+    }
+}
+
+/// Run a sender (pgmcc or fixed, small window, repair floor set) on `data`.
+pub fn run_sender(data: &[u8]) {
+    let mut config = SenderConfig::new(addr(0), IpAddr::V4(Ipv4Addr::new(239, 1, 1, 1)));
+    config.txw_max_packets = 64;
+    config.max_tsdu = 200;
+    config.repair_rate_max = Some(1_000_000);
+    if data.first().is_some_and(|b| b & 1 == 1) {
+        config.cc = CcConfig::Fixed(Default::default());
+    }
+    let mut now = Instant::ZERO;
+    let mut s = Sender::new(config, now);
+    let floor = s.next_write_sqn();
+    s.set_repair_floor(Some(floor));
+    let mut buf = vec![0u8; 2048];
+    for step in steps(data) {
+        match step {
+            Step::Datagram { from, bytes } => s.handle_datagram(now, from, &bytes),
+            Step::Advance(d) => {
+                now += d;
+                s.handle_timeout(now);
+            }
+            Step::App(arg, rest) => match arg % 3 {
+                0 | 1 => {
+                    let len = usize::from(arg) * 4;
+                    let _ = s.write(&rest[..len.min(rest.len())]);
+                }
+                _ => s.close(now),
+            },
+        }
+        drain_sender(&mut s, now, &mut buf);
+    }
+}
+
+/// Run a receiver (late join from the trail) on `data`.
+pub fn run_receiver(data: &[u8]) {
+    let mut config = ReceiverConfig::new(addr(1), IpAddr::V4(Ipv4Addr::new(239, 1, 1, 1)));
+    config.late_join = LateJoin::FromTrail;
+    config.rxw.max_packets = 4096;
+    config.rxw.max_apdu_len = 1 << 16;
+    if data.first().is_some_and(|b| b & 1 == 1) {
+        config.cc = CcConfig::Fixed(Default::default());
+    }
+    let mut r = Receiver::new(config, 7);
+    let mut now = Instant::ZERO;
+    let mut buf = vec![0u8; 2048];
+    for step in steps(data) {
+        match step {
+            Step::Datagram { from, bytes } => r.handle_datagram(now, from, &bytes),
+            Step::Advance(d) => {
+                now += d;
+                r.handle_timeout(now);
+            }
+            Step::App(arg, _) => match arg % 2 {
+                0 => r.send_status(ReceiverStatus {
+                    token: u32::from(arg),
+                    state: 1,
+                    detail: 0,
+                }),
+                _ => r.close(now),
+            },
+        }
+        let mut n = 0;
+        while let Some(t) = r.poll_transmit(now, &mut buf) {
+            check_emitted(&buf[..t.len]);
+            n += 1;
+            assert!(n <= 100_000, "poll_transmit does not run dry");
+        }
+        let _ = r.poll_timeout();
+        while r.poll_event().is_some() {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sender::SenderConfig;
+    use convoy_wire::{BodyRepr, OptionsRepr};
+    use rand_chacha::ChaCha8Rng;
+    use rand_core::{RngCore, SeedableRng};
+
+    /// Valid packets of a session (SPM, ODATA, NAK, ACK-like), to be mutated.
+    fn valid_packets() -> Vec<Vec<u8>> {
+        let group = IpAddr::V4(Ipv4Addr::new(239, 1, 1, 1));
+        let mut s = Sender::new(SenderConfig::new(addr(0), group), Instant::ZERO);
+        for i in 0..5u8 {
+            s.write(&[i; 300]).unwrap();
+        }
+        let mut buf = vec![0u8; 2048];
+        let mut out = Vec::new();
+        while let Some(t) = s.poll_transmit(Instant::ZERO, &mut buf) {
+            out.push(buf[..t.len].to_vec());
+        }
+        let tsi = s.tsi();
+        let nak = PacketRepr {
+            source_port: 7500,
+            dest_port: tsi.source_port,
+            gsi: tsi.gsi,
+            body: BodyRepr::Nak {
+                sqn: 1,
+                source_nla: addr(0),
+                group_nla: group,
+            },
+            options: OptionsRepr {
+                nak_list: vec![2, 3, 4],
+                ..OptionsRepr::default()
+            },
+            payload: &[],
+        };
+        let mut b = vec![0u8; nak.buffer_len()];
+        nak.emit(&mut b).unwrap();
+        out.push(b);
+        out
+    }
+
+    #[test]
+    fn ten_thousand_hostile_scripts_do_not_panic() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let valid = valid_packets();
+        for i in 0..10_000 {
+            let mut script = Vec::new();
+            for _ in 0..(rng.next_u32() % 40) {
+                match rng.next_u32() % 5 {
+                    0 => script.extend([2, (rng.next_u32() % 200) as u8]),
+                    1 => script.extend([3, rng.next_u32() as u8]),
+                    _ => {
+                        let mut p = valid[rng.next_u32() as usize % valid.len()].clone();
+                        for _ in 0..(rng.next_u32() % 4) {
+                            let k = rng.next_u32() as usize % p.len();
+                            p[k] = rng.next_u32() as u8;
+                        }
+                        let op = if rng.next_u32() % 8 == 0 { 1 } else { 0 };
+                        script.extend([op, rng.next_u32() as u8]);
+                        script.extend((p.len() as u16).to_be_bytes());
+                        script.extend(p);
+                    }
+                }
+            }
+            if i % 2 == 0 {
+                run_sender(&script);
+            } else {
+                run_receiver(&script);
+            }
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! Application-backed repairs (`Sender::set_repair_floor` / `SenderEvent::RepairRequested` /
+//! `Sender::supply_repair`) and receiver status reports (`Receiver::send_status` /
+//! `SenderEvent::ReceiverStatus`), driven packet by packet.
+
+use convoy_proto::cc::CcConfig;
+use convoy_proto::{
+    Instant, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig, SenderEvent,
+};
+use convoy_wire::{BodyRepr, OptionsRepr, PacketRepr, PacketType, ReceiverStatus};
+use std::net::{IpAddr, Ipv4Addr};
+use std::time::Duration;
+
+fn src() -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1))
+}
+fn group() -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(239, 1, 1, 1))
+}
+fn rcv() -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(10, 0, 1, 1))
+}
+
+/// APDU `i`: 3000 bytes (three packets of at most 1400), content derived from `i`.
+fn apdu(i: u32) -> Vec<u8> {
+    (0..3000u32)
+        .map(|k| (k.wrapping_mul(31) ^ i.wrapping_mul(7)) as u8)
+        .collect()
+}
+
+fn fixed_sender(txw_max_packets: usize) -> Sender {
+    let mut config = SenderConfig::new(src(), group());
+    config.cc = CcConfig::Fixed(Default::default());
+    config.txw_max_packets = txw_max_packets;
+    Sender::new(config, Instant::ZERO)
+}
+
+fn seq_ge(a: u32, b: u32) -> bool {
+    convoy_proto::seq::ge(a, b)
+}
+
+#[test]
+fn repairs_outside_the_window_come_from_the_application() {
+    // A window of 4 packets, 20 APDUs of 3 packets each; the receiver misses the whole of APDU 2 the first
+    // time round, so its NAKs arrive long after the window dropped those packets.
+    let mut s = fixed_sender(4);
+    let floor = s.next_write_sqn();
+    s.set_repair_floor(Some(floor));
+    let mut first_sqns = Vec::new();
+    for i in 0..20u32 {
+        first_sqns.push(s.next_write_sqn());
+        s.write(&apdu(i)).unwrap();
+    }
+    assert_eq!(
+        first_sqns[1],
+        floor + 3,
+        "a 3000-byte APDU takes 3 sequence numbers"
+    );
+    let mut config = ReceiverConfig::new(rcv(), group());
+    config.cc = CcConfig::Fixed(Default::default());
+    let mut r = Receiver::new(config, 9);
+    let dropped = first_sqns[2]..first_sqns[3];
+    let mut now = Instant::ZERO;
+    let mut buf = vec![0u8; 2000];
+    let mut delivered = Vec::new();
+    let mut requested = Vec::new();
+    let mut max_trail_seen = 0;
+    while now < Instant::from_secs_f64(20.0) && delivered.len() < 20 {
+        while let Some(t) = s.poll_transmit(now, &mut buf) {
+            let p = PacketRepr::parse(&buf[..t.len]).unwrap();
+            match p.body {
+                BodyRepr::Odata { sqn, trail } if dropped.contains(&sqn) => {
+                    max_trail_seen = max_trail_seen.max(trail);
+                    continue;
+                }
+                BodyRepr::Odata { trail, .. }
+                | BodyRepr::Rdata { trail, .. }
+                | BodyRepr::Spm { trail, .. } => max_trail_seen = max_trail_seen.max(trail),
+                _ => {}
+            }
+            r.handle_datagram(now, src(), &buf[..t.len]);
+        }
+        while let Some(t) = r.poll_transmit(now, &mut buf) {
+            // Feedback is held up until the window is well past the dropped APDU.
+            if seq_ge(s.window_edges().1, first_sqns[10]) {
+                s.handle_datagram(now, rcv(), &buf[..t.len]);
+            }
+        }
+        while let Some(e) = s.poll_event() {
+            if let SenderEvent::RepairRequested { sqn } = e {
+                requested.push(sqn);
+                let i = first_sqns.iter().rposition(|&f| f <= sqn).unwrap();
+                assert!(s.supply_repair(sqn, first_sqns[i], &apdu(i as u32)));
+            }
+        }
+        while let Some(e) = r.poll_event() {
+            match e {
+                ReceiverEvent::Data(d) => delivered.push(d),
+                ReceiverEvent::Lost { .. } => panic!("nothing may be lost: {e:?}"),
+                _ => {}
+            }
+        }
+        now += Duration::from_millis(1);
+        s.handle_timeout(now);
+        r.handle_timeout(now);
+    }
+    assert_eq!(delivered, (0..20).map(apdu).collect::<Vec<_>>());
+    requested.sort_unstable();
+    assert_eq!(requested, dropped.collect::<Vec<_>>());
+    assert_eq!(
+        max_trail_seen, floor,
+        "the floor is advertised as TXW_TRAIL"
+    );
+    assert_eq!(s.stats().app_repairs_requested, 3);
+    assert_eq!(s.pending_app_repairs(), 0);
+}
+
+#[test]
+fn naks_below_the_floor_or_without_a_floor_are_outside_the_window() {
+    for floor in [None, Some(5)] {
+        let mut s = fixed_sender(2);
+        s.set_repair_floor(floor);
+        for i in 0..10u32 {
+            s.write(&i.to_be_bytes()).unwrap();
+        }
+        let mut buf = vec![0u8; 2000];
+        let mut now = Instant::ZERO;
+        while s.window_edges().1 != 9 {
+            while s.poll_transmit(now, &mut buf).is_some() {}
+            now += Duration::from_millis(100);
+        }
+        let tsi = s.tsi();
+        let nak = |sqn| {
+            let repr = PacketRepr {
+                source_port: 7500,
+                dest_port: tsi.source_port,
+                gsi: tsi.gsi,
+                body: BodyRepr::Nak {
+                    sqn,
+                    source_nla: src(),
+                    group_nla: group(),
+                },
+                options: OptionsRepr::default(),
+                payload: &[],
+            };
+            let mut b = vec![0u8; repr.buffer_len()];
+            repr.emit(&mut b).unwrap();
+            b
+        };
+        s.handle_datagram(now, rcv(), &nak(3));
+        s.handle_datagram(now, rcv(), &nak(6));
+        let requested: Vec<_> = std::iter::from_fn(|| s.poll_event())
+            .filter_map(|e| match e {
+                SenderEvent::RepairRequested { sqn } => Some(sqn),
+                _ => None,
+            })
+            .collect();
+        match floor {
+            None => {
+                assert!(requested.is_empty());
+                assert_eq!(s.stats().nak_outside_window, 2);
+            }
+            Some(_) => {
+                assert_eq!(requested, vec![6]);
+                assert_eq!(s.stats().nak_outside_window, 1);
+                assert!(
+                    !s.supply_repair(3, 3, &3u32.to_be_bytes()),
+                    "never requested"
+                );
+                assert!(s.supply_repair(6, 6, &6u32.to_be_bytes()));
+                let out =
+                    std::iter::from_fn(|| s.poll_transmit(now, &mut buf).map(|t| t.packet_type))
+                        .collect::<Vec<_>>();
+                assert!(out.contains(&PacketType::Rdata), "{out:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn receiver_status_reports_reach_the_sender_as_events() {
+    let mut s = fixed_sender(100);
+    let mut config = ReceiverConfig::new(rcv(), group());
+    config.cc = CcConfig::Fixed(Default::default());
+    let mut r = Receiver::new(config, 1);
+    let status = ReceiverStatus {
+        token: 77,
+        state: 1,
+        detail: 0,
+    };
+    r.send_status(status);
+    let mut buf = vec![0u8; 2000];
+    let now = Instant::ZERO;
+    assert!(
+        r.poll_transmit(now, &mut buf).is_none(),
+        "source unknown yet"
+    );
+    assert!(r.status_pending());
+    while let Some(t) = s.poll_transmit(now, &mut buf) {
+        r.handle_datagram(now, src(), &buf[..t.len]);
+    }
+    let t = r.poll_transmit(now, &mut buf).expect("the status report");
+    assert_eq!(t.packet_type, PacketType::Spmr);
+    assert_eq!(t.destination, convoy_proto::Destination::Unicast(src()));
+    let spms_before = s.stats().spms;
+    s.handle_datagram(now, rcv(), &buf[..t.len]);
+    let events: Vec<_> = std::iter::from_fn(|| s.poll_event())
+        .filter(|e| *e != SenderEvent::TokensAvailable)
+        .collect();
+    assert_eq!(
+        events.first().cloned(),
+        Some(SenderEvent::ReceiverStatus {
+            from: rcv(),
+            status
+        })
+    );
+    // A status report does not ask for an SPM.
+    let later = now + Duration::from_millis(100);
+    while s.poll_transmit(later, &mut buf).is_some() {}
+    assert_eq!(s.stats().spms, spms_before);
+    assert_eq!(r.stats().statuses_sent, 1);
+}

@@ -1,0 +1,72 @@
+//! Hostile receivers at the session level: a NAK flood cannot push repairs above the configured repair rate.
+
+use convoy_proto::cc::CcConfig;
+use convoy_proto::{Instant, Sender, SenderConfig};
+use convoy_wire::{BodyRepr, OptionsRepr, PacketRepr, PacketType};
+use std::net::{IpAddr, Ipv4Addr};
+use std::time::Duration;
+
+#[test]
+fn a_nak_flood_is_capped_by_the_repair_rate() {
+    let src = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+    let group = IpAddr::V4(Ipv4Addr::new(239, 1, 1, 1));
+    let mut config = SenderConfig::new(src, group);
+    config.cc = CcConfig::Fixed(Default::default());
+    let repair_rate = 100_000; // bytes per second
+    config.repair_rate_max = Some(repair_rate);
+    let mut s = Sender::new(config, Instant::ZERO);
+    let mut now = Instant::ZERO;
+    let mut buf = vec![0u8; 2000];
+    for i in 0..200u32 {
+        s.write(&[i as u8; 1400]).unwrap();
+    }
+    while s.window_edges().1 != 199 {
+        while s.poll_transmit(now, &mut buf).is_some() {}
+        now += Duration::from_millis(10);
+    }
+    let tsi = s.tsi();
+    let attacker = IpAddr::V4(Ipv4Addr::new(10, 9, 9, 9));
+    let start = now;
+    let mut rdata_bytes = 0u64;
+    // Ten seconds of 1000 NAKs per second, each asking for 63 sequence numbers.
+    while now < start + Duration::from_secs(10) {
+        for k in 0..10u32 {
+            let first = (k * 63) % 137;
+            let repr = PacketRepr {
+                source_port: 7500,
+                dest_port: tsi.source_port,
+                gsi: tsi.gsi,
+                body: BodyRepr::Nak {
+                    sqn: first,
+                    source_nla: src,
+                    group_nla: group,
+                },
+                options: OptionsRepr {
+                    nak_list: (first + 1..first + 63).collect(),
+                    ..OptionsRepr::default()
+                },
+                payload: &[],
+            };
+            let mut b = vec![0u8; repr.buffer_len()];
+            repr.emit(&mut b).unwrap();
+            s.handle_datagram(now, attacker, &b);
+        }
+        while let Some(t) = s.poll_transmit(now, &mut buf) {
+            if t.packet_type == PacketType::Rdata {
+                rdata_bytes += t.len as u64;
+            }
+        }
+        now += Duration::from_millis(10);
+        s.handle_timeout(now);
+    }
+    let cap = repair_rate * 10 + repair_rate / 50 + 4 * 1500;
+    assert!(
+        rdata_bytes > repair_rate * 8,
+        "repairs flowed: {rdata_bytes}"
+    );
+    assert!(
+        rdata_bytes <= cap,
+        "repairs {rdata_bytes} B exceed the cap {cap} B"
+    );
+    assert!(s.stats().naks >= 10_000);
+}

@@ -1,0 +1,10 @@
+//! A PGM source (convoy-proto `Sender`, pgmcc or fixed, repair floor set) fed arbitrary datagrams, time steps
+//! and application calls (`convoy_proto::hostile` describes the script); whatever it emits must parse.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    convoy_proto::hostile::run_sender(data);
+});
