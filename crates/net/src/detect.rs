@@ -32,7 +32,11 @@ pub(crate) struct CcFollower {
 fn matching(configured: &CcConfig, pgmcc: bool) -> CcConfig {
     match (configured, pgmcc) {
         (CcConfig::Pgmcc(_), true) | (CcConfig::Fixed(_), false) => configured.clone(),
-        (_, true) => CcConfig::Pgmcc(PgmccConfig::default()),
+        // Real-network receivers read in batches (see `NetReceiver::open`).
+        (_, true) => CcConfig::Pgmcc(PgmccConfig {
+            ack_per_batch: true,
+            ..PgmccConfig::default()
+        }),
         (_, false) => CcConfig::Fixed(FixedConfig::default()),
     }
 }

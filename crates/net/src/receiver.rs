@@ -4,6 +4,7 @@ use crate::detect::CcFollower;
 use crate::driver::{Clock, Driver, IoStats};
 use crate::sender::random_u64;
 use crate::socket::{self, GroupOptions, ResolvedInterface};
+use convoy_proto::cc::CcConfig;
 use convoy_proto::{Instant, Receiver, ReceiverConfig, ReceiverEvent};
 use convoy_wire::ReceiverStatus;
 use std::collections::VecDeque;
@@ -52,7 +53,9 @@ impl std::fmt::Debug for NetReceiver {
 impl NetReceiver {
     /// Join `group` and receive. The configuration starts from [`ReceiverConfig::new`] with this host's address
     /// on the interface as identity; `configure` may change anything (controller — it must match the source's,
-    /// or use [`NetReceiver::open_following_cc`] —, late-join policy, receive window).
+    /// or use [`NetReceiver::open_following_cc`] —, late-join policy, receive window). A pgmcc receiver here always
+    /// acknowledges a batch of packets read in one system call with one ACK
+    /// ([`convoy_proto::cc::pgmcc::PgmccConfig::ack_per_batch`]).
     pub fn open(
         group: &GroupOptions,
         configure: impl FnOnce(&mut ReceiverConfig),
@@ -78,6 +81,9 @@ impl NetReceiver {
         let socks = socket::open_receiver(group)?;
         let mut config = ReceiverConfig::new(socks.interface.local, group.group.ip());
         configure(&mut config);
+        if let CcConfig::Pgmcc(p) = &mut config.cc {
+            p.ack_per_batch = true;
+        }
         let interface = socks.interface.clone();
         let driver = Driver::new(
             socks.data,

@@ -1,4 +1,6 @@
-//! Hostile receivers at the session level: a NAK flood cannot push repairs above the configured repair rate.
+//! Hostile or numerous receivers at the session level: a NAK flood cannot push repairs above the configured
+//! repair rate, and a thousand receivers NAKing the same packet get one NCF and one repair (RFC 3208 §7.4's
+//! NAK elimination, done by the source).
 
 use convoy_proto::cc::CcConfig;
 use convoy_proto::{Instant, Sender, SenderConfig};
@@ -69,4 +71,79 @@ fn a_nak_flood_is_capped_by_the_repair_rate() {
         "repairs {rdata_bytes} B exceed the cap {cap} B"
     );
     assert!(s.stats().naks >= 10_000);
+}
+
+fn nak(s: &Sender, src: IpAddr, group: IpAddr, sqn: u32) -> Vec<u8> {
+    let tsi = s.tsi();
+    let repr = PacketRepr {
+        source_port: 7500,
+        dest_port: tsi.source_port,
+        gsi: tsi.gsi,
+        body: BodyRepr::Nak {
+            sqn,
+            source_nla: src,
+            group_nla: group,
+        },
+        options: OptionsRepr::default(),
+        payload: &[],
+    };
+    let mut b = vec![0u8; repr.buffer_len()];
+    repr.emit(&mut b).unwrap();
+    b
+}
+
+#[test]
+fn rfc3208_7_4_a_thousand_naks_for_one_packet_get_one_ncf_and_one_repair_per_interval() {
+    let src = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+    let group = IpAddr::V4(Ipv4Addr::new(239, 1, 1, 1));
+    let mut config = SenderConfig::new(src, group);
+    config.cc = CcConfig::Fixed(Default::default());
+    let elim = config.nak_elim_ivl;
+    assert!(elim > Duration::ZERO && elim < Duration::from_secs(2));
+    let mut s = Sender::new(config, Instant::ZERO);
+    let mut now = Instant::ZERO;
+    let mut buf = vec![0u8; 2000];
+    for i in 0..20u32 {
+        s.write(&[i as u8; 1000]).unwrap();
+    }
+    while s.window_edges().1 != 19 {
+        while s.poll_transmit(now, &mut buf).is_some() {}
+        now += Duration::from_millis(10);
+    }
+    let count = |s: &mut Sender, now: Instant, buf: &mut [u8]| {
+        let (mut ncf, mut rdata) = (0, 0);
+        while let Some(t) = s.poll_transmit(now, buf) {
+            match t.packet_type {
+                PacketType::Ncf => ncf += 1,
+                PacketType::Rdata => rdata += 1,
+                _ => {}
+            }
+        }
+        (ncf, rdata)
+    };
+    // A thousand receivers lost packet 5; their NAKs arrive over 100 ms, before and after the repair left.
+    let start = now;
+    let (mut ncfs, mut repairs) = (0, 0);
+    for r in 0..1000u32 {
+        let t = start + Duration::from_micros(u64::from(r) * 100);
+        let from = IpAddr::V4(Ipv4Addr::new(10, 1, (r / 250) as u8, (r % 250) as u8 + 1));
+        s.handle_datagram(t, from, &nak(&s, src, group, 5));
+        let (n, d) = count(&mut s, t, &mut buf);
+        ncfs += n;
+        repairs += d;
+    }
+    assert_eq!(
+        (ncfs, repairs),
+        (1, 1),
+        "one NCF and one RDATA for 1000 NAKs"
+    );
+    assert_eq!(s.stats().nak_sqns_eliminated, 999);
+    // A receiver whose repair got lost NAKs again after its NAK_RDATA_IVL: answered.
+    let later = start + Duration::from_secs(2);
+    s.handle_datagram(
+        later,
+        IpAddr::V4(Ipv4Addr::new(10, 1, 0, 1)),
+        &nak(&s, src, group, 5),
+    );
+    assert_eq!(count(&mut s, later, &mut buf), (1, 1));
 }

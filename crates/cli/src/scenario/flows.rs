@@ -521,6 +521,7 @@ fn pgmcc(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
         loss_estimator,
         election_backoff: g.election_backoff.map_or(d.election_backoff, |x| x.0),
         report_events: d.report_events,
+        ack_per_batch: d.ack_per_batch,
     })
 }
 

@@ -6,10 +6,12 @@
 //! [`Sender::poll_event`].
 
 mod app_repair;
+mod repair_elim;
 mod spm;
 mod txw;
 
 pub use app_repair::{tsdu_of, MAX_APP_REPAIRS};
+pub use repair_elim::RecentRepairs;
 pub use spm::{SpmIntervals, SpmSchedule};
 pub use txw::{TransmitWindow, TxPacket, WriteError};
 
@@ -58,6 +60,10 @@ pub struct SenderConfig {
     pub linger: Duration,
     /// Congestion control.
     pub cc: CcConfig,
+    /// After an NCF or RDATA for a sequence number, NAKs for it within this interval get neither again
+    /// ([`RecentRepairs`]; the source's counterpart of RFC 3208 §7.4's NAK_ELIM_IVL). Must stay below the
+    /// receivers' NAK_RPT_IVL and NAK_RDATA_IVL (2 s by default). Zero disables it. Default 250 ms.
+    pub nak_elim_ivl: Duration,
 }
 
 impl SenderConfig {
@@ -78,6 +84,7 @@ impl SenderConfig {
             spm: SpmIntervals::default(),
             linger: Duration::from_secs(2),
             cc: CcConfig::default(),
+            nak_elim_ivl: Duration::from_millis(250),
         }
     }
 }
@@ -135,6 +142,9 @@ pub struct SenderStats {
     pub nak_sqns: u64,
     /// Requested sequence numbers no longer (or not yet) in the window nor repairable by the application.
     pub nak_outside_window: u64,
+    /// Requested sequence numbers answered by neither NCF nor RDATA because both went out for them within
+    /// [`SenderConfig::nak_elim_ivl`].
+    pub nak_sqns_eliminated: u64,
     /// Repairs requested from the application ([`SenderEvent::RepairRequested`]).
     pub app_repairs_requested: u64,
     /// Receiver status reports received.
@@ -161,6 +171,7 @@ pub struct Sender {
     ncf_queue: VecDeque<Vec<u32>>,
     repair_queue: VecDeque<u32>,
     repair_set: BTreeSet<u32>,
+    recent_repairs: RecentRepairs,
     app_repairs: AppRepairs,
     events: VecDeque<SenderEvent>,
     tokens_signalled: bool,
@@ -204,6 +215,7 @@ impl Sender {
             ncf_queue: VecDeque::new(),
             repair_queue: VecDeque::new(),
             repair_set: BTreeSet::new(),
+            recent_repairs: RecentRepairs::new(config.nak_elim_ivl),
             app_repairs: AppRepairs::default(),
             events: VecDeque::new(),
             tokens_signalled: false,
@@ -413,11 +425,20 @@ impl Sender {
                     self.stats.app_repairs_requested += 1;
                     self.push_event(SenderEvent::RepairRequested { sqn: s });
                 }
-                confirmed.push(s);
+                if self.recent_repairs.confirm(now, s) {
+                    confirmed.push(s);
+                }
                 continue;
             }
-            confirmed.push(s);
-            if self.repair_set.insert(s) {
+            let ncf = self.recent_repairs.confirm(now, s);
+            if ncf {
+                confirmed.push(s);
+            }
+            if self.recent_repairs.recently_repaired(now, s) {
+                if !ncf {
+                    self.stats.nak_sqns_eliminated += 1;
+                }
+            } else if self.repair_set.insert(s) {
                 self.repair_queue.push_back(s);
             }
         }
@@ -579,6 +600,7 @@ impl Sender {
             }
             self.repair_queue.pop_front();
             self.repair_set.remove(&sqn);
+            self.recent_repairs.repaired(now, sqn);
             let packet = self.repair_packet(sqn)?.clone();
             self.app_repairs.sent(sqn);
             let options = OptionsRepr {

@@ -141,6 +141,14 @@ pub struct PgmccConfig {
     pub election_backoff: Duration,
     /// Emit a [`crate::cc::CcEvent::Report`] for every receiver report (paper §3.9).
     pub report_events: bool,
+    /// Receiver: let an ACK that has not left yet be replaced by the next one when the next one's bitmap still
+    /// covers everything since the last ACK that left (RX_MAX less than 32 ahead of it). The paper and draft
+    /// ACK every packet immediately (paper §3.3, draft §4); a receiver that reads several packets in one
+    /// system call then sends one ACK for them, as the bitmap was made to carry (draft §2.1.2: a lost ACK is
+    /// covered by the next). The sender credits every packet the bitmap newly acknowledges (draft §2.2,
+    /// `T += N(1 + 1/W)`), so the window evolves as with one ACK per packet. Off by default and in the
+    /// simulator (packets arrive one at a time there); the real-network receivers turn it on.
+    pub ack_per_batch: bool,
 }
 
 impl Default for PgmccConfig {
@@ -158,6 +166,7 @@ impl Default for PgmccConfig {
             loss_estimator: LossEstimator::Ewma { weight: 65000 },
             election_backoff: Duration::from_millis(20),
             report_events: false,
+            ack_per_batch: false,
         }
     }
 }

@@ -80,6 +80,8 @@ pub struct PgmccReceiver {
     feedback: VecDeque<ReceiverFeedback>,
     events: VecDeque<ReceiverCcEvent>,
     acks_sent: u64,
+    /// RX_MAX of the last ACK that left the feedback queue (for [`PgmccConfig::ack_per_batch`]).
+    last_ack_out: Option<u32>,
 }
 
 impl PgmccReceiver {
@@ -104,6 +106,7 @@ impl PgmccReceiver {
             feedback: VecDeque::new(),
             events: VecDeque::new(),
             acks_sent: 0,
+            last_ack_out: None,
         }
     }
 
@@ -154,12 +157,40 @@ impl PgmccReceiver {
             ..OptionsRepr::default()
         };
         options.convoy.acker_leaving = leaving;
-        self.acks_sent += 1;
-        self.queue(ReceiverFeedback::Ack {
+        let ack = ReceiverFeedback::Ack {
             rx_max,
             bitmap: self.bitmap,
             options,
-        });
+        };
+        if !leaving && self.supersedes_queued_ack(rx_max) {
+            if let Some(last) = self.feedback.back_mut() {
+                *last = ack;
+                return;
+            }
+        }
+        self.acks_sent += 1;
+        self.queue(ack);
+    }
+
+    /// Whether an ACK for `rx_max` may replace the ACK waiting at the tail of the queue
+    /// ([`PgmccConfig::ack_per_batch`]): its bitmap must cover every packet after the RX_MAX the sender will
+    /// have heard before it (the ACK queued before the tail, or else the last ACK that left).
+    fn supersedes_queued_ack(&self, rx_max: u32) -> bool {
+        if !self.config.ack_per_batch {
+            return false;
+        }
+        let mut queued = self.feedback.iter().rev();
+        match queued.next() {
+            Some(ReceiverFeedback::Ack { options, .. }) if !options.convoy.acker_leaving => {}
+            _ => return false,
+        }
+        let heard_before = queued
+            .find_map(|fb| match fb {
+                ReceiverFeedback::Ack { rx_max, .. } => Some(*rx_max),
+                _ => None,
+            })
+            .or(self.last_ack_out);
+        heard_before.is_some_and(|before| (0..32).contains(&seq::diff(rx_max, before)))
     }
 
     /// Record ODATA `sqn` in RX_MAX, the bitmap and the loss estimate (paper §3.2.2, draft §2.6).
@@ -240,7 +271,11 @@ impl ReceiverController for PgmccReceiver {
                 self.queue(ReceiverFeedback::ElectionNak { sqn, options });
             }
         }
-        self.feedback.pop_front()
+        let fb = self.feedback.pop_front();
+        if let Some(ReceiverFeedback::Ack { rx_max, .. }) = &fb {
+            self.last_ack_out = Some(*rx_max);
+        }
+        fb
     }
 
     fn poll_timeout(&self) -> Option<Instant> {

@@ -177,3 +177,80 @@ fn draft_2_3_2_acker_leaving_on_close() {
         other => panic!("expected ACKER_LEAVING, got {other:?}"),
     }
 }
+
+fn acks(r: &mut PgmccReceiver, now: Instant) -> Vec<(u32, u32)> {
+    std::iter::from_fn(|| r.poll_feedback(now))
+        .map(|fb| match fb {
+            ReceiverFeedback::Ack { rx_max, bitmap, .. } => (rx_max, bitmap),
+            other => panic!("expected ACKs only, got {other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn ack_per_batch_off_acks_every_packet_of_a_batch() {
+    let (mut r, mut rng) = rx();
+    let now = Instant::from_millis(5);
+    for sqn in 0..5 {
+        r.on_odata(now, &mut rng, sqn, &data(ip(1), sqn));
+    }
+    assert_eq!(acks(&mut r, now).len(), 5);
+}
+
+#[test]
+fn ack_per_batch_sends_one_ack_covering_a_batch_and_keeps_every_bit() {
+    let config = PgmccConfig {
+        ack_per_batch: true,
+        ..PgmccConfig::default()
+    };
+    let mut r = PgmccReceiver::new(config, ip(1));
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let now = Instant::from_millis(5);
+    // The first ACK always leaves on its own: nothing has left yet to measure coverage from.
+    r.on_odata(now, &mut rng, 100, &data(ip(1), 1));
+    r.on_odata(now, &mut rng, 101, &data(ip(1), 2));
+    assert_eq!(acks(&mut r, now).len(), 2);
+    // A batch of 10 with 105 missing: one ACK whose bitmap shows the hole.
+    for sqn in (102..112).filter(|&s| s != 105) {
+        r.on_odata(now, &mut rng, sqn, &data(ip(1), sqn));
+    }
+    let got = acks(&mut r, now);
+    assert_eq!(got.len(), 1, "{got:?}");
+    let (rx_max, bitmap) = got[0];
+    assert_eq!(rx_max, 111);
+    assert_eq!(bitmap & 0x3ff, 0x3ff & !(1 << (111 - 105)));
+    assert_eq!(
+        bitmap >> (111 - 101) & 1,
+        1,
+        "the last ACK that left is still covered"
+    );
+}
+
+#[test]
+fn ack_per_batch_never_lets_a_packet_fall_out_of_the_bitmap_unreported() {
+    let config = PgmccConfig {
+        ack_per_batch: true,
+        ..PgmccConfig::default()
+    };
+    let mut r = PgmccReceiver::new(config, ip(1));
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let now = Instant::from_millis(5);
+    r.on_odata(now, &mut rng, 0, &data(ip(1), 0));
+    assert_eq!(acks(&mut r, now).len(), 1);
+    // 100 packets read in one go: a new ACK starts whenever the next would leave packets uncovered.
+    for sqn in 1..=100 {
+        r.on_odata(now, &mut rng, sqn, &data(ip(1), sqn));
+    }
+    let got = acks(&mut r, now);
+    let mut reported_up_to = 0u32;
+    for &(rx_max, bitmap) in &got {
+        assert!(
+            rx_max - reported_up_to <= 32,
+            "gap before {rx_max}: {got:?}"
+        );
+        assert_eq!(bitmap, u32::MAX);
+        reported_up_to = rx_max;
+    }
+    assert_eq!(reported_up_to, 100);
+    assert!(got.len() < 10, "{} ACKs for 100 packets", got.len());
+}
