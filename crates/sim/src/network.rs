@@ -120,6 +120,8 @@ pub struct SessionSpec {
     pub record_arrivals: bool,
     /// The source's maximum rate (PGM rate limiter), bytes per second of whole packets.
     pub rate_max: Option<u64>,
+    /// The source's NAK elimination interval (`None` = the engine's default; zero turns it off).
+    pub nak_elim_ivl: Option<Duration>,
     /// Receive-window and NAK timing of the receivers (`None` = engine defaults).
     pub rxw: Option<convoy_proto::rxw::RxwConfig>,
 }
@@ -352,6 +354,9 @@ impl Network {
         sc.source_port = 1000 + flow.0 as u16;
         sc.max_tsdu = spec.apdu_size.max(1);
         sc.rate_max = spec.rate_max;
+        if let Some(ivl) = spec.nak_elim_ivl {
+            sc.nak_elim_ivl = ivl;
+        }
         let receiver_addrs: Vec<_> = spec
             .receivers
             .iter()

@@ -55,6 +55,7 @@ fn session(name: &str, source: NodeId, receivers: &[(&str, NodeId, f64)], c: f64
         trace: true,
         record_arrivals: false,
         rate_max: None,
+        nak_elim_ivl: None,
         rxw: None,
     }
 }

@@ -39,6 +39,7 @@ pub fn session_spec(sess: &SessionDef, node: impl Fn(usize) -> NodeId) -> Sessio
         bytes: sess.bytes,
         trace: sess.trace,
         rate_max: sess.rate_max,
+        nak_elim_ivl: sess.nak_elim,
         record_arrivals: sess.arrivals,
         rxw: sess.rxw.clone(),
     }
