@@ -60,7 +60,8 @@ pub struct SenderConfig {
     pub linger: Duration,
     /// Congestion control.
     pub cc: CcConfig,
-    /// After an NCF or RDATA for a sequence number, NAKs for it within this interval get neither again
+    /// After an NCF or RDATA for a sequence number, NAKs for it within twice the controller's smoothed RTT,
+    /// at most this interval (all of it when the controller has no RTT), get neither again
     /// ([`RecentRepairs`]; the source's counterpart of RFC 3208 §7.4's NAK_ELIM_IVL). Must stay below the
     /// receivers' NAK_RPT_IVL and NAK_RDATA_IVL (2 s by default). Zero disables it. Default 250 ms.
     pub nak_elim_ivl: Duration,
@@ -414,6 +415,16 @@ impl Sender {
             return;
         }
         let mut confirmed = Vec::new();
+        // Twice the RTT when the controller knows it (a NAK that crossed the answer arrives within about one
+        // RTT of it), else the configured interval, which also caps it.
+        let within = self
+            .cc
+            .snapshot()
+            .srtt_s
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .map_or(self.config.nak_elim_ivl, |s| {
+                Duration::from_secs_f64(2.0 * s)
+            });
         for s in std::iter::once(sqn).chain(options.nak_list.iter().copied()) {
             self.stats.nak_sqns += 1;
             if self.txw.get(s).is_none() {
@@ -425,16 +436,16 @@ impl Sender {
                     self.stats.app_repairs_requested += 1;
                     self.push_event(SenderEvent::RepairRequested { sqn: s });
                 }
-                if self.recent_repairs.confirm(now, s) {
+                if self.recent_repairs.confirm(now, s, within) {
                     confirmed.push(s);
                 }
                 continue;
             }
-            let ncf = self.recent_repairs.confirm(now, s);
+            let ncf = self.recent_repairs.confirm(now, s, within);
             if ncf {
                 confirmed.push(s);
             }
-            if self.recent_repairs.recently_repaired(now, s) {
+            if self.recent_repairs.recently_repaired(now, s, within) {
                 if !ncf {
                     self.stats.nak_sqns_eliminated += 1;
                 }

@@ -1,5 +1,7 @@
 //! The source's elimination of duplicate NAKs: after it confirmed (NCF) or repaired (RDATA) a sequence number,
-//! NAKs for that number within an interval get neither again.
+//! NAKs for that number within an interval get neither again. The interval is twice the controller's smoothed
+//! RTT when it has one, capped by the configured interval: a NAK that crossed the answer on its way arrives
+//! within about one RTT of it, while a NAK arriving later means the answer was lost and is answered again.
 //!
 //! RFC 3208 gives network elements this duty (§7.4, NAK_ELIM_IVL: "discard duplicates of that NAK for
 //! NAK_ELIM_IVL"); a source whose receivers sit behind plain multicast routers hears every receiver's NAK for
@@ -57,8 +59,8 @@ impl RecentRepairs {
         }
     }
 
-    fn recent(&self, now: Instant, t: Option<Instant>) -> bool {
-        t.is_some_and(|t| now.saturating_duration_since(t) < self.interval)
+    fn recent(now: Instant, t: Option<Instant>, within: Duration) -> bool {
+        t.is_some_and(|t| now.saturating_duration_since(t) < within)
     }
 
     fn note(&mut self, now: Instant, sqn: u32, set: impl FnOnce(&mut Answered)) {
@@ -69,22 +71,23 @@ impl RecentRepairs {
         self.order.push_back((now, sqn));
     }
 
-    /// Whether an NCF for `sqn` should go out now; if so, it is noted as sent.
-    pub fn confirm(&mut self, now: Instant, sqn: u32) -> bool {
+    /// Whether an NCF for `sqn` should go out now, none having gone out `within` (at most the interval)
+    /// before; if so, it is noted as sent.
+    pub fn confirm(&mut self, now: Instant, sqn: u32, within: Duration) -> bool {
         self.forget_old(now);
         let ncf = self.by_sqn.get(&sqn).and_then(|a| a.ncf);
-        if self.recent(now, ncf) {
+        if Self::recent(now, ncf, within.min(self.interval)) {
             return false;
         }
         self.note(now, sqn, |a| a.ncf = Some(now));
         true
     }
 
-    /// Whether `sqn` was repaired (RDATA sent) within the interval.
-    pub fn recently_repaired(&mut self, now: Instant, sqn: u32) -> bool {
+    /// Whether `sqn` was repaired (RDATA sent) `within` (at most the interval) before `now`.
+    pub fn recently_repaired(&mut self, now: Instant, sqn: u32, within: Duration) -> bool {
         self.forget_old(now);
         let rdata = self.by_sqn.get(&sqn).and_then(|a| a.rdata);
-        self.recent(now, rdata)
+        Self::recent(now, rdata, within.min(self.interval))
     }
 
     /// RDATA for `sqn` left now.
@@ -108,6 +111,21 @@ impl RecentRepairs {
 mod tests {
     use super::*;
 
+    const MAX: Duration = Duration::MAX;
+
+    #[test]
+    fn a_shorter_window_answers_sooner() {
+        let mut r = RecentRepairs::new(Duration::from_millis(100));
+        r.repaired(ms(0), 3);
+        let rtt_based = Duration::from_millis(20);
+        assert!(r.recently_repaired(ms(19), 3, rtt_based));
+        assert!(!r.recently_repaired(ms(20), 3, rtt_based));
+        assert!(
+            r.recently_repaired(ms(20), 3, MAX),
+            "the interval still bounds it"
+        );
+    }
+
     fn ms(n: u64) -> Instant {
         Instant::from_millis(n)
     }
@@ -115,32 +133,32 @@ mod tests {
     #[test]
     fn rfc3208_7_4_one_ncf_per_interval_then_again() {
         let mut r = RecentRepairs::new(Duration::from_millis(100));
-        assert!(r.confirm(ms(0), 7));
-        assert!(!r.confirm(ms(50), 7), "duplicate within the interval");
+        assert!(r.confirm(ms(0), 7, MAX));
+        assert!(!r.confirm(ms(50), 7, MAX), "duplicate within the interval");
         assert!(
-            r.confirm(ms(0) + Duration::from_millis(100), 7),
+            r.confirm(ms(0) + Duration::from_millis(100), 7, MAX),
             "answered again after it"
         );
-        assert!(r.confirm(ms(60), 8), "other numbers are independent");
+        assert!(r.confirm(ms(60), 8, MAX), "other numbers are independent");
     }
 
     #[test]
     fn a_repair_suppresses_repeats_for_the_interval_only() {
         let mut r = RecentRepairs::new(Duration::from_millis(100));
-        assert!(!r.recently_repaired(ms(0), 3));
+        assert!(!r.recently_repaired(ms(0), 3, MAX));
         r.repaired(ms(10), 3);
-        assert!(r.recently_repaired(ms(20), 3));
-        assert!(r.recently_repaired(ms(109), 3));
-        assert!(!r.recently_repaired(ms(110), 3));
+        assert!(r.recently_repaired(ms(20), 3, MAX));
+        assert!(r.recently_repaired(ms(109), 3, MAX));
+        assert!(!r.recently_repaired(ms(110), 3, MAX));
     }
 
     #[test]
     fn zero_interval_eliminates_nothing_and_remembers_nothing() {
         let mut r = RecentRepairs::new(Duration::ZERO);
         for t in 0..10 {
-            assert!(r.confirm(ms(t), 1));
+            assert!(r.confirm(ms(t), 1, MAX));
             r.repaired(ms(t), 1);
-            assert!(!r.recently_repaired(ms(t), 1));
+            assert!(!r.recently_repaired(ms(t), 1, MAX));
         }
         assert!(r.is_empty());
     }
@@ -150,7 +168,7 @@ mod tests {
         let mut r = RecentRepairs::new(Duration::from_millis(10));
         for i in 0..10_000u32 {
             let now = ms(u64::from(i));
-            r.confirm(now, i);
+            r.confirm(now, i, MAX);
             r.repaired(now, i);
         }
         assert!(r.len() <= 11, "{} remembered", r.len());
