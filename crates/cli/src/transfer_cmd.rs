@@ -241,6 +241,9 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         c.cc = cc.clone();
         c.rate_max = rate_max;
         c.repair_rate_max = Some(repair);
+        // Receivers behind plain multicast routers all NAK a packet lost upstream of them: answer each
+        // sequence number once per (at most) 250 ms instead of once per NAK (RFC 3208 §7.4 at the source).
+        c.nak_elim_ivl = std::time::Duration::from_millis(250);
         // By default up to ~56 MB stay in memory for repairs; older data is re-read from the files.
         c.txw_max_packets = args.txw_packets.max(1);
     }) {

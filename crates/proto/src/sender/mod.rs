@@ -63,7 +63,10 @@ pub struct SenderConfig {
     /// After an NCF or RDATA for a sequence number, NAKs for it within twice the controller's smoothed RTT,
     /// at most this interval (all of it when the controller has no RTT), get neither again
     /// ([`RecentRepairs`]; the source's counterpart of RFC 3208 §7.4's NAK_ELIM_IVL). Must stay below the
-    /// receivers' NAK_RPT_IVL and NAK_RDATA_IVL (2 s by default). Zero disables it. Default 250 ms.
+    /// receivers' NAK_RPT_IVL and NAK_RDATA_IVL (2 s by default). Zero (the default, as OpenPGM's source)
+    /// answers every NAK. It trades repair traffic for delay: with 200 receivers behind a source whose own
+    /// link overflows, 250 ms cut repairs 50-fold but a repair lost at that link then costs the receivers a
+    /// NAK_RDATA_IVL wait (`print_star_repairs` in convoy-sim's tests). `convoy send` uses 250 ms.
     pub nak_elim_ivl: Duration,
 }
 
@@ -85,7 +88,7 @@ impl SenderConfig {
             spm: SpmIntervals::default(),
             linger: Duration::from_secs(2),
             cc: CcConfig::default(),
-            nak_elim_ivl: Duration::from_millis(250),
+            nak_elim_ivl: Duration::ZERO,
         }
     }
 }
