@@ -6,7 +6,8 @@
 //! run's (time, first counter). An event joins the run created last if it is due at the same instant, else it
 //! starts a new run. Every run holds consecutive insertions, so popping runs in (time, first counter) order
 //! and each run front to back yields exactly the (time, counter) order of a heap of single events, with the
-//! heap as large as the number of runs rather than of events.
+//! heap as large as the number of runs rather than of events. Buckets are reused; the few that grew large (a
+//! fan-out) are kept apart for the next large run, so that the many one-event runs (timers) stay small.
 
 use convoy_proto::Instant;
 use std::cmp::Ordering;
@@ -32,12 +33,20 @@ impl Ord for RunKey {
     }
 }
 
+/// A bucket that grew beyond this many events is not handed to the next run when freed (most runs are one
+/// timer), but kept as a spare for the next run that grows large, or released.
+const SMALL_RUN: usize = 16;
+/// Large buckets kept for reuse (about the multicast copies in flight at once); the rest are released.
+const MAX_SPARES: usize = 32;
+
 /// A deterministic priority queue of events.
 pub struct EventQueue<E> {
     heap: BinaryHeap<RunKey>,
     /// Runs' events; a bucket is reused once its run is over.
     buckets: Vec<VecDeque<E>>,
     free: Vec<u32>,
+    /// Emptied large buckets, swapped in when a run outgrows a small one.
+    spares: Vec<VecDeque<E>>,
     /// The run created last, while it is pending: (its instant, its bucket).
     last: Option<(Instant, u32)>,
     order: u64,
@@ -66,6 +75,7 @@ impl<E> EventQueue<E> {
             heap: BinaryHeap::new(),
             buckets: Vec::new(),
             free: Vec::new(),
+            spares: Vec::new(),
             last: None,
             order: 0,
             len: 0,
@@ -78,7 +88,14 @@ impl<E> EventQueue<E> {
         self.len += 1;
         if let Some((last_at, bucket)) = self.last {
             if last_at == at {
-                self.buckets[bucket as usize].push_back(event);
+                let b = &mut self.buckets[bucket as usize];
+                if b.len() == SMALL_RUN && b.capacity() <= SMALL_RUN {
+                    if let Some(mut spare) = self.spares.pop() {
+                        spare.extend(b.drain(..));
+                        *b = spare;
+                    }
+                }
+                b.push_back(event);
                 return;
             }
         }
@@ -110,6 +127,12 @@ impl<E> EventQueue<E> {
         let event = bucket.pop_front().expect("a pending run is never empty");
         if bucket.is_empty() {
             self.heap.pop();
+            if bucket.capacity() > 4 * SMALL_RUN {
+                let large = std::mem::take(bucket);
+                if self.spares.len() < MAX_SPARES {
+                    self.spares.push(large);
+                }
+            }
             self.free.push(run.bucket);
             if self.last.is_some_and(|(_, b)| b == run.bucket) {
                 self.last = None;
@@ -121,6 +144,12 @@ impl<E> EventQueue<E> {
 
     /// Bytes each pending event takes in the queue (its slot in a run's bucket; runs add a heap key each).
     pub const ENTRY_BYTES: usize = std::mem::size_of::<E>();
+
+    /// Bytes the queue's buckets hold allocated (for tests of its memory).
+    pub fn allocated_bytes(&self) -> usize {
+        let cap = |b: &VecDeque<E>| b.capacity() * std::mem::size_of::<E>();
+        self.buckets.iter().map(cap).sum::<usize>() + self.spares.iter().map(cap).sum::<usize>()
+    }
 
     /// Events pending.
     pub fn len(&self) -> usize {
@@ -183,5 +212,40 @@ mod tests {
             }
             assert!(q.pop().is_none() && q.is_empty());
         }
+    }
+
+    /// Fan-outs of 1000 copies interleaved with 2000 pending one-event runs: the one-event runs keep small
+    /// buckets, so the memory stays near what the events need rather than a fan-out per pending run.
+    #[test]
+    fn one_event_runs_do_not_inherit_fan_out_buckets() {
+        let mut q = EventQueue::new();
+        let mut now = Instant::ZERO;
+        for k in 0..200u64 {
+            // A fan-out at now + 1 ms, then ten timers at distinct later instants.
+            for c in 0..1000 {
+                q.push(now + std::time::Duration::from_millis(1), (k, c));
+            }
+            for t in 0..10 {
+                q.push(
+                    now + std::time::Duration::from_secs(10 + k * 10 + t),
+                    (k, 5000 + t),
+                );
+            }
+            // Run the fan-out.
+            while q.peek_time() == Some(now + std::time::Duration::from_millis(1)) {
+                q.pop();
+            }
+            now += std::time::Duration::from_millis(1);
+        }
+        assert_eq!(q.len(), 2000);
+        let per_event = std::mem::size_of::<(u64, u64)>();
+        // 2000 pending one-event runs in buckets of a few slots each, plus a few fan-out spares.
+        let bound = 2000 * 8 * per_event + MAX_SPARES * 2048 * per_event;
+        assert!(
+            q.allocated_bytes() < bound,
+            "{} bytes allocated for {} pending events",
+            q.allocated_bytes(),
+            q.len()
+        );
     }
 }

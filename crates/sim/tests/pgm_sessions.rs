@@ -318,11 +318,23 @@ fn print_star_repairs() {
     let mut net = Network::new(1, Duration::from_secs(1), Duration::ZERO);
     let s = net.add_node("S", NodeKind::Host).unwrap();
     let hub = net.add_node("hub", NodeKind::Router).unwrap();
-    duplex(&mut net, "S-hub", s, hub, link(100_000_000, 1, q as u32, 0.0));
+    duplex(
+        &mut net,
+        "S-hub",
+        s,
+        hub,
+        link(100_000_000, 1, q as u32, 0.0),
+    );
     let mut rx = Vec::new();
     for i in 0..n {
         let h = net.add_node(&format!("H{i}"), NodeKind::Host).unwrap();
-        duplex(&mut net, &format!("hub-H{i}"), hub, h, link(100_000_000, 1, 1000, 0.0));
+        duplex(
+            &mut net,
+            &format!("hub-H{i}"),
+            hub,
+            h,
+            link(100_000_000, 1, 1000, 0.0),
+        );
         rx.push((format!("H{i}"), h));
     }
     let list: Vec<(&str, NodeId, f64)> = rx.iter().map(|(n, h)| (n.as_str(), *h, 0.0)).collect();

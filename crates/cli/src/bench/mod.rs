@@ -233,8 +233,7 @@ fn entries(
                     };
                     if let Some(small) = smallest_star.as_ref().filter(|s| {
                         s.receivers < run.receivers
-                            && s.rss_at_packets.is_some()
-                            && s.rss_at_packets == run.rss_at_packets
+                            && same_reading(s.rss_at_packets, run.rss_at_packets)
                     }) {
                         let growth = per_receiver(&run, small, |r| r.rss_at_bytes);
                         let built = per_receiver(&run, small, |r| r.rss_built_bytes);
@@ -254,7 +253,7 @@ fn entries(
                         m.scenario_per_receiver_bytes = Some(loaded);
                         m.sim_static_per_receiver_bytes = Some(built - loaded - e.fresh_bytes);
                         m.growth_per_receiver_from_one_bytes = one
-                            .filter(|o| o.rss_at_packets == small.rss_at_packets)
+                            .filter(|o| same_reading(o.rss_at_packets, small.rss_at_packets))
                             .map(|o| per_receiver(small, o, |r| r.rss_at_bytes));
                     }
                     Some(m)
@@ -264,6 +263,16 @@ fn entries(
             Entry { run, memory }
         })
         .collect()
+}
+
+/// Whether two runs read their RSS at the same point: both once their source had sent the same number of
+/// data packets (`--rss-at-packets`; a run reads it at the first check past that number, so the counts may
+/// differ by the packets of one check interval).
+fn same_reading(a: Option<u64>, b: Option<u64>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.abs_diff(b) <= a.max(b) / 100,
+        _ => false,
+    }
 }
 
 /// Run `exe args` and parse the last line of its stdout as JSON.
@@ -430,6 +439,14 @@ mod tests {
                 assert_eq!(t.bytes, None);
             }
         }
+    }
+
+    #[test]
+    fn readings_a_few_packets_apart_are_the_same_reading() {
+        assert!(same_reading(Some(5004), Some(5000)));
+        assert!(!same_reading(Some(5000), Some(6000)));
+        assert!(!same_reading(None, Some(5000)));
+        assert!(!same_reading(None, None));
     }
 
     #[test]
