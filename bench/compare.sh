@@ -6,7 +6,7 @@
 # +-0.02 at N = 10.
 #
 #   bench/compare.sh          # the dumbbells (about a minute, most of it ns-3)
-#   bench/compare.sh --all    # also the multicast stars (about half an hour), listed below the table
+#   bench/compare.sh --all    # also the multicast stars (about 20 minutes), listed below the table
 #
 # Needs cargo, jq, and ns-3.37's development files (bench/ns3/build.sh installs libns3-dev when run as root).
 # Wall-clock times depend on what else the machine runs; CPU times are listed too.

@@ -1,5 +1,5 @@
 //! `convoy bench sim --json` prints one JSON object with the fields. The benchmark's speed is never
-//! asserted in tests; the full run (`convoy bench sim`, about half an hour) is not part of them.
+//! asserted in tests; the full run (`convoy bench sim`, about 20 minutes) is not part of them.
 
 use serde_json::Value;
 use std::process::Command;
