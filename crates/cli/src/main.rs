@@ -3,14 +3,16 @@
 //! Subcommands: `reproduce`, the seed papers' experiments with verdicts and an HTML report; `sim`, a scenario file
 //! run in the packet-level simulator (summary.json, CSV series, SVG plots, optionally a pcap); `send` and `recv`,
 //! files, directories or a stream over PGM/UDP multicast (exit codes in [`transfer_cmd`]); `bench net`, loopback
-//! throughput figures; `demo`, a pgmcc session over the engine's in-memory harness, narrated.
+//! throughput figures; `bench sim`, the simulator's speed and memory on scenarios/bench/; `demo`, a pgmcc
+//! session over the engine's in-memory harness, narrated.
 
-mod bench;
+mod bench_net;
 mod demo;
 mod transfer_cmd;
 mod units;
 
 use clap::{Parser, Subcommand};
+use convoy_cli::bench;
 use convoy_cli::simrun::{self, SimOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -50,7 +52,39 @@ enum Command {
 #[derive(Subcommand, Debug)]
 enum BenchCommand {
     /// Loopback throughput: raw sendmmsg loop, Convoy fixed (unlimited) and pgmcc, with 1 and 3 receivers.
-    Net(bench::BenchNetArgs),
+    Net(bench_net::BenchNetArgs),
+    /// The simulator's speed and memory on the canonical scenarios of scenarios/bench/ (dumbbell-1, -10, -100,
+    /// star-1000, star-10000), each run in its own child process.
+    Sim {
+        /// Print one JSON object {"scenarios": [...]} instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Run only these scenarios (repeatable, or comma-separated).
+        #[arg(long, value_name = "NAME")]
+        only: Vec<String>,
+    },
+    /// (internal) Run one canonical scenario and print its figures as one line of JSON.
+    #[command(hide = true)]
+    SimOne {
+        /// Canonical scenario name.
+        name: String,
+        /// Read the RSS once the first session has sent this many data packets (default: at the end).
+        #[arg(long, value_name = "PACKETS")]
+        rss_at_packets: Option<u64>,
+        /// Override a scenario value, as in `convoy sim` (for trying variants; the result is then not canonical).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+    },
+    /// (internal) Measure the engine's receivers on their own and print one line of JSON.
+    #[command(hide = true)]
+    SimEndpoint {
+        /// Receivers to build.
+        #[arg(long, default_value_t = bench::ENDPOINT_RECEIVERS)]
+        receivers: usize,
+        /// Simulated seconds of star traffic to replay into each.
+        #[arg(long, default_value_t = bench::ENDPOINT_SECONDS)]
+        seconds: f64,
+    },
 }
 
 /// Arguments of `convoy reproduce`.
@@ -169,6 +203,52 @@ fn sim(args: SimArgs) -> ExitCode {
     }
 }
 
+fn print_json<T: serde::Serialize>(v: &T) -> ExitCode {
+    match serde_json::to_string(v) {
+        Ok(s) => {
+            println!("{s}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn bench_cmd(cmd: BenchCommand) -> ExitCode {
+    let result = match cmd {
+        BenchCommand::Net(args) => return bench_net::run_net(&args),
+        BenchCommand::Sim { json, only } => {
+            let mut progress = |line: &str| {
+                if !json {
+                    eprintln!("{line}");
+                }
+            };
+            bench::run(&only, &mut progress).map(|report| {
+                if json {
+                    print_json(&report)
+                } else {
+                    print!("{}", bench::table(&report));
+                    ExitCode::SUCCESS
+                }
+            })
+        }
+        BenchCommand::SimOne {
+            name,
+            rss_at_packets,
+            sets,
+        } => bench::child::run_scenario(&name, rss_at_packets, &sets).map(|r| print_json(&r)),
+        BenchCommand::SimEndpoint { receivers, seconds } => {
+            bench::child::endpoint_size(receivers, seconds).map(|r| print_json(&r))
+        }
+    };
+    result.unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        ExitCode::FAILURE
+    })
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -176,7 +256,7 @@ fn main() -> ExitCode {
         Command::Reproduce(args) => reproduce(args),
         Command::Send(args) => transfer_cmd::run_send(&args),
         Command::Recv(args) => transfer_cmd::run_recv(&args),
-        Command::Bench(BenchCommand::Net(args)) => bench::run_net(&args),
         Command::Sim(args) => sim(args),
+        Command::Bench(cmd) => bench_cmd(cmd),
     }
 }

@@ -191,11 +191,11 @@ fn wireshark_decodes_tcp_with_sack() {
         dst: Dest::Node(NodeId(1)),
         flow: FlowId(2),
         to_agent: None,
-        body: Body::Tcp(TcpSegment {
+        body: Body::Tcp(Box::new(TcpSegment {
             seq,
             len: 1460,
             ..TcpSegment::default()
-        }),
+        })),
     };
     let mut ack = TcpSegment {
         is_ack: true,
@@ -211,7 +211,7 @@ fn wireshark_decodes_tcp_with_sack() {
         dst: Dest::Node(NodeId(0)),
         flow: FlowId(2),
         to_agent: None,
-        body: Body::Tcp(ack),
+        body: Body::Tcp(Box::new(ack)),
     };
     let packets = vec![
         (Instant::from_millis(1), data(0)),

@@ -368,6 +368,7 @@ fn set_overrides_any_value() {
         &[
             "session.S1.rxw.nak_bo_ivl=10ms",
             "session.S1.pgmcc.timeout=adaptive",
+            "session.S1.nak_elim=0s",
         ],
     )
     .unwrap();
@@ -375,6 +376,8 @@ fn set_overrides_any_value() {
         s.sessions[0].rxw.as_ref().unwrap().nak_bo_ivl,
         Duration::from_millis(10)
     );
+    assert_eq!(s.sessions[0].nak_elim, Some(Duration::ZERO));
+    assert_eq!(parse(BASE, &[]).unwrap().sessions[0].nak_elim, None);
 }
 
 #[test]

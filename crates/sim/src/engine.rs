@@ -41,7 +41,7 @@ impl Network {
                 Action::Timer(agent, generation) => {
                     if self.timers[agent.index()].1 == generation {
                         self.timers[agent.index()].0 = None;
-                        let mut out = Outbox::default();
+                        let mut out = self.outbox();
                         self.agents[agent.index()].on_timer(at, &mut out);
                         self.after_agent(agent, out);
                     }
@@ -67,13 +67,13 @@ impl Network {
                 group.members.entry(node).or_default().push(agent);
             }
         }
-        let mut out = Outbox::default();
+        let mut out = self.outbox();
         self.agents[agent.index()].start(self.now, &mut out);
         self.after_agent(agent, out);
     }
 
     fn stop_agent(&mut self, agent: AgentId) {
-        let mut out = Outbox::default();
+        let mut out = self.outbox();
         self.agents[agent.index()].stop(self.now, &mut out);
         if let Agent::PgmReceiver(_) = &self.agents[agent.index()] {
             let node = self.agents[agent.index()].node();
@@ -88,8 +88,17 @@ impl Network {
         self.after_agent(agent, out);
     }
 
+    /// An empty outbox with the network's scratch space.
+    fn outbox(&mut self) -> Outbox {
+        Outbox {
+            packets: Vec::new(),
+            scratch: std::mem::take(&mut self.scratch),
+        }
+    }
+
     /// Send what an agent produced and re-arm its timer.
-    fn after_agent(&mut self, agent: AgentId, out: Outbox) {
+    fn after_agent(&mut self, agent: AgentId, mut out: Outbox) {
+        self.scratch = std::mem::take(&mut out.scratch);
         let node = self.agents[agent.index()].node();
         for p in out.packets {
             self.at_node(node, p, None);
@@ -118,14 +127,14 @@ impl Network {
         if let Offer::Arrives(t) = self.links[link.index()].offer(self.now, packet) {
             self.queue.push(t, Action::Arrive(link));
             if let Some(p) = copy {
-                let sent = t - self.links[link.index()].config().delay;
+                let sent = t - self.links[link.index()].delay();
                 self.captured.push((sent, p));
             }
         }
     }
 
     fn deliver(&mut self, agent: AgentId, packet: Packet) {
-        let mut out = Outbox::default();
+        let mut out = self.outbox();
         self.agents[agent.index()].on_packet(self.now, packet, &mut out);
         self.after_agent(agent, out);
     }
@@ -156,22 +165,28 @@ impl Network {
     }
 
     fn multicast(&mut self, node: NodeId, g: GroupId, packet: Packet, arrived_on: Option<LinkId>) {
-        let group = &self.groups[g.index()];
-        let mut links: Vec<LinkId> = group.tree.out_links(node).to_vec();
-        let members: Vec<AgentId> = if group.tree.is_member(node) {
-            group.members.get(&node).cloned().unwrap_or_default()
+        // Membership and the tree change only at Start and Stop events, never while a packet is forwarded or
+        // delivered here, so they are read by index instead of being copied for every packet.
+        let selected = if arrived_on.is_some() && self.nodes[node.index()].ne.is_some() {
+            self.network_element_rdata(node, &packet)
         } else {
-            Vec::new()
+            None
         };
-        if arrived_on.is_some() && self.nodes[node.index()].ne.is_some() {
-            if let Some(selected) = self.network_element_rdata(node, &packet) {
-                links.retain(|l| selected.contains(l));
+        let group = &self.groups[g.index()];
+        let links = group.tree.out_links(node).len();
+        let members = if group.tree.is_member(node) {
+            group.members.get(&node).map_or(0, Vec::len)
+        } else {
+            0
+        };
+        for i in 0..links {
+            let l = self.groups[g.index()].tree.out_links(node)[i];
+            if selected.as_ref().is_none_or(|s| s.contains(&l)) {
+                self.offer(l, packet.clone());
             }
         }
-        for l in links {
-            self.offer(l, packet.clone());
-        }
-        for a in members {
+        for i in 0..members {
+            let a = self.groups[g.index()].members[&node][i];
             self.deliver(a, packet.clone());
         }
     }

@@ -1,44 +1,63 @@
-//! The event queue: a binary heap keyed by (time, insertion counter), so events at equal times run in the order
-//! they were scheduled and a run is a pure function of its inputs (ns-3's `Simulator`, NeXosim's ordering).
+//! The event queue, ordered by (time, insertion counter), so events at equal times run in the order they were
+//! scheduled and a run is a pure function of its inputs (ns-3's `Simulator`, NeXosim's ordering).
+//!
+//! Events scheduled one after another for the same instant — a router copying a multicast packet onto its
+//! 1000 identical out-links — form one *run*: a FIFO bucket that takes one place in a binary heap keyed by the
+//! run's (time, first counter). An event joins the run created last if it is due at the same instant, else it
+//! starts a new run. Every run holds consecutive insertions, so popping runs in (time, first counter) order
+//! and each run front to back yields exactly the (time, counter) order of a heap of single events, with the
+//! heap as large as the number of runs rather than of events. Buckets are reused; the few that grew large (a
+//! fan-out) are kept apart for the next large run, so that the many one-event runs (timers) stay small.
 
 use convoy_proto::Instant;
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
-struct Entry<E> {
+/// A run's place in the heap.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct RunKey {
     at: Instant,
     order: u64,
-    event: E,
+    bucket: u32,
 }
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.at == other.at && self.order == other.order
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
+impl PartialOrd for RunKey {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
-impl<E> Ord for Entry<E> {
+impl Ord for RunKey {
     /// Reversed: the max-heap yields the earliest (time, order).
     fn cmp(&self, other: &Self) -> Ordering {
         (other.at, other.order).cmp(&(self.at, self.order))
     }
 }
 
+/// A bucket that grew beyond this many events is not handed to the next run when freed (most runs are one
+/// timer), but kept as a spare for the next run that grows large, or released.
+const SMALL_RUN: usize = 16;
+/// Large buckets kept for reuse (about the multicast copies in flight at once); the rest are released.
+const MAX_SPARES: usize = 32;
+
 /// A deterministic priority queue of events.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    heap: BinaryHeap<RunKey>,
+    /// Runs' events; a bucket is reused once its run is over.
+    buckets: Vec<VecDeque<E>>,
+    free: Vec<u32>,
+    /// Emptied large buckets, swapped in when a run outgrows a small one.
+    spares: Vec<VecDeque<E>>,
+    /// The run created last, while it is pending: (its instant, its bucket).
+    last: Option<(Instant, u32)>,
     order: u64,
+    len: usize,
 }
 
 impl<E> std::fmt::Debug for EventQueue<E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EventQueue")
-            .field("len", &self.heap.len())
+            .field("len", &self.len)
+            .field("runs", &self.heap.len())
             .finish()
     }
 }
@@ -54,38 +73,92 @@ impl<E> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
             heap: BinaryHeap::new(),
+            buckets: Vec::new(),
+            free: Vec::new(),
+            spares: Vec::new(),
+            last: None,
             order: 0,
+            len: 0,
         }
     }
 
     /// Schedule `event` at `at`.
     pub fn push(&mut self, at: Instant, event: E) {
         self.order += 1;
-        self.heap.push(Entry {
+        self.len += 1;
+        if let Some((last_at, bucket)) = self.last {
+            if last_at == at {
+                let b = &mut self.buckets[bucket as usize];
+                if b.len() == SMALL_RUN && b.capacity() <= SMALL_RUN {
+                    if let Some(mut spare) = self.spares.pop() {
+                        spare.extend(b.drain(..));
+                        *b = spare;
+                    }
+                }
+                b.push_back(event);
+                return;
+            }
+        }
+        let bucket = match self.free.pop() {
+            Some(b) => b,
+            None => {
+                self.buckets.push(VecDeque::new());
+                (self.buckets.len() - 1) as u32
+            }
+        };
+        self.buckets[bucket as usize].push_back(event);
+        self.heap.push(RunKey {
             at,
             order: self.order,
-            event,
+            bucket,
         });
+        self.last = Some((at, bucket));
     }
 
     /// The earliest event's time.
     pub fn peek_time(&self) -> Option<Instant> {
-        self.heap.peek().map(|e| e.at)
+        self.heap.peek().map(|r| r.at)
     }
 
     /// Remove the earliest event.
     pub fn pop(&mut self) -> Option<(Instant, E)> {
-        self.heap.pop().map(|e| (e.at, e.event))
+        let run = *self.heap.peek()?;
+        let bucket = &mut self.buckets[run.bucket as usize];
+        let event = bucket.pop_front().expect("a pending run is never empty");
+        if bucket.is_empty() {
+            self.heap.pop();
+            if bucket.capacity() > 4 * SMALL_RUN {
+                let large = std::mem::take(bucket);
+                if self.spares.len() < MAX_SPARES {
+                    self.spares.push(large);
+                }
+            }
+            self.free.push(run.bucket);
+            if self.last.is_some_and(|(_, b)| b == run.bucket) {
+                self.last = None;
+            }
+        }
+        self.len -= 1;
+        Some((run.at, event))
+    }
+
+    /// Bytes each pending event takes in the queue (its slot in a run's bucket; runs add a heap key each).
+    pub const ENTRY_BYTES: usize = std::mem::size_of::<E>();
+
+    /// Bytes the queue's buckets hold allocated (for tests of its memory).
+    pub fn allocated_bytes(&self) -> usize {
+        let cap = |b: &VecDeque<E>| b.capacity() * std::mem::size_of::<E>();
+        self.buckets.iter().map(cap).sum::<usize>() + self.spares.iter().map(cap).sum::<usize>()
     }
 
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.len
     }
 
     /// Whether none are pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len == 0
     }
 }
 
@@ -102,5 +175,77 @@ mod tests {
         q.push(Instant::from_millis(2), "d");
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
         assert_eq!(order, vec!["a", "b", "c", "d"]);
+    }
+
+    /// The runs give exactly the order of a heap of single (time, counter) entries, for random schedules with
+    /// many equal instants, pushes interleaved with pops, and events scheduled for the instant being run.
+    #[test]
+    fn runs_match_a_heap_of_single_events() {
+        use rand_chacha::ChaCha8Rng;
+        use rand_core::{RngCore, SeedableRng};
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        for _ in 0..200 {
+            let mut q = EventQueue::new();
+            let mut reference: BinaryHeap<std::cmp::Reverse<(Instant, u64)>> = BinaryHeap::new();
+            let mut counter = 0u64;
+            let mut now = Instant::ZERO;
+            for _ in 0..400 {
+                if rng.next_u32() % 3 == 0 {
+                    let got = q.pop();
+                    let want = reference.pop().map(|std::cmp::Reverse(x)| x);
+                    assert_eq!(got, want);
+                    if let Some((t, _)) = got {
+                        now = t;
+                    }
+                } else {
+                    let at = now + std::time::Duration::from_nanos(u64::from(rng.next_u32() % 4));
+                    for _ in 0..1 + rng.next_u32() % 3 {
+                        counter += 1;
+                        q.push(at, counter);
+                        reference.push(std::cmp::Reverse((at, counter)));
+                    }
+                }
+                assert_eq!(q.len(), reference.len());
+            }
+            while let Some(want) = reference.pop() {
+                assert_eq!(q.pop(), Some(want.0));
+            }
+            assert!(q.pop().is_none() && q.is_empty());
+        }
+    }
+
+    /// Fan-outs of 1000 copies interleaved with 2000 pending one-event runs: the one-event runs keep small
+    /// buckets, so the memory stays near what the events need rather than a fan-out per pending run.
+    #[test]
+    fn one_event_runs_do_not_inherit_fan_out_buckets() {
+        let mut q = EventQueue::new();
+        let mut now = Instant::ZERO;
+        for k in 0..200u64 {
+            // A fan-out at now + 1 ms, then ten timers at distinct later instants.
+            for c in 0..1000 {
+                q.push(now + std::time::Duration::from_millis(1), (k, c));
+            }
+            for t in 0..10 {
+                q.push(
+                    now + std::time::Duration::from_secs(10 + k * 10 + t),
+                    (k, 5000 + t),
+                );
+            }
+            // Run the fan-out.
+            while q.peek_time() == Some(now + std::time::Duration::from_millis(1)) {
+                q.pop();
+            }
+            now += std::time::Duration::from_millis(1);
+        }
+        assert_eq!(q.len(), 2000);
+        let per_event = std::mem::size_of::<(u64, u64)>();
+        // 2000 pending one-event runs in buckets of a few slots each, plus a few fan-out spares.
+        let bound = 2000 * 8 * per_event + MAX_SPARES * 2048 * per_event;
+        assert!(
+            q.allocated_bytes() < bound,
+            "{} bytes allocated for {} pending events",
+            q.allocated_bytes(),
+            q.len()
+        );
     }
 }

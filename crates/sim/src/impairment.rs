@@ -63,6 +63,11 @@ impl Impairment {
         Impairment { config, bad: false }
     }
 
+    /// Its configuration.
+    pub fn config(&self) -> ImpairmentConfig {
+        self.config
+    }
+
     /// Whether this model can lose anything (and so needs a random stream).
     pub fn is_lossy(&self) -> bool {
         self.config != ImpairmentConfig::None

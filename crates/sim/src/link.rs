@@ -9,7 +9,7 @@
 use crate::ids::NodeId;
 use crate::impairment::{Impairment, ImpairmentConfig};
 use crate::packet::Packet;
-use crate::queue::{Queue, QueueConfig, Verdict};
+use crate::queue::{Limit, Queue, QueueConfig, Verdict};
 use crate::time_util::tx_time;
 use convoy_proto::Instant;
 use rand_chacha::ChaCha8Rng;
@@ -57,7 +57,19 @@ pub enum Offer {
     Lost,
 }
 
+/// What only a RED queue or a lossy link needs: the discipline's state and the link's random stream.
+#[derive(Debug)]
+struct Discipline {
+    queue: Queue,
+    impairment: Impairment,
+    rng: ChaCha8Rng,
+}
+
 /// One link direction with its state.
+///
+/// Kept small, as a 10,000-receiver star has 20,000 of them: a plain drop-tail link without random loss
+/// keeps its rate, delay and limit and nothing else of its configuration, no discipline state and no random
+/// stream.
 #[derive(Debug)]
 pub struct Link {
     /// Sending node.
@@ -66,39 +78,47 @@ pub struct Link {
     pub to: NodeId,
     /// Scenario name.
     pub name: String,
-    config: LinkConfig,
-    queue: Queue,
-    impairment: Impairment,
-    rng: ChaCha8Rng,
+    rate_bps: u64,
+    delay: Duration,
+    limit: Limit,
+    /// RED and random-loss configuration and state (`None`: drop-tail without loss).
+    discipline: Option<Box<Discipline>>,
     /// Departure instants and sizes of admitted packets not yet fully transmitted.
     backlog: VecDeque<(Instant, u32)>,
     backlog_bytes: u64,
     last_departure: Instant,
-    typical_tx: Duration,
-    /// Packets on their way to `to`, in arrival order.
-    pipe: VecDeque<(Instant, Packet)>,
+    /// Packets on their way to `to`, in arrival order (each has an `Arrive` event at its arrival time).
+    pipe: VecDeque<Packet>,
     /// Counters.
     pub stats: LinkStats,
 }
 
 impl Link {
-    /// A link from `from` to `to`; `rng` is its own random stream (loss, RED).
+    /// A link from `from` to `to`; `rng` makes its own random stream (loss, RED), called only if the link
+    /// needs one.
     pub fn new(
         from: NodeId,
         to: NodeId,
         name: String,
         config: LinkConfig,
-        rng: ChaCha8Rng,
+        rng: impl FnOnce() -> ChaCha8Rng,
     ) -> Self {
+        let plain = matches!(config.queue, QueueConfig::DropTail(_))
+            && config.impairment == ImpairmentConfig::None;
         Link {
             from,
             to,
             name,
-            queue: Queue::new(config.queue),
-            impairment: Impairment::new(config.impairment),
-            typical_tx: tx_time(1000, config.rate_bps),
-            config,
-            rng,
+            discipline: (!plain).then(|| {
+                Box::new(Discipline {
+                    queue: Queue::new(config.queue),
+                    impairment: Impairment::new(config.impairment),
+                    rng: rng(),
+                })
+            }),
+            rate_bps: config.rate_bps,
+            delay: config.delay,
+            limit: config.queue.limit(),
             backlog: VecDeque::new(),
             backlog_bytes: 0,
             last_departure: Instant::ZERO,
@@ -108,8 +128,29 @@ impl Link {
     }
 
     /// Its configuration.
-    pub fn config(&self) -> &LinkConfig {
-        &self.config
+    pub fn config(&self) -> LinkConfig {
+        LinkConfig {
+            rate_bps: self.rate_bps,
+            delay: self.delay,
+            queue: self
+                .discipline
+                .as_ref()
+                .map_or(QueueConfig::DropTail(self.limit), |d| *d.queue.config()),
+            impairment: self
+                .discipline
+                .as_ref()
+                .map_or(ImpairmentConfig::None, |d| d.impairment.config()),
+        }
+    }
+
+    /// Rate in bits per second.
+    pub fn rate_bps(&self) -> u64 {
+        self.rate_bps
+    }
+
+    /// One-way propagation delay.
+    pub fn delay(&self) -> Duration {
+        self.delay
     }
 
     /// Forget packets whose transmission has ended.
@@ -130,7 +171,7 @@ impl Link {
             None => (0, 0),
             // The head is on the transmitter once its transmission started.
             Some(&(dep, size)) => {
-                let head_started = dep - tx_time(size, self.config.rate_bps) <= now;
+                let head_started = dep - tx_time(size, self.rate_bps) <= now;
                 if head_started {
                     (
                         self.backlog.len() as u32 - 1,
@@ -145,26 +186,31 @@ impl Link {
 
     /// Offer a packet at `now`.
     pub fn offer(&mut self, now: Instant, packet: Packet) -> Offer {
-        if self.impairment.is_lossy() && self.impairment.lose(&mut self.rng) {
-            self.stats.loss_drops += 1;
-            return Offer::Lost;
+        if let Some(d) = &mut self.discipline {
+            if d.impairment.is_lossy() && d.impairment.lose(&mut d.rng) {
+                self.stats.loss_drops += 1;
+                return Offer::Lost;
+            }
         }
         let (pkts, bytes) = self.waiting(now);
-        match self.queue.admit(
-            now,
-            packet.size,
-            pkts,
-            bytes,
-            self.typical_tx,
-            &mut self.rng,
-        ) {
+        let verdict = match &mut self.discipline {
+            Some(d) => {
+                // RED's idle-time correction counts typical (1000-byte) packets.
+                let typical_tx = tx_time(1000, self.rate_bps);
+                d.queue
+                    .admit(now, packet.size, pkts, bytes, typical_tx, &mut d.rng)
+            }
+            None if self.limit.is_full(packet.size, pkts, bytes) => Verdict::Overflow,
+            None => Verdict::Admit,
+        };
+        match verdict {
             Verdict::Admit => {}
             Verdict::Overflow | Verdict::EarlyDrop => {
                 self.stats.queue_drops += 1;
                 return Offer::QueueDrop;
             }
         }
-        let tx = tx_time(packet.size, self.config.rate_bps);
+        let tx = tx_time(packet.size, self.rate_bps);
         let start = self.last_departure.max(now);
         let departure = start + tx;
         self.last_departure = departure;
@@ -174,14 +220,35 @@ impl Link {
         self.stats.tx_bytes += u64::from(packet.size);
         self.stats.busy += tx;
         self.stats.queue_integral += (start - now).as_secs_f64();
-        let arrival = departure + self.config.delay;
-        self.pipe.push_back((arrival, packet));
+        let arrival = departure + self.delay;
+        self.pipe.push_back(packet);
         Offer::Arrives(arrival)
+    }
+
+    /// Packets whose transmission has ended by `now` (admitted packets still waiting or on the transmitter
+    /// are not counted; ns-3's `PhyTxEnd`).
+    pub fn transmitted(&self, now: Instant) -> u64 {
+        let pending = self
+            .backlog
+            .iter()
+            .rev()
+            .take_while(|(dep, _)| *dep > now)
+            .count();
+        self.stats.tx_packets - pending as u64
+    }
+
+    /// Time the transmitter was busy in `[0, now]`: the admitted packets' serialisation times minus what is
+    /// still to come after `now` (the backlog keeps the transmitter busy without a gap until the last
+    /// departure).
+    pub fn busy_until(&self, now: Instant) -> Duration {
+        self.stats
+            .busy
+            .saturating_sub(self.last_departure.saturating_duration_since(now))
     }
 
     /// Take the packet arriving at the far end now (the earliest in the pipe).
     pub fn take_arrival(&mut self) -> Option<Packet> {
-        self.pipe.pop_front().map(|(_, p)| p)
+        self.pipe.pop_front()
     }
 
     /// Packets in flight or queued.
@@ -195,7 +262,7 @@ mod tests {
     use super::*;
     use crate::ids::FlowId;
     use crate::packet::{Body, Dest};
-    use crate::queue::Limit;
+    use crate::queue::RedConfig;
     use crate::seed::component_rng;
 
     fn pkt(size: u32) -> Packet {
@@ -216,7 +283,9 @@ mod tests {
             queue: QueueConfig::DropTail(Limit::Packets(limit)),
             impairment: ImpairmentConfig::None,
         };
-        Link::new(NodeId(0), NodeId(1), "l".into(), cfg, component_rng(1, "l"))
+        Link::new(NodeId(0), NodeId(1), "l".into(), cfg, || {
+            component_rng(1, "l")
+        })
     }
 
     #[test]
@@ -251,6 +320,56 @@ mod tests {
         // After 1 ms the first has left and the second is being sent: one waits.
         assert_eq!(l.waiting(Instant::from_micros(1000)), (1, 1000));
         assert_eq!(l.stats.queue_drops, 1);
+    }
+
+    #[test]
+    fn configuration_is_kept_whatever_is_stored() {
+        let plain = link(10);
+        assert_eq!(
+            plain.config().queue,
+            QueueConfig::DropTail(Limit::Packets(10))
+        );
+        assert_eq!(plain.config().impairment, ImpairmentConfig::None);
+        let cfg = LinkConfig {
+            rate_bps: 1_000_000,
+            delay: Duration::from_millis(5),
+            queue: QueueConfig::Red(
+                Limit::Bytes(30_000),
+                RedConfig {
+                    min_th: 5_000.0,
+                    max_th: 15_000.0,
+                    weight: 0.002,
+                    max_p: 0.1,
+                    gentle: true,
+                },
+            ),
+            impairment: ImpairmentConfig::Bernoulli { p: 0.01 },
+        };
+        let red = Link::new(NodeId(0), NodeId(1), "r".into(), cfg.clone(), || {
+            component_rng(1, "r")
+        });
+        assert_eq!(red.config(), cfg);
+        assert_eq!(
+            (red.rate_bps(), red.delay()),
+            (1_000_000, Duration::from_millis(5))
+        );
+    }
+
+    #[test]
+    fn transmitted_and_busy_count_only_what_has_left() {
+        let mut l = link(10);
+        // Three 1 ms packets at t = 0: the first leaves at 1 ms, the last at 3 ms.
+        for _ in 0..3 {
+            l.offer(Instant::ZERO, pkt(1000));
+        }
+        let at = Instant::from_micros(1500);
+        assert_eq!(l.transmitted(at), 1);
+        assert_eq!(l.busy_until(at), Duration::from_micros(1500));
+        assert_eq!(l.transmitted(Instant::from_millis(3)), 3);
+        assert_eq!(
+            l.busy_until(Instant::from_millis(5)),
+            Duration::from_millis(3)
+        );
     }
 
     #[test]

@@ -50,8 +50,8 @@ pub struct Node {
     pub name: String,
     /// Kind.
     pub kind: NodeKind,
-    /// Its network-element state, for PGM routers.
-    pub ne: Option<NetworkElement>,
+    /// Its network-element state, for PGM routers (boxed: most nodes are hosts).
+    pub ne: Option<Box<NetworkElement>>,
 }
 
 /// What kind of flow (the `kind` of summary.json).
@@ -120,8 +120,32 @@ pub struct SessionSpec {
     pub record_arrivals: bool,
     /// The source's maximum rate (PGM rate limiter), bytes per second of whole packets.
     pub rate_max: Option<u64>,
+    /// The source's NAK elimination interval (`None` = the engine's default; zero turns it off).
+    pub nak_elim_ivl: Option<Duration>,
     /// Receive-window and NAK timing of the receivers (`None` = engine defaults).
     pub rxw: Option<convoy_proto::rxw::RxwConfig>,
+}
+
+/// The engine endpoint the simulator builds for receiver `r` of session `spec`, the network's `group`-th
+/// group, in a run seeded with `seed`. Public so that a benchmark can build endpoints exactly like the
+/// simulator's without a network, to tell their memory from the simulator's.
+pub fn session_receiver(
+    seed: u64,
+    spec: &SessionSpec,
+    group: GroupId,
+    r: &SessionReceiver,
+) -> Receiver {
+    let mut rc = ReceiverConfig::new(node_address(r.node), group_address(group));
+    rc.cc = spec.cc.clone();
+    // The source's data port, which `add_session` leaves at the sender's default.
+    rc.dest_port = SenderConfig::new(node_address(spec.source), group_address(group)).dest_port;
+    // The simulator delivers the source's own checksummed bytes; nothing can corrupt them on the way.
+    rc.verify_checksums = false;
+    if let Some(rxw) = &spec.rxw {
+        rc.rxw = rxw.clone();
+    }
+    let seed = component_seed(seed, &format!("pgm:{}:{}", spec.name, r.name));
+    Receiver::new(rc, seed)
 }
 
 /// Scheduled actions.
@@ -173,6 +197,8 @@ pub struct Network {
     pub(crate) started: bool,
     pub(crate) capture_link: Option<LinkId>,
     pub(crate) captured: Vec<(Instant, Packet)>,
+    /// Scratch space lent to agents ([`crate::agents::Outbox::scratch`]).
+    pub(crate) scratch: Vec<u8>,
 }
 
 impl Network {
@@ -201,6 +227,7 @@ impl Network {
             started: false,
             capture_link: None,
             captured: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 
@@ -211,7 +238,7 @@ impl Network {
         }
         let id = self.graph.add_node();
         let ne = match kind {
-            NodeKind::PgmRouter(c) => Some(NetworkElement::new(c)),
+            NodeKind::PgmRouter(c) => Some(Box::new(NetworkElement::new(c))),
             _ => None,
         };
         self.nodes.push(Node {
@@ -240,7 +267,9 @@ impl Network {
         let mut add = |from: NodeId, to: NodeId, cfg: LinkConfig, dir: &str| {
             let lname = format!("{name}{dir}");
             let id = self.graph.add_link(from, to, cfg.delay.as_nanos() as u64);
-            let rng = component_rng(self.seed, &format!("link:{lname}"));
+            let seed = self.seed;
+            let rng_name = format!("link:{lname}");
+            let rng = move || component_rng(seed, &rng_name);
             self.links.push(Link::new(from, to, lname, cfg, rng));
             id
         };
@@ -325,6 +354,9 @@ impl Network {
         sc.source_port = 1000 + flow.0 as u16;
         sc.max_tsdu = spec.apdu_size.max(1);
         sc.rate_max = spec.rate_max;
+        if let Some(ivl) = spec.nak_elim_ivl {
+            sc.nak_elim_ivl = ivl;
+        }
         let receiver_addrs: Vec<_> = spec
             .receivers
             .iter()
@@ -350,16 +382,7 @@ impl Network {
         });
         let mut sinks = Vec::new();
         for r in &spec.receivers {
-            let mut rc = ReceiverConfig::new(node_address(r.node), group_address(group));
-            rc.cc = spec.cc.clone();
-            rc.dest_port = sc.dest_port;
-            // The simulator delivers the source's own checksummed bytes; nothing can corrupt them on the way.
-            rc.verify_checksums = false;
-            if let Some(rxw) = &spec.rxw {
-                rc.rxw = rxw.clone();
-            }
-            let seed = component_seed(self.seed, &format!("pgm:{}:{}", spec.name, r.name));
-            let receiver = Receiver::new(rc, seed);
+            let receiver = session_receiver(self.seed, &spec, group, r);
             let mut receiver_agent = PgmReceiverAgent::new(
                 r.node,
                 flow,
@@ -450,7 +473,10 @@ impl Network {
         let source =
             UdpSourceAgent::new(src, flow, dst, sink_id, size, pattern, rng, self.interval);
         self.add_agent(Agent::Udp(Box::new(source)));
-        self.add_agent(Agent::UdpSink(UdpSinkAgent::new(dst, self.interval)));
+        self.add_agent(Agent::UdpSink(Box::new(UdpSinkAgent::new(
+            dst,
+            self.interval,
+        ))));
         self.schedule_life(source_id, start, stop);
         self.flows.push(Flow {
             name: name.to_string(),

@@ -16,8 +16,10 @@ pub enum Dest {
 /// The contents, as the endpoints see them.
 #[derive(Clone, Debug)]
 pub enum Body {
-    /// A TCP segment (header fields only; payload bytes are not simulated).
-    Tcp(TcpSegment),
+    /// A TCP segment (header fields only; payload bytes are not simulated). Boxed: a segment with its SACK
+    /// blocks is larger than everything else a packet holds, and packets in flight are the bulk of a large
+    /// simulation's memory.
+    Tcp(Box<TcpSegment>),
     /// A whole PGM packet (UDP payload): the real bytes the Convoy engine emitted, shared between the copies
     /// that multicast replication makes.
     Pgm(Rc<[u8]>),

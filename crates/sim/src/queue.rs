@@ -44,6 +44,16 @@ pub enum QueueConfig {
     Red(Limit, RedConfig),
 }
 
+impl Limit {
+    /// Whether a packet of `size` bytes finds the queue full when `waiting_pkts` / `waiting_bytes` wait.
+    pub fn is_full(self, size: u32, waiting_pkts: u32, waiting_bytes: u64) -> bool {
+        match self {
+            Limit::Packets(n) => waiting_pkts >= n,
+            Limit::Bytes(n) => waiting_bytes + u64::from(size) > n,
+        }
+    }
+}
+
 impl QueueConfig {
     /// The hard limit.
     pub fn limit(&self) -> Limit {
@@ -105,10 +115,7 @@ impl Queue {
         rng: &mut ChaCha8Rng,
     ) -> Verdict {
         let limit = self.config.limit();
-        let full = match limit {
-            Limit::Packets(n) => waiting_pkts >= n,
-            Limit::Bytes(n) => waiting_bytes + u64::from(size) > n,
-        };
+        let full = limit.is_full(size, waiting_pkts, waiting_bytes);
         let QueueConfig::Red(_, red) = self.config else {
             return if full {
                 Verdict::Overflow

@@ -46,7 +46,7 @@ pub struct FlowResult {
 pub struct LinkResult {
     /// Scenario name (`name` or `name:rev`).
     pub name: String,
-    /// Busy time / run time.
+    /// Busy time within the run / run time (what is still queued at the end is not counted).
     pub utilization: f64,
     /// Packets dropped (queue and random loss).
     pub drops: u64,
@@ -193,7 +193,7 @@ impl Network {
             .iter()
             .map(|l| LinkResult {
                 name: l.name.clone(),
-                utilization: (l.stats.busy.as_secs_f64() / run).min(1.0),
+                utilization: (l.busy_until(end).as_secs_f64() / run).min(1.0),
                 drops: l.stats.queue_drops + l.stats.loss_drops,
                 mean_queue_pkts: l.stats.queue_integral / run,
             })
@@ -235,6 +235,22 @@ impl Network {
             .zip(&self.queue_samples)
             .map(|(l, s)| (self.links[l.index()].name.clone(), s.as_slice()))
             .collect()
+    }
+
+    /// Packets whose transmission ended by now, over all link directions: every hop of every packet counts
+    /// once (ns-3's `PhyTxEnd` on all devices).
+    pub fn packets_transmitted(&self) -> u64 {
+        self.links.iter().map(|l| l.transmitted(self.now)).sum()
+    }
+
+    /// Packets on links now: queued, being transmitted or propagating, over all link directions.
+    pub fn packets_in_flight(&self) -> usize {
+        self.links.iter().map(|l| l.in_flight()).sum()
+    }
+
+    /// Events scheduled and not yet run (including timers cancelled lazily, which stay until their time).
+    pub fn pending_events(&self) -> usize {
+        self.queue.len()
     }
 
     /// The counters of every PGM network element: (node name, counters), in node order.

@@ -55,6 +55,7 @@ fn session(name: &str, source: NodeId, receivers: &[(&str, NodeId, f64)], c: f64
         trace: true,
         record_arrivals: false,
         rate_max: None,
+        nak_elim_ivl: None,
         rxw: None,
     }
 }
@@ -298,6 +299,59 @@ fn print_fig5_first_phases() {
         println!(
             "  {} goodput {:.0} loss {:.4}",
             x.name, x.goodput_bps, x.loss_rate
+        );
+    }
+}
+
+/// Diagnostic: a star whose source link overflows; prints the source's repair counters and one receiver's
+/// receive-window counters every second (`STAR_N` receivers, `STAR_Q` packets of source-link queue).
+#[test]
+#[ignore]
+fn print_star_repairs() {
+    let env = |k: &str, d: u64| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let (n, q, secs) = (env("STAR_N", 20), env("STAR_Q", 50), env("STAR_S", 10));
+    let mut net = Network::new(1, Duration::from_secs(1), Duration::ZERO);
+    let s = net.add_node("S", NodeKind::Host).unwrap();
+    let hub = net.add_node("hub", NodeKind::Router).unwrap();
+    duplex(
+        &mut net,
+        "S-hub",
+        s,
+        hub,
+        link(100_000_000, 1, q as u32, 0.0),
+    );
+    let mut rx = Vec::new();
+    for i in 0..n {
+        let h = net.add_node(&format!("H{i}"), NodeKind::Host).unwrap();
+        duplex(
+            &mut net,
+            &format!("hub-H{i}"),
+            hub,
+            h,
+            link(100_000_000, 1, 1000, 0.0),
+        );
+        rx.push((format!("H{i}"), h));
+    }
+    let list: Vec<(&str, NodeId, f64)> = rx.iter().map(|(n, h)| (n.as_str(), *h, 0.0)).collect();
+    let mut spec = session("pgm", s, &list, 0.75);
+    if let Ok(ms) = std::env::var("NAK_ELIM_MS") {
+        spec.nak_elim_ivl = Some(Duration::from_millis(ms.parse().unwrap()));
+    }
+    net.add_session(spec).unwrap();
+    for t in 1..=secs {
+        net.run(Instant::from_secs_f64(t as f64));
+        let snd = net.session_sender("pgm").unwrap().sender().stats().clone();
+        let r = net.session_receivers("pgm")[0].receiver();
+        let w = r.rxw_stats().unwrap().clone();
+        println!(
+            "t={t} odata={} rdata={} naks={} ncfs={} elim={} | rx0: got={} repaired={} naks={} ncf_to={} data_to={} lost={} delivered={}",
+            snd.odata_packets, snd.rdata_packets, snd.naks, snd.ncfs, snd.nak_sqns_eliminated,
+            w.packets_received, w.repaired, w.naks_sent, w.ncf_timeouts, w.data_timeouts, w.sqns_lost, w.apdus_delivered
         );
     }
 }

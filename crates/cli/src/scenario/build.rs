@@ -1,6 +1,6 @@
 //! A validated scenario becomes a simulator [`Network`].
 
-use super::model::Scenario;
+use super::model::{Scenario, SessionDef};
 use convoy_proto::Instant;
 use convoy_sim::{BuildError, LinkId, Network, NodeId, SessionReceiver, SessionSpec};
 use std::time::Duration;
@@ -15,6 +15,34 @@ pub struct Built {
 
 fn at(d: Duration) -> Instant {
     Instant::from_nanos(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// The simulator's description of session `sess`; `node` maps scenario node indices to the network's ids.
+pub fn session_spec(sess: &SessionDef, node: impl Fn(usize) -> NodeId) -> SessionSpec {
+    SessionSpec {
+        name: sess.name.clone(),
+        source: node(sess.source),
+        receivers: sess
+            .receivers
+            .iter()
+            .map(|r| SessionReceiver {
+                name: r.name.clone(),
+                node: node(r.node),
+                join: at(r.join),
+                leave: r.leave.map(at),
+            })
+            .collect(),
+        cc: sess.cc.clone(),
+        apdu_size: sess.payload,
+        start: at(sess.start),
+        stop: sess.stop.map(at),
+        bytes: sess.bytes,
+        trace: sess.trace,
+        rate_max: sess.rate_max,
+        nak_elim_ivl: sess.nak_elim,
+        record_arrivals: sess.arrivals,
+        rxw: sess.rxw.clone(),
+    }
 }
 
 /// Build the network of `s`. Flows are added in the order of [`Scenario::flow_names`].
@@ -43,29 +71,7 @@ pub fn build_network(s: &Scenario) -> Result<Built, BuildError> {
         link_ids.push((f, b));
     }
     for sess in &s.sessions {
-        net.add_session(SessionSpec {
-            name: sess.name.clone(),
-            source: node(sess.source),
-            receivers: sess
-                .receivers
-                .iter()
-                .map(|r| SessionReceiver {
-                    name: r.name.clone(),
-                    node: node(r.node),
-                    join: at(r.join),
-                    leave: r.leave.map(at),
-                })
-                .collect(),
-            cc: sess.cc.clone(),
-            apdu_size: sess.payload,
-            start: at(sess.start),
-            stop: sess.stop.map(at),
-            bytes: sess.bytes,
-            trace: sess.trace,
-            record_arrivals: sess.arrivals,
-            rate_max: sess.rate_max,
-            rxw: sess.rxw.clone(),
-        })?;
+        net.add_session(session_spec(sess, node))?;
     }
     for t in &s.tcp {
         net.add_tcp(

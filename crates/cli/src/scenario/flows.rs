@@ -404,6 +404,7 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionDef> {
         trace: s.trace.unwrap_or(i == 0),
         arrivals: s.arrivals.unwrap_or(false),
         rate_max: s.rate_max.map(|r| r.bytes_per_s()),
+        nak_elim: s.nak_elim.map(|d| d.0),
         rxw,
     })
 }

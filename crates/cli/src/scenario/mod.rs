@@ -20,7 +20,7 @@ mod resolve;
 pub mod schema;
 pub mod units;
 
-pub use build::{build_network, Built};
+pub use build::{build_network, session_spec, Built};
 pub use error::{Origin, ScenarioError};
 pub use model::{LinkDef, NodeDef, ReceiverDef, Scenario, SeqPlot, SessionDef, TcpDef, UdpDef};
 

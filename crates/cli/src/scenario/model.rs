@@ -103,6 +103,8 @@ pub struct SessionDef {
     pub arrivals: bool,
     /// PGM rate limit, bytes per second.
     pub rate_max: Option<u64>,
+    /// The source's NAK elimination interval.
+    pub nak_elim: Option<Duration>,
     /// Receive-window configuration.
     pub rxw: Option<RxwConfig>,
 }

@@ -275,6 +275,8 @@ pub struct SessionFileSpec {
     pub bytes: Option<Bytes>,
     /// PGM rate limit on all data.
     pub rate_max: Option<Rate>,
+    /// The source's NAK elimination interval ("0s" turns it off).
+    pub nak_elim: Option<Dur>,
     /// Record the time–sequence trace (default: true for the first session only).
     pub trace: Option<bool>,
     /// Record, at every receiver, the sequence numbers of the original data it received (default false; the

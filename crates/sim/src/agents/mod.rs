@@ -14,6 +14,19 @@ use convoy_proto::Instant;
 pub struct Outbox {
     /// Packets to send from the agent's node.
     pub packets: Vec<Packet>,
+    /// Scratch space for building packets, lent by the network for the call so that agents need no buffer of
+    /// their own (10,000 receivers would otherwise hold 10,000 buffers). May be empty: grow it as needed.
+    pub scratch: Vec<u8>,
+}
+
+impl Outbox {
+    /// The scratch space, at least `len` bytes long.
+    pub fn scratch(&mut self, len: usize) -> &mut Vec<u8> {
+        if self.scratch.len() < len {
+            self.scratch.resize(len, 0);
+        }
+        &mut self.scratch
+    }
 }
 
 /// A traffic endpoint.
@@ -30,7 +43,7 @@ pub enum Agent {
     /// A CBR or Pareto on/off UDP source.
     Udp(Box<udp::UdpSourceAgent>),
     /// Counts UDP bytes.
-    UdpSink(udp::UdpSinkAgent),
+    UdpSink(Box<udp::UdpSinkAgent>),
 }
 
 impl Agent {

@@ -291,7 +291,6 @@ pub struct PgmReceiverAgent {
     active: bool,
     /// Recorded facts.
     pub record: ReceiverRecord,
-    buf: Vec<u8>,
 }
 
 impl PgmReceiverAgent {
@@ -323,7 +322,6 @@ impl PgmReceiverAgent {
                 joined: None,
                 left: None,
             },
-            buf: vec![0; 2048],
         }
     }
 
@@ -404,7 +402,7 @@ impl PgmReceiverAgent {
     }
 
     fn flush(&mut self, now: Instant, out: &mut Outbox) {
-        let mut buf = std::mem::take(&mut self.buf);
+        let mut buf = std::mem::take(out.scratch(BUF));
         while let Some(t) = self.receiver.poll_transmit(now, &mut buf) {
             // Upstream packets go to the source (the only unicast destination a receiver has).
             let _ = t.destination;
@@ -417,7 +415,7 @@ impl PgmReceiverAgent {
                 body: Body::Pgm(Rc::from(&buf[..t.len])),
             });
         }
-        self.buf = buf;
+        out.scratch = buf;
         while let Some(e) = self.receiver.poll_event() {
             match e {
                 ReceiverEvent::Data(d) => {

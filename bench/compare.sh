@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Convoy's simulator beside ns-3 on the same TCP dumbbell, in one run: builds `convoy` (release) and the ns-3
+# reference (bench/ns3/), runs `convoy bench sim --json` on dumbbell-1, -10, -100 and bench/ns3/run.sh for
+# N = 1, 10, 100, and prints a side-by-side table with the issue's targets (issue 3, "Speed and memory"):
+# at least 20x faster than ns-3 at N = 100, utilisation within +-2% of ns-3's at every N, Jain index within
+# +-0.02 at N = 10.
+#
+#   bench/compare.sh          # the dumbbells (about a minute, most of it ns-3)
+#   bench/compare.sh --all    # also the multicast stars (about 20 minutes), listed below the table
+#
+# Needs cargo, jq, and ns-3.37's development files (bench/ns3/build.sh installs libns3-dev when run as root).
+# Wall-clock times depend on what else the machine runs; CPU times are listed too.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+only=(--only dumbbell-1,dumbbell-10,dumbbell-100)
+case "${1:-}" in
+    --all) only=() ;;
+    "") ;;
+    *)
+        echo "usage: bench/compare.sh [--all]" >&2
+        exit 2
+        ;;
+esac
+command -v jq >/dev/null || { echo "compare.sh: needs jq" >&2; exit 1; }
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+echo "compare.sh: building convoy (release)" >&2
+cargo build --release --quiet -p convoy
+echo "compare.sh: running ns-3 (bench/ns3/run.sh)" >&2
+bench/ns3/run.sh >"$tmp/ns3.jsonl"
+echo "compare.sh: running convoy bench sim ${only[*]}" >&2
+target/release/convoy bench sim --json "${only[@]}" >"$tmp/convoy.json"
+
+ns3() { jq -r "select(.flows == $1) | $2" "$tmp/ns3.jsonl"; }
+convoy() { jq -r ".scenarios[] | select(.name == \"dumbbell-$1\") | $2" "$tmp/convoy.json"; }
+
+echo
+echo "TCP dumbbell, 100 simulated seconds, seed 1 ($(date -u +%Y-%m-%d), $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'))"
+echo
+printf '%5s | %9s %9s %8s | %8s %8s %8s | %7s %7s %7s | %7s %7s %7s\n' \
+    N "ns-3 wall" "Convoy" speed-up "ns-3 CPU" Convoy speed-up "util ns3" Convoy "diff" "Jain ns3" Convoy diff
+printf '%s\n' "------+------------------------------+----------------------------+-------------------------+------------------------"
+for n in 1 10 100; do
+    nw="$(ns3 "$n" .wall_s)"; cw="$(convoy "$n" .wall_s)"
+    nc="$(ns3 "$n" .cpu_s)"; cc="$(convoy "$n" .cpu_s)"
+    nu="$(ns3 "$n" .utilization)"; cu="$(convoy "$n" .utilization)"
+    nj="$(ns3 "$n" .jain)"; cj="$(convoy "$n" .jain)"
+    awk -v n="$n" -v nw="$nw" -v cw="$cw" -v nc="$nc" -v cc="$cc" -v nu="$nu" -v cu="$cu" -v nj="$nj" -v cj="$cj" 'BEGIN {
+        printf "%5d | %8.2fs %8.3fs %7.0fx | %7.2fs %7.3fs %7.0fx | %7.4f %7.4f %+6.2f%% | %7.4f %7.4f %+7.4f\n",
+            n, nw, cw, nw / cw, nc, cc, nc / cc, nu, cu, 100 * (cu - nu) / nu, nj, cj, cj - nj
+    }'
+done
+echo
+printf '%5s | %12s %12s | %14s %14s\n' N "ns-3 events" Convoy "ns-3 pkts fwd" Convoy
+for n in 1 10 100; do
+    printf '%5d | %12s %12s | %14s %14s\n' "$n" "$(ns3 "$n" .events)" "$(convoy "$n" .events)" \
+        "$(ns3 "$n" .packets_forwarded)" "$(convoy "$n" .packets_forwarded)"
+done
+echo
+echo "Targets: speed-up >= 20x at N = 100; utilisation within +-2% at every N; Jain within +-0.02 at N = 10."
+echo "ns-3 runs two events per hop (transmission end, reception), Convoy one (the arrival)."
+
+if [ ${#only[@]} -eq 0 ]; then
+    echo
+    jq -r '.scenarios[] | select(.receivers > 0) |
+        "\(.name): \(.sim_s) simulated s in \(.wall_s * 100 | round / 100) s wall (\(.cpu_s * 100 | round / 100) s CPU), \(.events) events, peak RSS \(.peak_rss_bytes / 1e6 * 10 | round / 10) MB" +
+        (if .sim_state_per_receiver_bytes then ", simulator state per receiver \(.sim_state_per_receiver_bytes | round) B (endpoint \(.endpoint_bytes | round) B)" else "" end)' \
+        "$tmp/convoy.json"
+fi

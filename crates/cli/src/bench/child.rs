@@ -1,0 +1,296 @@
+//! The benchmark's child processes: one canonical scenario run (`convoy bench sim-one NAME`), and the memory of
+//! the engine's receivers on their own (`convoy bench sim-endpoint`). Each prints one line of JSON on stdout.
+
+use super::procfs::{cpu_seconds, vm_bytes};
+use super::scenario_text;
+use crate::scenario::{self, build_network, session_spec};
+use convoy_proto::{Instant, Receiver};
+use convoy_sim::dumbbell::jain;
+use convoy_sim::network::session_receiver;
+use convoy_sim::packet::Body;
+use convoy_sim::topology::node_address;
+use convoy_sim::{GroupId, NodeId, SessionReceiver};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// One scenario's figures (an element of `convoy bench sim --json`'s `scenarios`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioRun {
+    /// Canonical name (`dumbbell-10`, `star-1000`, ...).
+    pub name: String,
+    /// Simulated seconds.
+    pub sim_s: f64,
+    /// Wall-clock seconds of the run (building the network excluded).
+    pub wall_s: f64,
+    /// CPU seconds of the run.
+    pub cpu_s: f64,
+    /// Seconds spent loading the scenario and building the network.
+    pub build_s: f64,
+    /// Events processed.
+    pub events: u64,
+    /// Packets whose transmission ended, over all link directions (every hop counts once).
+    pub packets_forwarded: u64,
+    /// Events per wall second.
+    pub events_per_s: f64,
+    /// Packets forwarded per wall second.
+    pub packets_per_s: f64,
+    /// Busy fraction of the link named `bottleneck` (forward direction), if there is one.
+    pub utilization: Option<f64>,
+    /// Jain's index over the TCP flows' goodputs (payload bytes delivered × 8 / `sim_s`), if there are any.
+    pub jain: Option<f64>,
+    /// Peak resident set size of the child process (VmHWM).
+    pub peak_rss_bytes: u64,
+    /// Resident set size once the scenario is loaded and resolved, before the network is built.
+    pub rss_loaded_bytes: u64,
+    /// Resident set size once the network is built, before the first event.
+    pub rss_built_bytes: u64,
+    /// Simulated time of the `rss_at_bytes` reading: the end, or when the first session had sent
+    /// `rss_at_packets` data packets.
+    pub rss_at_s: f64,
+    /// Original data packets the first session had sent at `rss_at_s` (multicast only).
+    pub rss_at_packets: Option<u64>,
+    /// Resident set size at `rss_at_s`.
+    pub rss_at_bytes: u64,
+    /// Multicast receivers in the scenario.
+    pub receivers: usize,
+    /// `peak_rss_bytes` / `receivers`.
+    pub rss_per_receiver_bytes: Option<f64>,
+    /// Multicast: the slowest receiver's goodput, bit/s.
+    pub slowest_receiver_bps: Option<f64>,
+    /// Packets dropped on all links (queues and random loss).
+    pub drops: u64,
+    /// TCP retransmission or pgmcc feedback timeouts, all flows.
+    pub timeouts: u64,
+    /// Packets on links at `rss_at_s` (each is a `Packet` in its link's pipe and an event).
+    pub in_flight_at: usize,
+    /// Events scheduled at `rss_at_s` (lazily cancelled timers included).
+    pub pending_events_at: usize,
+}
+
+/// Run canonical scenario `name` with `--set` overrides `sets` (none for the benchmark). With
+/// `rss_at_packets`, read the RSS once the first session has sent that many original data packets (so that
+/// stars of different sizes can be compared with the same amount of data in their source's transmit window),
+/// else at the end.
+pub fn run_scenario(
+    name: &str,
+    rss_at_packets: Option<u64>,
+    sets: &[String],
+) -> Result<ScenarioRun, String> {
+    let text = scenario_text(name)?;
+    let started = std::time::Instant::now();
+    let s = scenario::parse(&format!("scenarios/bench/{name}.toml"), name, text, sets)
+        .map_err(|e| e.to_string())?;
+    let rss_loaded_bytes = vm_bytes("VmRSS").unwrap_or(0);
+    let built = build_network(&s).map_err(|e| format!("building {name}: {e}"))?;
+    let sim_s = s.duration.as_secs_f64();
+    let end = Instant::from_nanos(s.duration.as_nanos() as u64);
+    let bottleneck = s
+        .links
+        .iter()
+        .position(|l| l.name == "bottleneck")
+        .map(|i| built.link_ids[i].0);
+    let tcp_flows: Vec<(usize, f64)> = s
+        .tcp
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (s.sessions.len() + i, t.start.as_secs_f64()))
+        .collect();
+    let receivers: usize = s.sessions.iter().map(|x| x.receivers.len()).sum();
+    let session = s.sessions.first().map(|x| x.name.clone());
+    let has_sessions = session.is_some();
+    // Only the network stays in memory during the run.
+    drop(s);
+    let mut net = built.net;
+    let build_s = started.elapsed().as_secs_f64();
+    let rss_built_bytes = vm_bytes("VmRSS").unwrap_or(0);
+
+    let odata = |net: &convoy_sim::Network| -> Option<u64> {
+        let name = session.as_deref()?;
+        Some(net.session_sender(name)?.sender().stats().odata_packets)
+    };
+    let cpu0 = cpu_seconds().unwrap_or(0.0);
+    let t0 = std::time::Instant::now();
+    let mut events = 0;
+    let read = |net: &convoy_sim::Network| {
+        (
+            net.now().as_secs_f64(),
+            odata(net),
+            vm_bytes("VmRSS").unwrap_or(0),
+            net.packets_in_flight(),
+            net.pending_events(),
+        )
+    };
+    let mut reading = None;
+    if let Some(k) = rss_at_packets {
+        // Millisecond steps until the session has sent `k` packets.
+        let step = Duration::from_millis(1);
+        let mut t = Instant::ZERO;
+        while t < end && odata(&net).unwrap_or(u64::MAX) < k {
+            t = (t + step).min(end);
+            events += net.run(t);
+        }
+        reading = Some(read(&net));
+    }
+    events += net.run(end);
+    let (rss_at_s, rss_at_packets, rss_at_bytes, in_flight_at, pending_events_at) =
+        reading.unwrap_or_else(|| read(&net));
+    let wall_s = t0.elapsed().as_secs_f64();
+    let cpu_s = cpu_seconds().unwrap_or(0.0) - cpu0;
+    let peak_rss_bytes = vm_bytes("VmHWM").unwrap_or(0);
+
+    let r = net.results();
+    let packets_forwarded = net.packets_transmitted();
+    let utilization = bottleneck.map(|l| r.links[l.index()].utilization);
+    // ns-3's definition: bytes delivered over the whole run (a flow's goodput_bps is over its active time).
+    let goodputs: Vec<f64> = tcp_flows
+        .iter()
+        .map(|&(i, start)| r.flows[i].goodput_bps * (sim_s - start).max(0.0) / sim_s)
+        .collect();
+    let wall = wall_s.max(1e-9);
+    Ok(ScenarioRun {
+        name: name.to_string(),
+        sim_s,
+        wall_s,
+        cpu_s,
+        build_s,
+        events,
+        packets_forwarded,
+        events_per_s: events as f64 / wall,
+        packets_per_s: packets_forwarded as f64 / wall,
+        utilization,
+        jain: (!goodputs.is_empty()).then(|| jain(&goodputs)),
+        peak_rss_bytes,
+        rss_loaded_bytes,
+        rss_built_bytes,
+        rss_at_s,
+        rss_at_packets,
+        rss_at_bytes,
+        receivers,
+        rss_per_receiver_bytes: (receivers > 0).then(|| peak_rss_bytes as f64 / receivers as f64),
+        slowest_receiver_bps: has_sessions.then(|| r.flows[0].goodput_bps),
+        drops: r.links.iter().map(|l| l.drops).sum(),
+        timeouts: r.flows.iter().map(|f| f.timeouts).sum(),
+        in_flight_at,
+        pending_events_at,
+    })
+}
+
+/// The memory of the engine's receivers on their own.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EndpointSize {
+    /// Receivers built.
+    pub receivers: usize,
+    /// Packets of the session replayed into each.
+    pub packets: usize,
+    /// Simulated seconds of the session they come from.
+    pub seconds: f64,
+    /// RSS growth per receiver after building them (`Receiver::new`, nothing received).
+    pub fresh_bytes: f64,
+    /// RSS growth per receiver after each received the same session's packets (receive window, controller
+    /// and event queues grown as in a run).
+    pub warm_bytes: f64,
+}
+
+/// Build engine receivers configured exactly like star-1000's, without a network, and measure the RSS that
+/// `n` of them add: fresh, then after each has been fed the packets that a lone receiver of the same star got
+/// in the first `seconds` simulated seconds.
+pub fn endpoint_size(n: usize, seconds: f64) -> Result<EndpointSize, String> {
+    // The canonical star cut down to one receiver, its access link captured.
+    let sets = [
+        "fanout.H.count=1".to_string(),
+        "session.pgm.receiver_range.0.last=1".to_string(),
+        format!("run.duration={seconds}s"),
+    ];
+    let s = scenario::parse(
+        "scenarios/bench/star-1000.toml",
+        "star-1000",
+        scenario_text("star-1000")?,
+        &sets,
+    )
+    .map_err(|e| e.to_string())?;
+    let mut built = build_network(&s).map_err(|e| e.to_string())?;
+    let link = built
+        .net
+        .link_id("hub-H1")
+        .ok_or("star-1000 has no link hub-H1")?;
+    built.net.capture(link);
+    built.net.run(Instant::from_secs_f64(seconds));
+    let packets: Vec<(Instant, u32, Body)> = built
+        .net
+        .captured()
+        .iter()
+        .map(|(t, p)| (*t, p.src.0, p.body.clone()))
+        .collect();
+    let spec = session_spec(&s.sessions[0], |i| NodeId(i as u32));
+    let seed = s.seed;
+    drop(built);
+    drop(s);
+
+    // The allocator reuses what the capture run freed before it asks the system for more; take that up first
+    // so that the receivers' growth shows in the RSS.
+    let ballast = take_up_free_memory();
+    let mut buf = vec![0u8; 65_536];
+    let rss0 = vm_bytes("VmRSS").ok_or("no /proc/self/status")?;
+    let mut receivers: Vec<Receiver> = (0..n)
+        .map(|i| {
+            let r = SessionReceiver {
+                name: format!("E{i}"),
+                node: NodeId(100_000 + i as u32),
+                join: Instant::ZERO,
+                leave: None,
+            };
+            session_receiver(seed, &spec, GroupId(0), &r)
+        })
+        .collect();
+    let rss1 = vm_bytes("VmRSS").unwrap_or(rss0);
+    replay(&mut receivers, &packets, &mut buf);
+    let rss2 = vm_bytes("VmRSS").unwrap_or(rss1);
+    drop(ballast);
+    let per = |b: u64| b.saturating_sub(rss0) as f64 / n.max(1) as f64;
+    Ok(EndpointSize {
+        receivers: n,
+        packets: packets.len(),
+        seconds,
+        fresh_bytes: per(rss1),
+        warm_bytes: per(rss2),
+    })
+}
+
+/// Feed each receiver the captured packets as the simulator would: deadlines up to a packet's arrival first,
+/// each followed by draining what the receiver sends (a deadline may stay armed until its packet is polled).
+fn replay(receivers: &mut [Receiver], packets: &[(Instant, u32, Body)], buf: &mut [u8]) {
+    for r in receivers {
+        for (t, src, body) in packets {
+            let mut last = None;
+            while let Some(due) = r.poll_timeout().filter(|d| d <= t && last != Some(*d)) {
+                r.handle_timeout(due);
+                while r.poll_transmit(due, buf).is_some() {}
+                while r.poll_event().is_some() {}
+                last = Some(due);
+            }
+            if let Body::Pgm(bytes) = body {
+                r.handle_datagram(*t, node_address(NodeId(*src)), bytes);
+            }
+            while r.poll_transmit(*t, buf).is_some() {}
+            while r.poll_event().is_some() {}
+        }
+    }
+}
+
+/// Allocate small blocks until the RSS grows by most of what was allocated, i.e. until the allocator has no
+/// free memory left to hand out; returns the blocks, to be kept while measuring.
+// Boxed on purpose: many small allocations are what takes up the allocator's free chunks.
+#[allow(clippy::vec_box)]
+fn take_up_free_memory() -> Vec<Box<[u8; 64]>> {
+    const ROUND: usize = 8192;
+    let mut blocks: Vec<Box<[u8; 64]>> = Vec::with_capacity(1 << 20);
+    while blocks.len() + ROUND <= blocks.capacity() {
+        let before = vm_bytes("VmRSS").unwrap_or(0);
+        blocks.extend((0..ROUND).map(|_| Box::new([1u8; 64])));
+        let grew = vm_bytes("VmRSS").unwrap_or(0).saturating_sub(before);
+        if grew >= (ROUND * 64) as u64 {
+            break;
+        }
+    }
+    blocks
+}
