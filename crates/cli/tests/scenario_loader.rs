@@ -369,6 +369,7 @@ fn set_overrides_any_value() {
             "session.S1.rxw.nak_bo_ivl=10ms",
             "session.S1.pgmcc.timeout=adaptive",
             "session.S1.nak_elim=0s",
+            "session.S1.pgmcc.election_timer=biased",
         ],
     )
     .unwrap();
@@ -377,6 +378,15 @@ fn set_overrides_any_value() {
         Duration::from_millis(10)
     );
     assert_eq!(s.sessions[0].nak_elim, Some(Duration::ZERO));
+    let CcConfig::Pgmcc(p) = &s.sessions[0].cc else {
+        panic!()
+    };
+    assert_eq!(
+        p.election_timer,
+        convoy_proto::cc::pgmcc::ElectionTimer::Biased {
+            receivers_max: 10_000
+        }
+    );
     assert_eq!(parse(BASE, &[]).unwrap().sessions[0].nak_elim, None);
 }
 

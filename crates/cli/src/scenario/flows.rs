@@ -5,13 +5,14 @@ use super::locate::KeyPath;
 use super::model::{ReceiverDef, Scenario, SessionDef, TcpDef, UdpDef};
 use super::resolve::{fail, fail_related, Ctx, Res};
 use super::schema::{
-    CcSpec, LossSpec, ModelSpec, OldAckerSpec, PgmccSpec, RttSpec, SessionFileSpec, TcpSpec,
-    TcpVariantSpec, TimeoutSpec, TstampSpec,
+    CcSpec, ElectionTimerSpec, LossSpec, ModelSpec, OldAckerSpec, PgmccSpec, RttSpec,
+    SessionFileSpec, TcpSpec, TcpVariantSpec, TimeoutSpec, TstampSpec,
 };
 use super::units::{Dur, Size};
 use convoy_proto::cc::fixed::FixedConfig;
 use convoy_proto::cc::pgmcc::{
-    LossEstimator, OldAckerAcks, PgmccConfig, RttMethod, TimeoutPolicy, TimestampUnit,
+    ElectionTimer, LossEstimator, OldAckerAcks, PgmccConfig, RttMethod, TimeoutPolicy,
+    TimestampUnit,
 };
 use convoy_proto::cc::CcConfig;
 use convoy_proto::rxw::RxwConfig;
@@ -521,6 +522,13 @@ fn pgmcc(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
         },
         loss_estimator,
         election_backoff: g.election_backoff.map_or(d.election_backoff, |x| x.0),
+        election_timer: match g.election_timer {
+            None => d.election_timer,
+            Some(ElectionTimerSpec::Uniform) => ElectionTimer::Uniform,
+            Some(ElectionTimerSpec::Biased) => ElectionTimer::Biased {
+                receivers_max: 10_000,
+            },
+        },
         report_events: d.report_events,
         ack_per_batch: d.ack_per_batch,
     })

@@ -334,6 +334,8 @@ pub struct PgmccSpec {
     pub tfrc_rtt: Option<Dur>,
     /// Largest random delay before answering an election request (default 20 ms).
     pub election_backoff: Option<Dur>,
+    /// Its distribution: "uniform" (default) or "biased" (TFMCC's exponential timer, N = 10,000).
+    pub election_timer: Option<ElectionTimerSpec>,
 }
 
 /// Congestion controllers.
@@ -400,6 +402,16 @@ pub enum LossSpec {
     Ewma,
     /// TFRC loss intervals.
     Tfrc,
+}
+
+/// The election answer's delay distribution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElectionTimerSpec {
+    /// Uniform on [0, election_backoff].
+    Uniform,
+    /// TFMCC's biased timer (RFC 4654 §4.5) with N = 10,000.
+    Biased,
 }
 
 /// pgmcc's feedback timeout: "adaptive" or `"fixed:<duration>"`.

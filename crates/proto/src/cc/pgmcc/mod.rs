@@ -113,6 +113,36 @@ pub enum LossEstimator {
     },
 }
 
+/// How a receiver delays its answer to an election request.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ElectionTimer {
+    /// Uniform on `[0, election_backoff]`: the usual NAK back-off (draft §2.3.1). The default.
+    Uniform,
+    /// Exponentially biased towards the end: `t = max(T·(1 + ln x / ln N), 0)`, x uniform on (0, 1],
+    /// T = `election_backoff` (TFMCC's feedback timer, RFC 4654 §4.5; the spec's "Known weaknesses" lists it as
+    /// an option for pgmcc's election). Few of N receivers answer early; the first data packet naming the new
+    /// acker cancels the others' timers, so a group of thousands sends a handful of answers instead of one per
+    /// receiver.
+    Biased {
+        /// N: the largest group size the timer is tuned for (RFC 4654: 10,000).
+        receivers_max: u32,
+    },
+}
+
+impl ElectionTimer {
+    /// The delay for a uniform draw `x` in (0, 1] and the back-off `max`.
+    pub fn delay(self, max: Duration, x: f64) -> Duration {
+        match self {
+            ElectionTimer::Uniform => max.mul_f64(x.clamp(0.0, 1.0)),
+            ElectionTimer::Biased { receivers_max } => {
+                let n = f64::from(receivers_max.max(2));
+                let f = (1.0 + x.clamp(f64::MIN_POSITIVE, 1.0).ln() / n.ln()).max(0.0);
+                max.mul_f64(f)
+            }
+        }
+    }
+}
+
 /// pgmcc parameters for both halves. Defaults follow shared/experiments.md's common defaults.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PgmccConfig {
@@ -139,6 +169,8 @@ pub struct PgmccConfig {
     /// Largest random delay before a receiver answers an election request (draft §2.3.1: the usual NAK
     /// back-off, "possibly with shorter time constants").
     pub election_backoff: Duration,
+    /// Distribution of the election answer's delay.
+    pub election_timer: ElectionTimer,
     /// Emit a [`crate::cc::CcEvent::Report`] for every receiver report (paper §3.9).
     pub report_events: bool,
     /// Receiver: let an ACK that has not left yet be replaced by the next one when the next one's bitmap still
@@ -165,6 +197,7 @@ impl Default for PgmccConfig {
             tstamp_unit: TimestampUnit::Micros,
             loss_estimator: LossEstimator::Ewma { weight: 65000 },
             election_backoff: Duration::from_millis(20),
+            election_timer: ElectionTimer::Uniform,
             report_events: false,
             ack_per_batch: false,
         }

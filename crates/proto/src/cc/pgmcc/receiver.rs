@@ -1,6 +1,6 @@
 //! The pgmcc receiver half (draft §4 "Procedures – Receiver"; paper §3.2–3.3, §3.6).
 
-use super::{LossEstimator, PgmccConfig};
+use super::{ElectionTimer, LossEstimator, PgmccConfig};
 use crate::cc::{ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, ReceiverFeedback};
 use crate::loss_filter::LossFilter;
 use crate::seq;
@@ -244,13 +244,25 @@ impl ReceiverController for PgmccReceiver {
         } else if data.acker.is_unspecified() {
             // Paper §3.6, draft §2.3.1: answer an election request after a short random back-off.
             if self.election.is_none() {
-                let max = self.config.election_backoff.as_nanos() as u64;
-                let delay = if max == 0 {
-                    0
-                } else {
-                    rng.next_u64() % (max + 1)
+                let max = self.config.election_backoff;
+                let delay = match self.config.election_timer {
+                    // As before the biased option existed: the same draws, the same runs.
+                    ElectionTimer::Uniform => {
+                        let max = max.as_nanos() as u64;
+                        let d = if max == 0 {
+                            0
+                        } else {
+                            rng.next_u64() % (max + 1)
+                        };
+                        Duration::from_nanos(d)
+                    }
+                    biased => {
+                        // x uniform on (0, 1].
+                        let x = ((rng.next_u64() >> 11) + 1) as f64 / (1u64 << 53) as f64;
+                        biased.delay(max, x)
+                    }
                 };
-                self.election = Some((now + Duration::from_nanos(delay), sqn));
+                self.election = Some((now + delay, sqn));
             }
         } else {
             // Someone else is acker: the election is over.

@@ -254,3 +254,41 @@ fn ack_per_batch_never_lets_a_packet_fall_out_of_the_bitmap_unreported() {
     assert_eq!(reported_up_to, 100);
     assert!(got.len() < 10, "{} ACKs for 100 packets", got.len());
 }
+
+#[test]
+fn rfc4654_4_5_biased_election_timer_answers_late_except_a_few() {
+    let max = Duration::from_millis(20);
+    let biased = ElectionTimer::Biased {
+        receivers_max: 10_000,
+    };
+    assert_eq!(
+        biased.delay(max, 1.0),
+        max,
+        "x = 1 waits the whole back-off"
+    );
+    assert_eq!(
+        biased.delay(max, 1e-6),
+        Duration::ZERO,
+        "below 1/N: at once"
+    );
+    assert_eq!(ElectionTimer::Uniform.delay(max, 0.5), max / 2);
+    // Of 10,000 receivers, how many answer within 4 ms (before the data naming the acker cancels them)?
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let early = |timer: ElectionTimer, rng: &mut ChaCha8Rng| {
+        (0..10_000u32)
+            .filter(|i| {
+                let config = PgmccConfig {
+                    election_timer: timer,
+                    ..PgmccConfig::default()
+                };
+                let mut r = PgmccReceiver::new(config, ip((i % 250) as u8 + 1));
+                r.on_odata(Instant::ZERO, rng, 1, &data(none(), 0));
+                r.poll_timeout().unwrap() < Instant::from_millis(4)
+            })
+            .count()
+    };
+    let uniform = early(ElectionTimer::Uniform, &mut rng);
+    let few = early(biased, &mut rng);
+    assert!((1700..2300).contains(&uniform), "uniform: {uniform}");
+    assert!(few < 20, "biased: {few}");
+}
