@@ -101,7 +101,7 @@ impl Network {
         self.scratch = std::mem::take(&mut out.scratch);
         let node = self.agents[agent.index()].node();
         for p in out.packets {
-            self.at_node(node, p, None);
+            self.at_node(node, Rc::new(p), None);
         }
         let next = self.agents[agent.index()].next_timer();
         let (current, generation) = self.timers[agent.index()];
@@ -115,15 +115,16 @@ impl Network {
     }
 
     fn arrive(&mut self, link: LinkId) {
-        let Some(packet) = self.links[link.index()].take_arrival() else {
+        let now = self.now;
+        let Some(packet) = self.links[link.index()].take_arrival(now) else {
             return;
         };
         let node = self.links[link.index()].to;
         self.at_node(node, packet, Some(link));
     }
 
-    fn offer(&mut self, link: LinkId, packet: Packet) {
-        let copy = (self.capture_link == Some(link)).then(|| packet.clone());
+    fn offer(&mut self, link: LinkId, packet: Rc<Packet>) {
+        let copy = (self.capture_link == Some(link)).then(|| Packet::clone(&packet));
         if let Offer::Arrives(t) = self.links[link.index()].offer(self.now, packet) {
             self.queue.push(t, Action::Arrive(link));
             if let Some(p) = copy {
@@ -133,14 +134,15 @@ impl Network {
         }
     }
 
-    fn deliver(&mut self, agent: AgentId, packet: Packet) {
+    fn deliver(&mut self, agent: AgentId, packet: Rc<Packet>) {
         let mut out = self.outbox();
+        let packet = Rc::unwrap_or_clone(packet);
         self.agents[agent.index()].on_packet(self.now, packet, &mut out);
         self.after_agent(agent, out);
     }
 
     /// A packet is at `node` (sent by a local agent when `arrived_on` is `None`).
-    fn at_node(&mut self, node: NodeId, packet: Packet, arrived_on: Option<LinkId>) {
+    fn at_node(&mut self, node: NodeId, packet: Rc<Packet>, arrived_on: Option<LinkId>) {
         match packet.dst {
             Dest::Node(dst) if dst == node => {
                 if let Some(agent) = packet.to_agent {
@@ -164,7 +166,13 @@ impl Network {
         }
     }
 
-    fn multicast(&mut self, node: NodeId, g: GroupId, packet: Packet, arrived_on: Option<LinkId>) {
+    fn multicast(
+        &mut self,
+        node: NodeId,
+        g: GroupId,
+        packet: Rc<Packet>,
+        arrived_on: Option<LinkId>,
+    ) {
         // Membership and the tree change only at Start and Stop events, never while a packet is forwarded or
         // delivered here, so they are read by index instead of being copied for every packet.
         let selected = if arrived_on.is_some() && self.nodes[node.index()].ne.is_some() {
@@ -182,12 +190,12 @@ impl Network {
         for i in 0..links {
             let l = self.groups[g.index()].tree.out_links(node)[i];
             if selected.as_ref().is_none_or(|s| s.contains(&l)) {
-                self.offer(l, packet.clone());
+                self.offer(l, Rc::clone(&packet));
             }
         }
         for i in 0..members {
             let a = self.groups[g.index()].members[&node][i];
-            self.deliver(a, packet.clone());
+            self.deliver(a, Rc::clone(&packet));
         }
     }
 
@@ -254,7 +262,7 @@ impl Network {
                         to_agent: None,
                         body: Body::Pgm(Rc::from(buf)),
                     };
-                    self.offer(down, p);
+                    self.offer(down, Rc::new(p));
                 }
             }
         }

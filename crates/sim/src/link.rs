@@ -14,6 +14,7 @@ use crate::time_util::tx_time;
 use convoy_proto::Instant;
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
+use std::rc::Rc;
 use std::time::Duration;
 
 /// Parameters of one link direction.
@@ -83,12 +84,14 @@ pub struct Link {
     limit: Limit,
     /// RED and random-loss configuration and state (`None`: drop-tail without loss).
     discipline: Option<Box<Discipline>>,
-    /// Departure instants and sizes of admitted packets not yet fully transmitted.
-    backlog: VecDeque<(Instant, u32)>,
+    /// Departure instants of admitted packets not yet fully transmitted: the last `backlog.len()` packets of
+    /// `pipe` (their sizes are read there), kept so by purging whenever the pipe gives up a packet.
+    backlog: VecDeque<Instant>,
     backlog_bytes: u64,
     last_departure: Instant,
     /// Packets on their way to `to`, in arrival order (each has an `Arrive` event at its arrival time).
-    pipe: VecDeque<Packet>,
+    /// Shared: a multicast fan-out puts the same packet on every out-link, so each link holds a pointer.
+    pipe: VecDeque<Rc<Packet>>,
     /// Counters.
     pub stats: LinkStats,
 }
@@ -153,12 +156,18 @@ impl Link {
         self.delay
     }
 
+    /// Size of the oldest packet still in the backlog.
+    fn backlog_head_size(&self) -> u32 {
+        self.pipe[self.pipe.len() - self.backlog.len()].size
+    }
+
     /// Forget packets whose transmission has ended.
     fn purge(&mut self, now: Instant) {
-        while let Some(&(dep, size)) = self.backlog.front() {
+        while let Some(&dep) = self.backlog.front() {
             if dep > now {
                 break;
             }
+            let size = self.backlog_head_size();
             self.backlog.pop_front();
             self.backlog_bytes -= u64::from(size);
         }
@@ -170,7 +179,8 @@ impl Link {
         match self.backlog.front() {
             None => (0, 0),
             // The head is on the transmitter once its transmission started.
-            Some(&(dep, size)) => {
+            Some(&dep) => {
+                let size = self.backlog_head_size();
                 let head_started = dep - tx_time(size, self.rate_bps) <= now;
                 if head_started {
                     (
@@ -185,7 +195,7 @@ impl Link {
     }
 
     /// Offer a packet at `now`.
-    pub fn offer(&mut self, now: Instant, packet: Packet) -> Offer {
+    pub fn offer(&mut self, now: Instant, packet: Rc<Packet>) -> Offer {
         if let Some(d) = &mut self.discipline {
             if d.impairment.is_lossy() && d.impairment.lose(&mut d.rng) {
                 self.stats.loss_drops += 1;
@@ -214,7 +224,7 @@ impl Link {
         let start = self.last_departure.max(now);
         let departure = start + tx;
         self.last_departure = departure;
-        self.backlog.push_back((departure, packet.size));
+        self.backlog.push_back(departure);
         self.backlog_bytes += u64::from(packet.size);
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += u64::from(packet.size);
@@ -232,7 +242,7 @@ impl Link {
             .backlog
             .iter()
             .rev()
-            .take_while(|(dep, _)| *dep > now)
+            .take_while(|dep| **dep > now)
             .count();
         self.stats.tx_packets - pending as u64
     }
@@ -246,8 +256,12 @@ impl Link {
             .saturating_sub(self.last_departure.saturating_duration_since(now))
     }
 
-    /// Take the packet arriving at the far end now (the earliest in the pipe).
-    pub fn take_arrival(&mut self) -> Option<Packet> {
+    /// Take the packet arriving at the far end at `now` (the earliest in the pipe).
+    pub fn take_arrival(&mut self, now: Instant) -> Option<Rc<Packet>> {
+        // Its transmission ended (at `now` − delay): out of the backlog first, which must stay a suffix of
+        // the pipe.
+        self.purge(now);
+        debug_assert!(self.backlog.len() < self.pipe.len() || self.pipe.is_empty());
         self.pipe.pop_front()
     }
 
@@ -265,15 +279,15 @@ mod tests {
     use crate::queue::RedConfig;
     use crate::seed::component_rng;
 
-    fn pkt(size: u32) -> Packet {
-        Packet {
+    fn pkt(size: u32) -> Rc<Packet> {
+        Rc::new(Packet {
             size,
             src: NodeId(0),
             dst: Dest::Node(NodeId(1)),
             flow: FlowId(0),
             to_agent: None,
             body: Body::Udp { seq: 0 },
-        }
+        })
     }
 
     fn link(limit: u32) -> Link {
@@ -376,13 +390,13 @@ mod tests {
     fn arrivals_come_out_in_order() {
         let mut l = link(10);
         for i in 0..3 {
-            let mut p = pkt(100);
+            let mut p = Packet::clone(&pkt(100));
             p.body = Body::Udp { seq: i };
-            l.offer(Instant::ZERO, p);
+            l.offer(Instant::ZERO, Rc::new(p));
         }
-        let seqs: Vec<u64> = std::iter::from_fn(|| l.take_arrival())
-            .map(|p| match p.body {
-                Body::Udp { seq } => seq,
+        let seqs: Vec<u64> = std::iter::from_fn(|| l.take_arrival(Instant::from_secs_f64(1.0)))
+            .map(|p| match &p.body {
+                Body::Udp { seq } => *seq,
                 _ => unreachable!(),
             })
             .collect();

@@ -89,7 +89,8 @@ pub struct StarMemory {
     /// bandwidth-delay product); each takes `in_flight_bytes_each` at least.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub in_flight_per_receiver: Option<f64>,
-    /// Bytes a packet in flight takes at least: a `Packet` in its link's queue and one event.
+    /// Bytes a packet in flight takes on each link at least: a pointer to the shared packet, its departure
+    /// instant and one event.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub in_flight_bytes_each: Option<usize>,
     /// Linearity check: the same growth per receiver from star-1000 cut to one receiver to the smaller star.
@@ -245,8 +246,11 @@ fn entries(
                             (run.in_flight_at as f64 - small.in_flight_at as f64)
                                 / (run.receivers - small.receivers) as f64,
                         );
+                        // Per link: a pointer to the packet (shared by the fan-out's copies), its departure
+                        // instant while queued, and its arrival event.
                         m.in_flight_bytes_each = Some(
-                            std::mem::size_of::<convoy_sim::packet::Packet>()
+                            std::mem::size_of::<std::rc::Rc<convoy_sim::packet::Packet>>()
+                                + std::mem::size_of::<convoy_proto::Instant>()
                                 + convoy_sim::event::EventQueue::<convoy_sim::network::Action>::ENTRY_BYTES,
                         );
                         m.built_growth_per_receiver_bytes = Some(built);
