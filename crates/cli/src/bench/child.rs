@@ -175,6 +175,65 @@ pub fn run_scenario(
     })
 }
 
+/// Memory of a multicast star at three points, read by a caller-supplied reader.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StarReading {
+    /// Receivers.
+    pub receivers: usize,
+    /// After the scenario was resolved.
+    pub loaded: u64,
+    /// After the network was built and the scenario description dropped.
+    pub built: u64,
+    /// When the session's source had sent `packets` data packets.
+    pub at: u64,
+    /// Data packets sent at the reading.
+    pub packets: u64,
+    /// Packets on links at the reading.
+    pub in_flight: usize,
+}
+
+/// Build canonical star `name` (with `sets`) and run it until its source has sent `k` data packets, reading
+/// the memory with `mem` after loading, after building and then.
+pub fn star_reading(
+    name: &str,
+    k: u64,
+    sets: &[String],
+    mem: &dyn Fn() -> u64,
+) -> Result<StarReading, String> {
+    let text = scenario_text(name)?;
+    let s = scenario::parse(&format!("scenarios/bench/{name}.toml"), name, text, sets)
+        .map_err(|e| e.to_string())?;
+    let loaded = mem();
+    let built = build_network(&s).map_err(|e| format!("building {name}: {e}"))?;
+    let receivers = s.sessions.iter().map(|x| x.receivers.len()).sum();
+    let session = s
+        .sessions
+        .first()
+        .map(|x| x.name.clone())
+        .ok_or("no session")?;
+    let end = Instant::from_nanos(s.duration.as_nanos() as u64);
+    drop(s);
+    let mut net = built.net;
+    let built = mem();
+    let odata = |net: &convoy_sim::Network| {
+        net.session_sender(&session)
+            .map_or(0, |a| a.sender().stats().odata_packets)
+    };
+    let mut t = Instant::ZERO;
+    while t < end && odata(&net) < k {
+        t = (t + Duration::from_millis(1)).min(end);
+        net.run(t);
+    }
+    Ok(StarReading {
+        receivers,
+        loaded,
+        built,
+        at: mem(),
+        packets: odata(&net),
+        in_flight: net.packets_in_flight(),
+    })
+}
+
 /// The memory of the engine's receivers on their own.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct EndpointSize {
@@ -195,6 +254,17 @@ pub struct EndpointSize {
 /// `n` of them add: fresh, then after each has been fed the packets that a lone receiver of the same star got
 /// in the first `seconds` simulated seconds.
 pub fn endpoint_size(n: usize, seconds: f64) -> Result<EndpointSize, String> {
+    endpoint_growth(n, seconds, &|| vm_bytes("VmRSS").unwrap_or(0), true)
+}
+
+/// [`endpoint_size`] with the memory read by `mem` (the RSS, or a counting allocator's live bytes);
+/// `take_up_free` first takes up the allocator's free memory, which only an RSS reading needs.
+pub fn endpoint_growth(
+    n: usize,
+    seconds: f64,
+    mem: &dyn Fn() -> u64,
+    take_up_free: bool,
+) -> Result<EndpointSize, String> {
     // The canonical star cut down to one receiver, its access link captured.
     let sets = [
         "fanout.H.count=1".to_string(),
@@ -228,9 +298,13 @@ pub fn endpoint_size(n: usize, seconds: f64) -> Result<EndpointSize, String> {
 
     // The allocator reuses what the capture run freed before it asks the system for more; take that up first
     // so that the receivers' growth shows in the RSS.
-    let ballast = take_up_free_memory();
+    let ballast = if take_up_free {
+        take_up_free_memory()
+    } else {
+        Vec::new()
+    };
     let mut buf = vec![0u8; 65_536];
-    let rss0 = vm_bytes("VmRSS").ok_or("no /proc/self/status")?;
+    let rss0 = mem();
     let mut receivers: Vec<Receiver> = (0..n)
         .map(|i| {
             let r = SessionReceiver {
@@ -242,9 +316,9 @@ pub fn endpoint_size(n: usize, seconds: f64) -> Result<EndpointSize, String> {
             session_receiver(seed, &spec, GroupId(0), &r)
         })
         .collect();
-    let rss1 = vm_bytes("VmRSS").unwrap_or(rss0);
+    let rss1 = mem();
     replay(&mut receivers, &packets, &mut buf);
-    let rss2 = vm_bytes("VmRSS").unwrap_or(rss1);
+    let rss2 = mem();
     drop(ballast);
     let per = |b: u64| b.saturating_sub(rss0) as f64 / n.max(1) as f64;
     Ok(EndpointSize {
