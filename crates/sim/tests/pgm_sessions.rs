@@ -214,21 +214,19 @@ fn print_two_branch() {
     }
 }
 
-#[test]
-#[ignore]
-fn print_star_speed() {
-    let n: usize = std::env::var("STAR_N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(100);
-    let secs: f64 = std::env::var("STAR_S")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10.0);
+/// A star for the diagnostics: S --100 Mbit/s, 1 ms, `source_queue` packets-- hub --100 Mbit/s, 1 ms, 1000
+/// packets-- H0 .. H(n-1), with one pgmcc session (c = 0.75) to all of them, `configure`d before it is added.
+fn star(n: usize, source_queue: u32, configure: impl FnOnce(&mut SessionSpec)) -> Network {
     let mut net = Network::new(1, Duration::from_secs(1), Duration::ZERO);
     let s = net.add_node("S", NodeKind::Host).unwrap();
     let hub = net.add_node("hub", NodeKind::Router).unwrap();
-    duplex(&mut net, "S-hub", s, hub, link(100_000_000, 1, 1000, 0.0));
+    duplex(
+        &mut net,
+        "S-hub",
+        s,
+        hub,
+        link(100_000_000, 1, source_queue, 0.0),
+    );
     let mut rx = Vec::new();
     for i in 0..n {
         let h = net.add_node(&format!("H{i}"), NodeKind::Host).unwrap();
@@ -242,7 +240,24 @@ fn print_star_speed() {
         rx.push((format!("H{i}"), h));
     }
     let list: Vec<(&str, NodeId, f64)> = rx.iter().map(|(n, h)| (n.as_str(), *h, 0.0)).collect();
-    net.add_session(session("pgm", s, &list, 0.75)).unwrap();
+    let mut spec = session("pgm", s, &list, 0.75);
+    configure(&mut spec);
+    net.add_session(spec).unwrap();
+    net
+}
+
+#[test]
+#[ignore]
+fn print_star_speed() {
+    let n: usize = std::env::var("STAR_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100);
+    let secs: f64 = std::env::var("STAR_S")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10.0);
+    let mut net = star(n, 1000, |_| {});
     let t0 = std::time::Instant::now();
     let ev = net.run(Instant::from_secs_f64(secs));
     let wall = t0.elapsed().as_secs_f64();
@@ -315,34 +330,11 @@ fn print_star_repairs() {
             .unwrap_or(d)
     };
     let (n, q, secs) = (env("STAR_N", 20), env("STAR_Q", 50), env("STAR_S", 10));
-    let mut net = Network::new(1, Duration::from_secs(1), Duration::ZERO);
-    let s = net.add_node("S", NodeKind::Host).unwrap();
-    let hub = net.add_node("hub", NodeKind::Router).unwrap();
-    duplex(
-        &mut net,
-        "S-hub",
-        s,
-        hub,
-        link(100_000_000, 1, q as u32, 0.0),
-    );
-    let mut rx = Vec::new();
-    for i in 0..n {
-        let h = net.add_node(&format!("H{i}"), NodeKind::Host).unwrap();
-        duplex(
-            &mut net,
-            &format!("hub-H{i}"),
-            hub,
-            h,
-            link(100_000_000, 1, 1000, 0.0),
-        );
-        rx.push((format!("H{i}"), h));
-    }
-    let list: Vec<(&str, NodeId, f64)> = rx.iter().map(|(n, h)| (n.as_str(), *h, 0.0)).collect();
-    let mut spec = session("pgm", s, &list, 0.75);
-    if let Ok(ms) = std::env::var("NAK_ELIM_MS") {
-        spec.nak_elim_ivl = Some(Duration::from_millis(ms.parse().unwrap()));
-    }
-    net.add_session(spec).unwrap();
+    let mut net = star(n as usize, q as u32, |spec| {
+        if let Ok(ms) = std::env::var("NAK_ELIM_MS") {
+            spec.nak_elim_ivl = Some(Duration::from_millis(ms.parse().unwrap()));
+        }
+    });
     for t in 1..=secs {
         net.run(Instant::from_secs_f64(t as f64));
         let snd = net.session_sender("pgm").unwrap().sender().stats().clone();
