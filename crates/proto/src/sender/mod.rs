@@ -420,14 +420,18 @@ impl Sender {
         let mut confirmed = Vec::new();
         // Twice the RTT when the controller knows it (a NAK that crossed the answer arrives within about one
         // RTT of it), else the configured interval, which also caps it.
-        let within = self
-            .cc
-            .snapshot()
-            .srtt_s
-            .filter(|s| s.is_finite() && *s > 0.0)
-            .map_or(self.config.nak_elim_ivl, |s| {
-                Duration::from_secs_f64(2.0 * s)
-            });
+        // The controller's snapshot is taken only when elimination is on.
+        let within = if self.config.nak_elim_ivl.is_zero() {
+            Duration::ZERO
+        } else {
+            self.cc
+                .snapshot()
+                .srtt_s
+                .filter(|s| s.is_finite() && *s > 0.0)
+                .map_or(self.config.nak_elim_ivl, |s| {
+                    Duration::from_secs_f64(2.0 * s)
+                })
+        };
         for s in std::iter::once(sqn).chain(options.nak_list.iter().copied()) {
             self.stats.nak_sqns += 1;
             if self.txw.get(s).is_none() {

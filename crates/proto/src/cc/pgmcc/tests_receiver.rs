@@ -187,6 +187,18 @@ fn acks(r: &mut PgmccReceiver, now: Instant) -> Vec<(u32, u32)> {
         .collect()
 }
 
+/// A receiver with [`PgmccConfig::ack_per_batch`] on, and its random stream.
+fn batching_rx() -> (PgmccReceiver, ChaCha8Rng) {
+    let config = PgmccConfig {
+        ack_per_batch: true,
+        ..PgmccConfig::default()
+    };
+    (
+        PgmccReceiver::new(config, ip(1)),
+        ChaCha8Rng::seed_from_u64(7),
+    )
+}
+
 #[test]
 fn ack_per_batch_off_acks_every_packet_of_a_batch() {
     let (mut r, mut rng) = rx();
@@ -199,12 +211,7 @@ fn ack_per_batch_off_acks_every_packet_of_a_batch() {
 
 #[test]
 fn ack_per_batch_sends_one_ack_covering_a_batch_and_keeps_every_bit() {
-    let config = PgmccConfig {
-        ack_per_batch: true,
-        ..PgmccConfig::default()
-    };
-    let mut r = PgmccReceiver::new(config, ip(1));
-    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let (mut r, mut rng) = batching_rx();
     let now = Instant::from_millis(5);
     // The first ACK always leaves on its own: nothing has left yet to measure coverage from.
     r.on_odata(now, &mut rng, 100, &data(ip(1), 1));
@@ -228,12 +235,7 @@ fn ack_per_batch_sends_one_ack_covering_a_batch_and_keeps_every_bit() {
 
 #[test]
 fn ack_per_batch_never_lets_a_packet_fall_out_of_the_bitmap_unreported() {
-    let config = PgmccConfig {
-        ack_per_batch: true,
-        ..PgmccConfig::default()
-    };
-    let mut r = PgmccReceiver::new(config, ip(1));
-    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let (mut r, mut rng) = batching_rx();
     let now = Instant::from_millis(5);
     r.on_odata(now, &mut rng, 0, &data(ip(1), 0));
     assert_eq!(acks(&mut r, now).len(), 1);
