@@ -122,12 +122,8 @@ pub fn run_scenario(
     };
     let mut reading = None;
     if let Some(k) = rss_at_packets {
-        // Millisecond steps until the session has sent `k` packets.
-        let step = Duration::from_millis(1);
-        let mut t = Instant::ZERO;
-        while t < end && odata(&net).unwrap_or(u64::MAX) < k {
-            t = (t + step).min(end);
-            events += net.run(t);
+        if let Some(name) = session.as_deref() {
+            events += run_until_sent(&mut net, name, k, end);
         }
         reading = Some(read(&net));
     }
@@ -175,6 +171,22 @@ pub fn run_scenario(
     })
 }
 
+/// Run `net` in millisecond steps until session `session`'s source has sent `k` original data packets (or
+/// `end`); returns the events run.
+fn run_until_sent(net: &mut convoy_sim::Network, session: &str, k: u64, end: Instant) -> u64 {
+    let sent = |net: &convoy_sim::Network| {
+        net.session_sender(session)
+            .map_or(u64::MAX, |a| a.sender().stats().odata_packets)
+    };
+    let mut events = 0;
+    let mut t = net.now();
+    while t < end && sent(net) < k {
+        t = (t + Duration::from_millis(1)).min(end);
+        events += net.run(t);
+    }
+    events
+}
+
 /// Memory of a multicast star at three points, read by a caller-supplied reader.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct StarReading {
@@ -219,11 +231,7 @@ pub fn star_reading(
         net.session_sender(&session)
             .map_or(0, |a| a.sender().stats().odata_packets)
     };
-    let mut t = Instant::ZERO;
-    while t < end && odata(&net) < k {
-        t = (t + Duration::from_millis(1)).min(end);
-        net.run(t);
-    }
+    run_until_sent(&mut net, &session, k, end);
     Ok(StarReading {
         receivers,
         loaded,
