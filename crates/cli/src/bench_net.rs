@@ -122,11 +122,7 @@ fn raw(receivers: usize, seconds: f64, n: usize) -> std::io::Result<Figure> {
     let (secs, cpu) = (start.elapsed().as_secs_f64(), thread_cpu_time() - cpu0);
     std::thread::sleep(Duration::from_millis(100));
     stop.store(true, Ordering::Relaxed);
-    let delivered = threads
-        .into_iter()
-        .map(|t| t.join().unwrap_or(0))
-        .min()
-        .unwrap_or(0);
+    let delivered = slowest(threads);
     Ok(figure(
         "raw sendmmsg",
         receivers,
@@ -176,12 +172,17 @@ fn convoy(
     let (secs, cpu) = (start.elapsed().as_secs_f64(), thread_cpu_time() - cpu0);
     let sent = tx.sender().stats().odata_packets;
     stop.store(true, Ordering::Relaxed);
-    let delivered = threads
+    let delivered = slowest(threads);
+    Ok(figure(what, receivers, delivered, secs, cpu, sent))
+}
+
+/// Packets delivered to the slowest of the receiver threads.
+fn slowest(threads: Vec<std::thread::JoinHandle<u64>>) -> u64 {
+    threads
         .into_iter()
         .map(|t| t.join().unwrap_or(0))
         .min()
-        .unwrap_or(0);
-    Ok(figure(what, receivers, delivered, secs, cpu, sent))
+        .unwrap_or(0)
 }
 
 fn run_quiet(args: &[&str]) -> bool {
