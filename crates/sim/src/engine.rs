@@ -5,7 +5,7 @@ use crate::agents::{Agent, Outbox};
 use crate::ids::{AgentId, GroupId, LinkId, NodeId};
 use crate::link::Offer;
 use crate::ne::NakSeen;
-use crate::network::{Action, Network};
+use crate::network::{Action, Network, TimerSlot};
 use crate::packet::{Body, Dest, Packet, UDP_IP_OVERHEAD};
 use crate::topology::address_group;
 use convoy_proto::Instant;
@@ -22,6 +22,7 @@ impl Network {
     pub fn run(&mut self, until: Instant) -> u64 {
         if !self.started {
             self.started = true;
+            self.release_build_slack();
             if !self.sample_interval.is_zero() {
                 self.queue.push(Instant::ZERO, Action::Sample);
             }
@@ -39,8 +40,9 @@ impl Network {
             match action {
                 Action::Arrive(link) => self.arrive(link),
                 Action::Timer(agent, generation) => {
-                    if self.timers[agent.index()].1 == generation {
-                        self.timers[agent.index()].0 = None;
+                    let slot = &mut self.timers[agent.index()];
+                    if slot.generation == generation {
+                        *slot = TimerSlot::new(None, generation);
                         let mut out = self.outbox();
                         self.agents[agent.index()].on_timer(at, &mut out);
                         self.after_agent(agent, out);
@@ -59,13 +61,10 @@ impl Network {
     }
 
     fn start_agent(&mut self, agent: AgentId) {
-        if let Agent::PgmReceiver(_) = &self.agents[agent.index()] {
-            let node = self.agents[agent.index()].node();
-            if let Some(&g) = self.group_of_agent.get(&agent) {
-                let group = &mut self.groups[g.index()];
-                group.tree.join(&self.graph, node);
-                group.members.entry(node).or_default().push(agent);
-            }
+        if let Agent::PgmReceiver(r) = &self.agents[agent.index()] {
+            let group = &mut self.groups[r.group.index()];
+            group.tree.join(&self.graph, r.node);
+            group.add_member(r.node, agent);
         }
         let mut out = self.outbox();
         self.agents[agent.index()].start(self.now, &mut out);
@@ -75,15 +74,10 @@ impl Network {
     fn stop_agent(&mut self, agent: AgentId) {
         let mut out = self.outbox();
         self.agents[agent.index()].stop(self.now, &mut out);
-        if let Agent::PgmReceiver(_) = &self.agents[agent.index()] {
-            let node = self.agents[agent.index()].node();
-            if let Some(&g) = self.group_of_agent.get(&agent) {
-                let group = &mut self.groups[g.index()];
-                if let Some(list) = group.members.get_mut(&node) {
-                    list.retain(|a| *a != agent);
-                }
-                group.tree.leave(&self.graph, node);
-            }
+        if let Agent::PgmReceiver(r) = &self.agents[agent.index()] {
+            let group = &mut self.groups[r.group.index()];
+            group.remove_member(r.node, agent);
+            group.tree.leave(&self.graph, r.node);
         }
         self.after_agent(agent, out);
     }
@@ -104,29 +98,39 @@ impl Network {
             self.at_node(node, Rc::new(p), None);
         }
         let next = self.agents[agent.index()].next_timer();
-        let (current, generation) = self.timers[agent.index()];
-        if next != current {
-            let g = generation.wrapping_add(1);
-            self.timers[agent.index()] = (next, g);
+        let slot = self.timers[agent.index()];
+        if next != slot.at() {
+            let g = slot.generation.wrapping_add(1);
+            self.timers[agent.index()] = TimerSlot::new(next, g);
             if let Some(t) = next {
                 self.queue.push(t.max(self.now), Action::Timer(agent, g));
             }
         }
     }
 
+    /// The link's earliest packet reaches its far end; the link's one arrival event moves to the next.
     fn arrive(&mut self, link: LinkId) {
         let now = self.now;
-        let Some(packet) = self.links[link.index()].take_arrival(now) else {
+        let l = &mut self.links[link.index()];
+        let Some(packet) = l.take_arrival(now) else {
             return;
         };
-        let node = self.links[link.index()].to;
+        let node = l.to;
+        if let Some(t) = l.next_arrival() {
+            self.queue.push(t, Action::Arrive(link));
+        }
         self.at_node(node, packet, Some(link));
     }
 
     fn offer(&mut self, link: LinkId, packet: Rc<Packet>) {
         let copy = (self.capture_link == Some(link)).then(|| Packet::clone(&packet));
-        if let Offer::Arrives(t) = self.links[link.index()].offer(self.now, packet) {
-            self.queue.push(t, Action::Arrive(link));
+        let l = &mut self.links[link.index()];
+        // A link with packets in its pipe already has its arrival event (for the earliest of them).
+        let idle = l.in_flight() == 0;
+        if let Offer::Arrives(t) = l.offer(self.now, packet) {
+            if idle {
+                self.queue.push(t, Action::Arrive(link));
+            }
             if let Some(p) = copy {
                 let sent = t - self.links[link.index()].delay();
                 self.captured.push((sent, p));
@@ -183,7 +187,7 @@ impl Network {
         let group = &self.groups[g.index()];
         let links = group.tree.out_links(node).len();
         let members = if group.tree.is_member(node) {
-            group.members.get(&node).map_or(0, Vec::len)
+            group.members_on(node).len()
         } else {
             0
         };
@@ -194,7 +198,7 @@ impl Network {
             }
         }
         for i in 0..members {
-            let a = self.groups[g.index()].members[&node][i];
+            let a = self.groups[g.index()].members_on(node)[i].1;
             self.deliver(a, Rc::clone(&packet));
         }
     }

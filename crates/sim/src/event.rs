@@ -95,6 +95,11 @@ impl<E> EventQueue<E> {
                         *b = spare;
                     }
                 }
+                if b.len() == b.capacity() && b.len() >= SMALL_RUN {
+                    // Grow a fan-out's bucket by a quarter, not by doubling: a 10,000-way fan-out would
+                    // otherwise hold room for 16,384 events in every bucket it ever used.
+                    b.reserve_exact(b.len() / 4);
+                }
                 b.push_back(event);
                 return;
             }

@@ -2,9 +2,11 @@
 //!
 //! FIFO timing is computed when a packet is admitted: it leaves the transmitter at
 //! `departure = max(now, previous departure) + size / rate` and reaches the far node at `departure + delay`.
-//! Packets in flight wait in the link's `pipe` in arrival order, so the simulator needs one event per hop (the
-//! arrival), not two. Queue occupancy at any instant is the number of admitted packets whose transmission has
-//! not started yet, which is exactly what a device queue holds.
+//! Packets in flight wait in the link's `pipe` in arrival order, each with its arrival instant, and the
+//! simulator keeps one arrival event per link direction — for the pipe's oldest packet — rather than one per
+//! packet: a packet on a link costs the link 16 bytes, not a pending event as well. Queue occupancy at any
+//! instant is the number of admitted packets whose transmission has not started yet, which is exactly what a
+//! device queue holds.
 
 use crate::ids::NodeId;
 use crate::impairment::{Impairment, ImpairmentConfig};
@@ -41,8 +43,8 @@ pub struct LinkStats {
     pub queue_drops: u64,
     /// Packets lost to the random-loss model.
     pub loss_drops: u64,
-    /// Total serialisation time (busy time).
-    pub busy: Duration,
+    /// Total serialisation time of the admitted packets (busy time), in nanoseconds.
+    pub busy_ns: u64,
     /// ∫ waiting packets dt, in packet-seconds (for the mean queue).
     pub queue_integral: f64,
 }
@@ -56,6 +58,14 @@ pub enum Offer {
     QueueDrop,
     /// Lost to the random-loss model.
     Lost,
+}
+
+/// What every link direction needs to know of its configuration.
+#[derive(Debug, PartialEq)]
+struct LinkParams {
+    rate_bps: u64,
+    delay: Duration,
+    limit: Limit,
 }
 
 /// What only a RED queue or a lossy link needs: the discipline's state and the link's random stream.
@@ -77,21 +87,18 @@ pub struct Link {
     pub from: NodeId,
     /// Receiving node.
     pub to: NodeId,
-    /// Scenario name.
-    pub name: String,
-    rate_bps: u64,
-    delay: Duration,
-    limit: Limit,
+    /// Rate, delay and drop-tail limit, shared by the identical directions of a fan-out.
+    params: Rc<LinkParams>,
     /// RED and random-loss configuration and state (`None`: drop-tail without loss).
     discipline: Option<Box<Discipline>>,
-    /// Departure instants of admitted packets not yet fully transmitted: the last `backlog.len()` packets of
-    /// `pipe` (their sizes are read there), kept so by purging whenever the pipe gives up a packet.
-    backlog: VecDeque<Instant>,
+    /// Admitted packets not yet fully transmitted (as of the last purge): the newest `backlog` packets of
+    /// `pipe`, whose departures are their arrivals − `delay`.
+    backlog: u32,
     backlog_bytes: u64,
     last_departure: Instant,
-    /// Packets on their way to `to`, in arrival order (each has an `Arrive` event at its arrival time).
-    /// Shared: a multicast fan-out puts the same packet on every out-link, so each link holds a pointer.
-    pipe: VecDeque<Rc<Packet>>,
+    /// Packets on their way to `to` with their arrival instants, in arrival order. Shared: a multicast
+    /// fan-out puts the same packet on every out-link, so each link holds a pointer.
+    pipe: VecDeque<(Instant, Rc<Packet>)>,
     /// Counters.
     pub stats: LinkStats,
 }
@@ -102,7 +109,6 @@ impl Link {
     pub fn new(
         from: NodeId,
         to: NodeId,
-        name: String,
         config: LinkConfig,
         rng: impl FnOnce() -> ChaCha8Rng,
     ) -> Self {
@@ -111,7 +117,6 @@ impl Link {
         Link {
             from,
             to,
-            name,
             discipline: (!plain).then(|| {
                 Box::new(Discipline {
                     queue: Queue::new(config.queue),
@@ -119,10 +124,12 @@ impl Link {
                     rng: rng(),
                 })
             }),
-            rate_bps: config.rate_bps,
-            delay: config.delay,
-            limit: config.queue.limit(),
-            backlog: VecDeque::new(),
+            params: Rc::new(LinkParams {
+                rate_bps: config.rate_bps,
+                delay: config.delay,
+                limit: config.queue.limit(),
+            }),
+            backlog: 0,
             backlog_bytes: 0,
             last_departure: Instant::ZERO,
             pipe: VecDeque::new(),
@@ -133,12 +140,14 @@ impl Link {
     /// Its configuration.
     pub fn config(&self) -> LinkConfig {
         LinkConfig {
-            rate_bps: self.rate_bps,
-            delay: self.delay,
+            rate_bps: self.params.rate_bps,
+            delay: self.params.delay,
             queue: self
                 .discipline
                 .as_ref()
-                .map_or(QueueConfig::DropTail(self.limit), |d| *d.queue.config()),
+                .map_or(QueueConfig::DropTail(self.params.limit), |d| {
+                    *d.queue.config()
+                }),
             impairment: self
                 .discipline
                 .as_ref()
@@ -148,27 +157,36 @@ impl Link {
 
     /// Rate in bits per second.
     pub fn rate_bps(&self) -> u64 {
-        self.rate_bps
+        self.params.rate_bps
     }
 
     /// One-way propagation delay.
     pub fn delay(&self) -> Duration {
-        self.delay
+        self.params.delay
     }
 
-    /// Size of the oldest packet still in the backlog.
-    fn backlog_head_size(&self) -> u32 {
-        self.pipe[self.pipe.len() - self.backlog.len()].size
+    /// Share `other`'s rate, delay and limit if they equal this link's (links keep them behind a shared
+    /// pointer, so that a 10,000-way fan-out stores them once).
+    pub fn share_params_with(&mut self, other: &Link) {
+        if self.params == other.params {
+            self.params = Rc::clone(&other.params);
+        }
+    }
+
+    /// Departure instant and size of the oldest packet still in the backlog.
+    fn backlog_head(&self) -> Option<(Instant, u32)> {
+        // Index `pipe.len()` (an empty backlog) is past the end.
+        let (arrival, p) = self.pipe.get(self.pipe.len() - self.backlog as usize)?;
+        Some((*arrival - self.params.delay, p.size))
     }
 
     /// Forget packets whose transmission has ended.
     fn purge(&mut self, now: Instant) {
-        while let Some(&dep) = self.backlog.front() {
+        while let Some((dep, size)) = self.backlog_head() {
             if dep > now {
                 break;
             }
-            let size = self.backlog_head_size();
-            self.backlog.pop_front();
+            self.backlog -= 1;
             self.backlog_bytes -= u64::from(size);
         }
     }
@@ -176,19 +194,15 @@ impl Link {
     /// Packets and bytes waiting (not yet being transmitted) at `now`.
     pub fn waiting(&mut self, now: Instant) -> (u32, u64) {
         self.purge(now);
-        match self.backlog.front() {
+        match self.backlog_head() {
             None => (0, 0),
             // The head is on the transmitter once its transmission started.
-            Some(&dep) => {
-                let size = self.backlog_head_size();
-                let head_started = dep - tx_time(size, self.rate_bps) <= now;
+            Some((dep, size)) => {
+                let head_started = dep - tx_time(size, self.params.rate_bps) <= now;
                 if head_started {
-                    (
-                        self.backlog.len() as u32 - 1,
-                        self.backlog_bytes - u64::from(size),
-                    )
+                    (self.backlog - 1, self.backlog_bytes - u64::from(size))
                 } else {
-                    (self.backlog.len() as u32, self.backlog_bytes)
+                    (self.backlog, self.backlog_bytes)
                 }
             }
         }
@@ -206,11 +220,11 @@ impl Link {
         let verdict = match &mut self.discipline {
             Some(d) => {
                 // RED's idle-time correction counts typical (1000-byte) packets.
-                let typical_tx = tx_time(1000, self.rate_bps);
+                let typical_tx = tx_time(1000, self.params.rate_bps);
                 d.queue
                     .admit(now, packet.size, pkts, bytes, typical_tx, &mut d.rng)
             }
-            None if self.limit.is_full(packet.size, pkts, bytes) => Verdict::Overflow,
+            None if self.params.limit.is_full(packet.size, pkts, bytes) => Verdict::Overflow,
             None => Verdict::Admit,
         };
         match verdict {
@@ -220,18 +234,18 @@ impl Link {
                 return Offer::QueueDrop;
             }
         }
-        let tx = tx_time(packet.size, self.rate_bps);
+        let tx = tx_time(packet.size, self.params.rate_bps);
         let start = self.last_departure.max(now);
         let departure = start + tx;
         self.last_departure = departure;
-        self.backlog.push_back(departure);
+        self.backlog += 1;
         self.backlog_bytes += u64::from(packet.size);
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += u64::from(packet.size);
-        self.stats.busy += tx;
+        self.stats.busy_ns += tx.as_nanos() as u64;
         self.stats.queue_integral += (start - now).as_secs_f64();
-        let arrival = departure + self.delay;
-        self.pipe.push_back(packet);
+        let arrival = departure + self.params.delay;
+        self.pipe.push_back((arrival, packet));
         Offer::Arrives(arrival)
     }
 
@@ -239,10 +253,11 @@ impl Link {
     /// are not counted; ns-3's `PhyTxEnd`).
     pub fn transmitted(&self, now: Instant) -> u64 {
         let pending = self
-            .backlog
+            .pipe
             .iter()
             .rev()
-            .take_while(|dep| **dep > now)
+            .take(self.backlog as usize)
+            .take_while(|(arrival, _)| *arrival - self.params.delay > now)
             .count();
         self.stats.tx_packets - pending as u64
     }
@@ -251,18 +266,25 @@ impl Link {
     /// still to come after `now` (the backlog keeps the transmitter busy without a gap until the last
     /// departure).
     pub fn busy_until(&self, now: Instant) -> Duration {
-        self.stats
-            .busy
+        Duration::from_nanos(self.stats.busy_ns)
             .saturating_sub(self.last_departure.saturating_duration_since(now))
     }
 
-    /// Take the packet arriving at the far end at `now` (the earliest in the pipe).
+    /// Take the packet arriving at the far end at `now` (the earliest in the pipe, due by `now`).
     pub fn take_arrival(&mut self, now: Instant) -> Option<Rc<Packet>> {
+        if self.pipe.front().is_none_or(|(arrival, _)| *arrival > now) {
+            return None;
+        }
         // Its transmission ended (at `now` − delay): out of the backlog first, which must stay a suffix of
         // the pipe.
         self.purge(now);
-        debug_assert!(self.backlog.len() < self.pipe.len() || self.pipe.is_empty());
-        self.pipe.pop_front()
+        debug_assert!((self.backlog as usize) < self.pipe.len());
+        self.pipe.pop_front().map(|(_, p)| p)
+    }
+
+    /// When the earliest packet in the pipe reaches the far end (the one arrival event a link keeps).
+    pub fn next_arrival(&self) -> Option<Instant> {
+        self.pipe.front().map(|(arrival, _)| *arrival)
     }
 
     /// Packets in flight or queued.
@@ -297,9 +319,7 @@ mod tests {
             queue: QueueConfig::DropTail(Limit::Packets(limit)),
             impairment: ImpairmentConfig::None,
         };
-        Link::new(NodeId(0), NodeId(1), "l".into(), cfg, || {
-            component_rng(1, "l")
-        })
+        Link::new(NodeId(0), NodeId(1), cfg, || component_rng(1, "l"))
     }
 
     #[test]
@@ -359,9 +379,7 @@ mod tests {
             ),
             impairment: ImpairmentConfig::Bernoulli { p: 0.01 },
         };
-        let red = Link::new(NodeId(0), NodeId(1), "r".into(), cfg.clone(), || {
-            component_rng(1, "r")
-        });
+        let red = Link::new(NodeId(0), NodeId(1), cfg.clone(), || component_rng(1, "r"));
         assert_eq!(red.config(), cfg);
         assert_eq!(
             (red.rate_bps(), red.delay()),
@@ -401,5 +419,21 @@ mod tests {
             })
             .collect();
         assert_eq!(seqs, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn only_due_packets_leave_and_the_next_arrival_is_known() {
+        let mut l = link(10);
+        assert_eq!(l.next_arrival(), None);
+        l.offer(Instant::ZERO, pkt(1000));
+        l.offer(Instant::ZERO, pkt(1000));
+        // 1 ms + 10 ms, then 1 ms later.
+        assert_eq!(l.next_arrival(), Some(Instant::from_millis(11)));
+        assert!(l.take_arrival(Instant::from_millis(10)).is_none());
+        assert!(l.take_arrival(Instant::from_millis(11)).is_some());
+        assert_eq!(l.next_arrival(), Some(Instant::from_millis(12)));
+        assert_eq!(l.in_flight(), 1);
+        assert!(l.take_arrival(Instant::from_millis(12)).is_some());
+        assert_eq!(l.next_arrival(), None);
     }
 }

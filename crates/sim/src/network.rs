@@ -32,6 +32,9 @@ impl fmt::Display for BuildError {
 
 impl std::error::Error for BuildError {}
 
+/// Suffix of a link's reverse direction in names (`name:rev`).
+const REVERSE_SUFFIX: &str = ":rev";
+
 /// What kind of node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeKind {
@@ -47,7 +50,7 @@ pub enum NodeKind {
 #[derive(Debug)]
 pub struct Node {
     /// Scenario name.
-    pub name: String,
+    pub name: Box<str>,
     /// Kind.
     pub kind: NodeKind,
     /// Its network-element state, for PGM routers (boxed: most nodes are hosts).
@@ -163,13 +166,63 @@ pub enum Action {
     Sample,
 }
 
+/// An agent's armed timer and its generation (events of older generations are stale: lazy cancellation),
+/// in 16 bytes: an instant of `u64::MAX` ns (585 years) means none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TimerSlot {
+    at_ns: u64,
+    /// Bumped whenever the timer is re-armed or cleared.
+    pub generation: u32,
+}
+
+impl TimerSlot {
+    /// No timer, generation 0.
+    pub const IDLE: TimerSlot = TimerSlot {
+        at_ns: u64::MAX,
+        generation: 0,
+    };
+
+    /// The armed instant.
+    pub fn at(self) -> Option<Instant> {
+        (self.at_ns != u64::MAX).then(|| Instant::from_nanos(self.at_ns))
+    }
+
+    /// Armed at `at` (or disarmed), with `generation`.
+    pub fn new(at: Option<Instant>, generation: u32) -> Self {
+        TimerSlot {
+            at_ns: at.map_or(u64::MAX, Instant::as_nanos),
+            generation,
+        }
+    }
+}
+
 /// A multicast group's routing and membership.
 #[derive(Debug)]
 pub struct Group {
     /// Distribution tree.
     pub tree: GroupTree,
-    /// Receiver agents per host.
-    pub members: BTreeMap<NodeId, Vec<AgentId>>,
+    /// Joined receiver agents with their hosts, sorted by host, then in join order.
+    pub members: Vec<(NodeId, AgentId)>,
+}
+
+impl Group {
+    /// The joined receiver agents on `node`, in join order.
+    pub fn members_on(&self, node: NodeId) -> &[(NodeId, AgentId)] {
+        let lo = self.members.partition_point(|(n, _)| *n < node);
+        let hi = self.members.partition_point(|(n, _)| *n <= node);
+        &self.members[lo..hi]
+    }
+
+    /// `agent` on `node` joins (after the receivers already on `node`).
+    pub fn add_member(&mut self, node: NodeId, agent: AgentId) {
+        let at = self.members.partition_point(|(n, _)| *n <= node);
+        self.members.insert(at, (node, agent));
+    }
+
+    /// `agent` on `node` leaves.
+    pub fn remove_member(&mut self, node: NodeId, agent: AgentId) {
+        self.members.retain(|m| *m != (node, agent));
+    }
 }
 
 /// The simulated network.
@@ -178,14 +231,16 @@ pub struct Network {
     pub(crate) seed: u64,
     pub(crate) graph: Graph,
     pub(crate) nodes: Vec<Node>,
-    pub(crate) node_names: BTreeMap<String, NodeId>,
+    /// Every node, sorted by name (names are looked up by binary search; they are stored once, in `nodes`).
+    pub(crate) node_names: Vec<NodeId>,
     pub(crate) links: Vec<Link>,
+    /// Per duplex link (directions `2k` and `2k + 1`): its scenario name.
+    pub(crate) duplex_names: Vec<Box<str>>,
     pub(crate) reverse: Vec<LinkId>,
     pub(crate) observed_links: Vec<LinkId>,
     pub(crate) agents: Vec<Agent>,
-    pub(crate) timers: Vec<(Option<Instant>, u32)>,
+    pub(crate) timers: Vec<TimerSlot>,
     pub(crate) groups: Vec<Group>,
-    pub(crate) group_of_agent: BTreeMap<AgentId, GroupId>,
     pub(crate) routes: UnicastRoutes,
     pub(crate) flows: Vec<Flow>,
     pub(crate) queue: EventQueue<Action>,
@@ -208,14 +263,14 @@ impl Network {
             seed,
             graph: Graph::default(),
             nodes: Vec::new(),
-            node_names: BTreeMap::new(),
+            node_names: Vec::new(),
             links: Vec::new(),
+            duplex_names: Vec::new(),
             reverse: Vec::new(),
             observed_links: Vec::new(),
             agents: Vec::new(),
             timers: Vec::new(),
             groups: Vec::new(),
-            group_of_agent: BTreeMap::new(),
             routes: UnicastRoutes::default(),
             flows: Vec::new(),
             queue: EventQueue::new(),
@@ -233,26 +288,32 @@ impl Network {
 
     /// Add a node.
     pub fn add_node(&mut self, name: &str, kind: NodeKind) -> Result<NodeId, BuildError> {
-        if self.node_names.contains_key(name) {
+        let Err(at) = self.node_position(name) else {
             return Err(BuildError(format!("node `{name}` is defined twice")));
-        }
+        };
         let id = self.graph.add_node();
         let ne = match kind {
             NodeKind::PgmRouter(c) => Some(Box::new(NetworkElement::new(c))),
             _ => None,
         };
         self.nodes.push(Node {
-            name: name.to_string(),
+            name: name.into(),
             kind,
             ne,
         });
-        self.node_names.insert(name.to_string(), id);
+        self.node_names.insert(at, id);
         Ok(id)
+    }
+
+    /// Where `name` is (`Ok`) or would go (`Err`) in `node_names`.
+    fn node_position(&self, name: &str) -> Result<usize, usize> {
+        self.node_names
+            .binary_search_by(|id| (*self.nodes[id.index()].name).cmp(name))
     }
 
     /// The node called `name`.
     pub fn node(&self, name: &str) -> Option<NodeId> {
-        self.node_names.get(name).copied()
+        self.node_position(name).ok().map(|i| self.node_names[i])
     }
 
     /// Add a duplex link `a`–`b` with a configuration per direction. Returns (a→b, b→a).
@@ -265,19 +326,34 @@ impl Network {
         backward: LinkConfig,
     ) -> (LinkId, LinkId) {
         let mut add = |from: NodeId, to: NodeId, cfg: LinkConfig, dir: &str| {
-            let lname = format!("{name}{dir}");
             let id = self.graph.add_link(from, to, cfg.delay.as_nanos() as u64);
             let seed = self.seed;
-            let rng_name = format!("link:{lname}");
-            let rng = move || component_rng(seed, &rng_name);
-            self.links.push(Link::new(from, to, lname, cfg, rng));
+            let rng = move || component_rng(seed, &format!("link:{name}{dir}"));
+            let mut link = Link::new(from, to, cfg, rng);
+            // The same direction of the previous duplex link (a fan-out's links are added one after another).
+            if let Some(prev) = self.links.len().checked_sub(2).map(|i| &self.links[i]) {
+                link.share_params_with(prev);
+            }
+            self.links.push(link);
             id
         };
         let f = add(a, b, forward, "");
-        let r = add(b, a, backward, ":rev");
+        let r = add(b, a, backward, REVERSE_SUFFIX);
         self.reverse.push(r);
         self.reverse.push(f);
+        self.duplex_names.push(name.into());
         (f, r)
+    }
+
+    /// The scenario name of a link direction: the duplex link's name, with `:rev` for the reverse direction.
+    pub fn link_name(&self, link: LinkId) -> String {
+        let i = link.index();
+        let base = &self.duplex_names[i / 2];
+        if i.is_multiple_of(2) {
+            base.to_string()
+        } else {
+            format!("{base}{REVERSE_SUFFIX}")
+        }
     }
 
     /// Record the queue length of this link direction at every sample.
@@ -301,15 +377,37 @@ impl Network {
 
     /// A link direction by scenario name (`name`, or `name:rev` for the reverse direction).
     pub fn link_id(&self, name: &str) -> Option<LinkId> {
-        self.links
-            .iter()
-            .position(|l| l.name == name)
+        (0..self.links.len())
+            .find(|&i| {
+                let base = &*self.duplex_names[i / 2];
+                if i.is_multiple_of(2) {
+                    base == name
+                } else {
+                    name.strip_suffix(REVERSE_SUFFIX) == Some(base)
+                }
+            })
             .map(|i| LinkId(i as u32))
+    }
+
+    /// Give back the capacity the build's vectors hold beyond their length: they grow by doubling, so a
+    /// network of 10,000 receivers could otherwise keep up to half its per-receiver structures unused.
+    pub(crate) fn release_build_slack(&mut self) {
+        self.graph.shrink_to_fit();
+        self.nodes.shrink_to_fit();
+        self.node_names.shrink_to_fit();
+        self.links.shrink_to_fit();
+        self.duplex_names.shrink_to_fit();
+        self.reverse.shrink_to_fit();
+        self.agents.shrink_to_fit();
+        self.timers.shrink_to_fit();
+        for f in &mut self.flows {
+            f.sinks.shrink_to_fit();
+        }
     }
 
     fn add_agent(&mut self, agent: Agent) -> AgentId {
         self.agents.push(agent);
-        self.timers.push((None, 0));
+        self.timers.push(TimerSlot::IDLE);
         AgentId(self.agents.len() as u32 - 1)
     }
 
@@ -378,7 +476,7 @@ impl Network {
         ))));
         self.groups.push(Group {
             tree: GroupTree::new(&self.graph, spec.source),
-            members: BTreeMap::new(),
+            members: Vec::new(),
         });
         let mut sinks = Vec::new();
         for r in &spec.receivers {
@@ -386,23 +484,21 @@ impl Network {
             let mut receiver_agent = PgmReceiverAgent::new(
                 r.node,
                 flow,
-                r.name.clone(),
+                group,
+                &r.name,
                 receiver,
-                spec.source,
-                source_agent,
+                (spec.source, source_agent),
                 self.interval,
             );
             if spec.record_arrivals {
-                receiver_agent.record.arrivals = Some(Vec::new());
+                receiver_agent.record.arrivals = Some(Box::default());
             }
             let agent = self.add_agent(Agent::PgmReceiver(Box::new(receiver_agent)));
-            self.group_of_agent.insert(agent, group);
             self.schedule_life(agent, r.join, r.leave);
             sinks.push(agent);
         }
         // Receivers that join at the source's start time are members before its first packet leaves.
         self.schedule_life(source_agent, spec.start, spec.stop);
-        self.group_of_agent.insert(source_agent, group);
         self.flows.push(Flow {
             name: spec.name,
             kind: FlowKind::Multicast(spec.cc.name()),

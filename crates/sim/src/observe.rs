@@ -7,8 +7,8 @@ use std::time::Duration;
 /// Values accumulated in fixed time bins.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bins {
-    /// Bin width.
-    pub interval: Duration,
+    /// Bin width, nanoseconds (at least 1).
+    interval_ns: u64,
     /// Sum per bin.
     pub sums: Vec<f64>,
 }
@@ -17,14 +17,14 @@ impl Bins {
     /// Empty bins of width `interval`.
     pub fn new(interval: Duration) -> Self {
         Bins {
-            interval,
+            interval_ns: (interval.as_nanos() as u64).max(1),
             sums: Vec::new(),
         }
     }
 
     /// Add `v` at time `t`.
     pub fn add(&mut self, t: Instant, v: f64) {
-        let i = (t.as_nanos() / self.interval.as_nanos().max(1) as u64) as usize;
+        let i = (t.as_nanos() / self.interval_ns) as usize;
         if self.sums.len() <= i {
             self.sums.resize(i + 1, 0.0);
         }
@@ -33,9 +33,7 @@ impl Bins {
 
     /// Pad with zero bins up to the end of the run.
     pub fn extend_to(&mut self, end: Instant) {
-        let n = end
-            .as_nanos()
-            .div_ceil(self.interval.as_nanos().max(1) as u64) as usize;
+        let n = end.as_nanos().div_ceil(self.interval_ns) as usize;
         if self.sums.len() < n {
             self.sums.resize(n, 0.0);
         }
@@ -43,7 +41,7 @@ impl Bins {
 
     /// Per-bin rate: sum / interval.
     pub fn rates(&self) -> Vec<f64> {
-        let w = self.interval.as_secs_f64();
+        let w = self.interval_ns as f64 / 1e9;
         self.sums.iter().map(|s| s / w).collect()
     }
 }

@@ -1,7 +1,7 @@
 //! What a run produced, in the shape of `convoy sim`'s summary.json (issue: flows, receivers, switches, links).
 
 use crate::agents::Agent;
-use crate::ids::AgentId;
+use crate::ids::{AgentId, LinkId};
 use crate::network::{FlowKind, Network};
 use convoy_proto::Instant;
 
@@ -80,7 +80,7 @@ impl Network {
         let mut bins = rec.delivered_bins.clone();
         bins.extend_to(end);
         Some(ReceiverResult {
-            name: r.name.clone(),
+            name: r.name.to_string(),
             goodput_bps: if secs > 0.0 {
                 rec.delivered_bytes as f64 * 8.0 / secs
             } else {
@@ -191,8 +191,9 @@ impl Network {
         let links = self
             .links
             .iter()
-            .map(|l| LinkResult {
-                name: l.name.clone(),
+            .enumerate()
+            .map(|(i, l)| LinkResult {
+                name: self.link_name(LinkId(i as u32)),
                 utilization: (l.busy_until(end).as_secs_f64() / run).min(1.0),
                 drops: l.stats.queue_drops + l.stats.loss_drops,
                 mean_queue_pkts: l.stats.queue_integral / run,
@@ -233,7 +234,7 @@ impl Network {
         self.observed_links
             .iter()
             .zip(&self.queue_samples)
-            .map(|(l, s)| (self.links[l.index()].name.clone(), s.as_slice()))
+            .map(|(l, s)| (self.link_name(*l), s.as_slice()))
             .collect()
     }
 
@@ -248,6 +249,11 @@ impl Network {
         self.links.iter().map(|l| l.in_flight()).sum()
     }
 
+    /// Bytes the event queue holds allocated for pending events and reuse (a memory diagnostic).
+    pub fn event_queue_bytes(&self) -> usize {
+        self.queue.allocated_bytes()
+    }
+
     /// Events scheduled and not yet run (including timers cancelled lazily, which stay until their time).
     pub fn pending_events(&self) -> usize {
         self.queue.len()
@@ -257,7 +263,7 @@ impl Network {
     pub fn ne_stats(&self) -> Vec<(String, crate::ne::NeStats)> {
         self.nodes
             .iter()
-            .filter_map(|n| n.ne.as_ref().map(|e| (n.name.clone(), e.stats.clone())))
+            .filter_map(|n| n.ne.as_ref().map(|e| (n.name.to_string(), e.stats.clone())))
             .collect()
     }
 

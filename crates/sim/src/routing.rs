@@ -8,40 +8,91 @@
 
 use crate::ids::{GroupId, LinkId, NodeId};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
 
-/// The graph as routing sees it.
+/// The graph as routing sees it: per node, intrusive lists of its outgoing and incoming links (eight bytes a
+/// node, 24 a link direction, with no allocation per node).
 #[derive(Clone, Debug, Default)]
 pub struct Graph {
-    /// Per node: outgoing links.
-    pub out: Vec<Vec<LinkId>>,
-    /// Per node: incoming links.
-    pub inc: Vec<Vec<LinkId>>,
-    /// Per link: (from, to, propagation delay in ns).
-    pub links: Vec<(NodeId, NodeId, u64)>,
+    /// Per node: the head of its outgoing and of its incoming list (`NONE` if empty).
+    heads: Vec<(u32, u32)>,
+    /// Per link direction.
+    links: Vec<GraphLink>,
+}
+
+/// One link direction in the graph.
+#[derive(Clone, Copy, Debug)]
+struct GraphLink {
+    from: NodeId,
+    to: NodeId,
+    delay_ns: u64,
+    /// The next link out of `from`, and into `to`.
+    next_out: u32,
+    next_in: u32,
 }
 
 const NONE: u32 = u32::MAX;
 
+/// Follow an intrusive list from `head`, `next` giving each link's successor.
+fn walk(
+    links: &[GraphLink],
+    head: u32,
+    next: fn(&GraphLink) -> u32,
+) -> impl Iterator<Item = LinkId> + '_ {
+    std::iter::successors((head != NONE).then_some(head), move |&l| {
+        let n = next(&links[l as usize]);
+        (n != NONE).then_some(n)
+    })
+    .map(LinkId)
+}
+
 impl Graph {
     /// Add a node; returns its id.
     pub fn add_node(&mut self) -> NodeId {
-        self.out.push(Vec::new());
-        self.inc.push(Vec::new());
-        NodeId(self.out.len() as u32 - 1)
+        self.heads.push((NONE, NONE));
+        NodeId(self.heads.len() as u32 - 1)
     }
 
     /// Add a link direction; returns its id.
     pub fn add_link(&mut self, from: NodeId, to: NodeId, delay_ns: u64) -> LinkId {
-        let id = LinkId(self.links.len() as u32);
-        self.links.push((from, to, delay_ns));
-        self.out[from.index()].push(id);
-        self.inc[to.index()].push(id);
-        id
+        let id = self.links.len() as u32;
+        let next_out = std::mem::replace(&mut self.heads[from.index()].0, id);
+        let next_in = std::mem::replace(&mut self.heads[to.index()].1, id);
+        self.links.push(GraphLink {
+            from,
+            to,
+            delay_ns,
+            next_out,
+            next_in,
+        });
+        LinkId(id)
     }
 
-    fn nodes(&self) -> usize {
-        self.out.len()
+    /// A link direction's (from, to, propagation delay in ns).
+    pub fn link(&self, l: LinkId) -> (NodeId, NodeId, u64) {
+        let g = &self.links[l.index()];
+        (g.from, g.to, g.delay_ns)
+    }
+
+    /// Links out of `node` (newest first).
+    pub fn out_links(&self, node: NodeId) -> impl Iterator<Item = LinkId> + '_ {
+        walk(&self.links, self.heads[node.index()].0, |g| g.next_out)
+    }
+
+    /// Links into `node` (newest first).
+    pub fn in_links(&self, node: NodeId) -> impl Iterator<Item = LinkId> + '_ {
+        walk(&self.links, self.heads[node.index()].1, |g| g.next_in)
+    }
+
+    /// Nodes.
+    pub fn nodes(&self) -> usize {
+        self.heads.len()
+    }
+
+    /// Give back spare capacity (once the network is built).
+    pub fn shrink_to_fit(&mut self) {
+        self.heads.shrink_to_fit();
+        self.links.shrink_to_fit();
     }
 
     /// For every node, the link on its shortest path towards `dst` (reverse Dijkstra from `dst`).
@@ -57,8 +108,9 @@ impl Graph {
                 continue;
             }
             // Relax links u -> node: u reaches dst through node.
-            for &l in &self.inc[node as usize] {
-                let (u, _, d) = self.links[l.index()];
+            // The order of the list does not matter: ties are broken by link index.
+            for l in self.in_links(NodeId(node)) {
+                let (u, _, d) = self.link(l);
                 let cand = (hops + 1, delay + d);
                 let ui = u.index();
                 if cand < best[ui] || (cand == best[ui] && l.0 < next[ui]) {
@@ -83,8 +135,8 @@ impl Graph {
             if (hops, delay) > best[node as usize] {
                 continue;
             }
-            for &l in &self.out[node as usize] {
-                let (_, v, d) = self.links[l.index()];
+            for l in self.out_links(NodeId(node)) {
+                let (_, v, d) = self.link(l);
                 let cand = (hops + 1, delay + d);
                 let vi = v.index();
                 if cand < best[vi] || (cand == best[vi] && l.0 < parent[vi]) {
@@ -98,20 +150,19 @@ impl Graph {
     }
 }
 
-/// Lazily computed unicast routes.
+/// Lazily computed unicast routes: per destination used so far, every node's next link towards it.
 #[derive(Debug, Default)]
 pub struct UnicastRoutes {
-    towards: Vec<Option<Box<[u32]>>>,
+    towards: BTreeMap<NodeId, Box<[u32]>>,
 }
 
 impl UnicastRoutes {
     /// The next link from `at` towards `dst`, computing `dst`'s tree on first use.
     pub fn next(&mut self, graph: &Graph, at: NodeId, dst: NodeId) -> Option<LinkId> {
-        if self.towards.len() < graph.out.len() {
-            self.towards.resize_with(graph.out.len(), || None);
-        }
-        let tree = self.towards[dst.index()]
-            .get_or_insert_with(|| graph.tree_towards(dst).into_boxed_slice());
+        let tree = self
+            .towards
+            .entry(dst)
+            .or_insert_with(|| graph.tree_towards(dst).into_boxed_slice());
         let l = tree[at.index()];
         (l != NONE).then_some(LinkId(l))
     }
@@ -123,8 +174,11 @@ pub struct GroupTree {
     /// The source host.
     pub source: NodeId,
     parent: Vec<u32>,
-    /// Per node: links to forward the group's packets on.
-    out: Vec<Vec<LinkId>>,
+    /// Per node: its index in `branches` once the tree has passed through it (`NONE` before).
+    branch_of: Vec<u32>,
+    /// Links to forward the group's packets on, per node that has had any (most nodes are leaves: they
+    /// cost four bytes here, not an empty list).
+    branches: Vec<Vec<LinkId>>,
     /// Members (hosts with at least one joined receiver) and how many receivers each has joined.
     members: Vec<u32>,
 }
@@ -135,14 +189,28 @@ impl GroupTree {
         GroupTree {
             source,
             parent: graph.tree_from(source),
-            out: vec![Vec::new(); graph.out.len()],
-            members: vec![0; graph.out.len()],
+            branch_of: vec![NONE; graph.nodes()],
+            branches: Vec::new(),
+            members: vec![0; graph.nodes()],
         }
     }
 
     /// Links out of `node` on the tree.
     pub fn out_links(&self, node: NodeId) -> &[LinkId] {
-        &self.out[node.index()]
+        match self.branch_of[node.index()] {
+            NONE => &[],
+            b => &self.branches[b as usize],
+        }
+    }
+
+    /// The out-link list of `node`, created empty on first use.
+    fn branch_mut(&mut self, node: NodeId) -> &mut Vec<LinkId> {
+        let b = &mut self.branch_of[node.index()];
+        if *b == NONE {
+            *b = self.branches.len() as u32;
+            self.branches.push(Vec::new());
+        }
+        &mut self.branches[*b as usize]
     }
 
     /// Whether `node` hosts joined receivers.
@@ -163,13 +231,12 @@ impl GroupTree {
             if l == NONE {
                 return false;
             }
-            let (from, _, _) = graph.links[l as usize];
-            let list = &mut self.out[from.index()];
-            if list.contains(&LinkId(l)) {
-                break;
+            let (from, _, _) = graph.link(LinkId(l));
+            let list = self.branch_mut(from);
+            match list.binary_search(&LinkId(l)) {
+                Ok(_) => break,
+                Err(i) => list.insert(i, LinkId(l)),
             }
-            list.push(LinkId(l));
-            list.sort_unstable();
             at = from;
         }
         true
@@ -186,14 +253,13 @@ impl GroupTree {
             return;
         }
         let mut at = node;
-        while at != self.source && self.out[at.index()].is_empty() && self.members[at.index()] == 0
-        {
+        while at != self.source && self.out_links(at).is_empty() && self.members[at.index()] == 0 {
             let l = self.parent[at.index()];
             if l == NONE {
                 return;
             }
-            let (from, _, _) = graph.links[l as usize];
-            self.out[from.index()].retain(|x| x.0 != l);
+            let (from, _, _) = graph.link(LinkId(l));
+            self.branch_mut(from).retain(|x| x.0 != l);
             at = from;
         }
     }
@@ -237,10 +303,10 @@ mod tests {
         let mut r = UnicastRoutes::default();
         // s -> a: both paths have 3 hops; the detour has less delay.
         let l = r.next(&g, n[0], n[3]).unwrap();
-        assert_eq!(g.links[l.index()].1, n[6]);
+        assert_eq!(g.link(l).1, n[6]);
         // s -> b: only via r1.
         let l = r.next(&g, n[0], n[4]).unwrap();
-        assert_eq!(g.links[l.index()].1, n[1]);
+        assert_eq!(g.link(l).1, n[1]);
         assert_eq!(r.next(&g, n[3], n[3]), None);
     }
 

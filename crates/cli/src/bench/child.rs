@@ -202,6 +202,8 @@ pub struct StarReading {
     pub packets: u64,
     /// Packets on links at the reading.
     pub in_flight: usize,
+    /// Bytes the event queue held allocated at the reading (pending events and buckets kept for reuse).
+    pub event_queue_bytes: usize,
 }
 
 /// Build canonical star `name` (with `sets`) and run it until its source has sent `k` data packets, reading
@@ -239,6 +241,7 @@ pub fn star_reading(
         at: mem(),
         packets: odata(&net),
         in_flight: net.packets_in_flight(),
+        event_queue_bytes: net.event_queue_bytes(),
     })
 }
 

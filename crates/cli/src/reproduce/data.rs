@@ -74,13 +74,13 @@ impl RunData {
                     r.record
                         .arrivals
                         .as_ref()
-                        .map(|a| (r.name.clone(), a.clone()))
+                        .map(|a| (r.name.to_string(), a.to_vec()))
                 })
                 .collect();
             let odata_received = net
                 .session_receivers(&f.name)
                 .iter()
-                .map(|r| (r.name.clone(), r.record.odata_received))
+                .map(|r| (r.name.to_string(), r.record.odata_received))
                 .collect();
             sessions.push(SessionData {
                 name: f.name.clone(),

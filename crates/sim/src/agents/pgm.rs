@@ -268,8 +268,8 @@ pub struct ReceiverRecord {
     pub odata_span: Option<(u32, u32)>,
     /// Sequence numbers declared unrecoverable.
     pub lost_sqns: u64,
-    /// ODATA sequence numbers in arrival order, when recording is on.
-    pub arrivals: Option<Vec<u32>>,
+    /// ODATA sequence numbers in arrival order, when recording is on (boxed: usually off).
+    pub arrivals: Option<Box<Vec<u32>>>,
     /// When it joined and left.
     pub joined: Option<Instant>,
     /// When it left.
@@ -283,8 +283,10 @@ pub struct PgmReceiverAgent {
     pub node: NodeId,
     /// Flow.
     pub flow: FlowId,
+    /// The session's group.
+    pub group: GroupId,
     /// Scenario name.
-    pub name: String,
+    pub name: Box<str>,
     receiver: Receiver,
     sender_node: NodeId,
     sender_agent: AgentId,
@@ -294,20 +296,23 @@ pub struct PgmReceiverAgent {
 }
 
 impl PgmReceiverAgent {
-    /// A receiver at `node` of the session whose source agent is `sender_agent` at `sender_node`.
+    /// A receiver at `node` of the session (flow `flow`, group `group`) whose source is agent `source.1` at
+    /// node `source.0`.
     pub fn new(
         node: NodeId,
         flow: FlowId,
-        name: String,
+        group: GroupId,
+        name: &str,
         receiver: Receiver,
-        sender_node: NodeId,
-        sender_agent: AgentId,
+        source: (NodeId, AgentId),
         interval: Duration,
     ) -> Self {
+        let (sender_node, sender_agent) = source;
         PgmReceiverAgent {
             node,
             flow,
-            name,
+            group,
+            name: name.into(),
             receiver,
             sender_node,
             sender_agent,
