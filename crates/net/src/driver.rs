@@ -3,12 +3,14 @@
 //! One [`Driver::turn`]:
 //! 1. if the endpoint's deadline (`poll_timeout`) has passed, `handle_timeout(now)`;
 //! 2. drain `poll_transmit` into a batch of buffers and hand them to the kernel with `sendmmsg` (runs of packets
-//!    for the same socket go in one call, up to [`crate::sys::MAX_BATCH`]);
+//!    for the same socket go in one call, up to [`crate::sys::MAX_BATCH`]); runs of equal-size packets to the
+//!    group (ODATA at full TSDU) go as one UDP GSO send each (`UDP_SEGMENT`), where the kernel allows it;
 //! 3. sleep in `ppoll` until a datagram arrives, the endpoint's next deadline, or the caller's limit, whichever
 //!    is first — with the thread's timer slack set to 1 µs, so pacing deadlines are met to within a few
 //!    microseconds of scheduler latency instead of the default 50 µs slack; deadlines closer than
 //!    [`SPIN_BELOW`] are not slept for at all;
-//! 4. read everything waiting with `recvmmsg` (a bounded number of batches, so transmits are not starved),
+//! 4. read everything waiting with `recvmmsg` (a bounded number of batches, so transmits are not starved;
+//!    with `UDP_GRO` a message may hold a run of datagrams from one source, which are split again),
 //!    feed each datagram to `handle_datagram(now, from, bytes)`, handle the deadline if it has come meanwhile,
 //!    and drain `poll_transmit` again.
 //!
@@ -27,6 +29,9 @@ pub const SPIN_BELOW: Duration = Duration::from_micros(20);
 
 /// Batches of input read per turn before transmits are flushed again.
 const READ_BATCHES_PER_TURN: usize = 4;
+
+/// Receive buffers with `UDP_GRO` (65,536 bytes each, up to 64 datagrams in one).
+const GRO_BUFFERS: usize = 16;
 
 /// Maps `std::time::Instant` to convoy-proto's [`Instant`] (nanoseconds since the clock was made).
 #[derive(Clone, Copy, Debug)]
@@ -121,6 +126,10 @@ pub struct IoStats {
     pub recv_calls: u64,
     /// Loop turns.
     pub turns: u64,
+    /// UDP GSO sends (each carries several of `datagrams_sent`, and counts once in `send_calls`).
+    pub segmented_sends: u64,
+    /// Received messages that held several datagrams (UDP GRO).
+    pub coalesced_receives: u64,
 }
 
 /// Sockets, buffers and clock of one endpoint.
@@ -138,7 +147,9 @@ pub struct Driver {
     tx_bufs: Vec<Vec<u8>>,
     tx_meta: Vec<(usize, Destination)>,
     rx_bufs: Vec<Vec<u8>>,
-    rx_meta: Vec<(usize, Option<SocketAddr>)>,
+    rx_meta: Vec<sys::Received>,
+    /// Whether group sends use UDP segmentation offload (cleared for good if the kernel refuses it).
+    gso: bool,
     unicast_cache: Vec<(IpAddr, SockAddr)>,
     /// The address the unicast socket is connected to.
     unicast_peer: Option<IpAddr>,
@@ -159,6 +170,12 @@ impl Driver {
         recv.set_nonblocking(false)?;
         sys::set_timer_slack(Duration::from_micros(1));
         let packet_len = packet_len.max(2048);
+        // Coalesced runs need whole-datagram-sized buffers (65,535 bytes); fewer of them per batch.
+        let (rx_count, rx_len) = if sys::enable_gro(recv.as_raw_fd()) {
+            (GRO_BUFFERS, 65_536)
+        } else {
+            (sys::MAX_BATCH, packet_len.max(9216))
+        };
         Ok(Driver {
             clock: Clock::new(),
             recv,
@@ -168,8 +185,9 @@ impl Driver {
             scope_id,
             tx_bufs: vec![vec![0; packet_len]; sys::MAX_BATCH],
             tx_meta: Vec::with_capacity(sys::MAX_BATCH),
-            rx_bufs: vec![vec![0; packet_len.max(9216)]; sys::MAX_BATCH],
-            rx_meta: Vec::with_capacity(sys::MAX_BATCH),
+            rx_bufs: vec![vec![0; rx_len]; rx_count],
+            rx_meta: Vec::with_capacity(rx_count),
+            gso: true,
             unicast_cache: Vec::new(),
             unicast_peer: None,
             last_flush: Instant::ZERO,
@@ -257,19 +275,25 @@ impl Driver {
                 (Some(u), Destination::Unicast(_)) => u.as_raw_fd(),
                 _ => self.recv.as_raw_fd(),
             };
-            let packets: Vec<(Option<&SockAddr>, &[u8])> = (start..end)
-                .map(|i| {
-                    let to = (!connected).then_some(&addrs[i]);
-                    (to, &self.tx_bufs[i][..meta[i].0])
-                })
-                .collect();
-            self.stats.send_calls += 1;
-            let sent = sys::send_batch(fd, &packets).unwrap_or(0);
-            for (_, bytes) in &packets[..sent] {
-                self.stats.datagrams_sent += 1;
-                self.stats.bytes_sent += bytes.len() as u64;
+            if dest == Destination::Group && self.gso {
+                let bufs = &self.tx_bufs[start..end];
+                send_group_segmented(
+                    bufs,
+                    &meta[start..end],
+                    fd,
+                    &self.group,
+                    &mut self.gso,
+                    &mut self.stats,
+                );
+            } else {
+                let packets: Vec<(Option<&SockAddr>, &[u8])> = (start..end)
+                    .map(|i| {
+                        let to = (!connected).then_some(&addrs[i]);
+                        (to, &self.tx_bufs[i][..meta[i].0])
+                    })
+                    .collect();
+                send_one_by_one(&mut self.stats, fd, &packets);
             }
-            self.stats.send_errors += (packets.len() - sent) as u64;
             start = end;
         }
         self.tx_meta = meta;
@@ -307,11 +331,16 @@ impl Driver {
             }
             self.stats.recv_calls += 1;
             let now = self.clock.now();
-            for (i, (len, from)) in self.rx_meta.iter().enumerate() {
-                let Some(from) = from else { continue };
-                self.stats.datagrams_received += 1;
-                self.stats.bytes_received += *len as u64;
-                ep.handle_datagram(now, from.ip(), &self.rx_bufs[i][..*len]);
+            for (i, r) in self.rx_meta.iter().enumerate() {
+                let Some(from) = r.from else { continue };
+                if r.segment.is_some_and(|s| s < r.len) {
+                    self.stats.coalesced_receives += 1;
+                }
+                for datagram in r.datagrams(&self.rx_bufs[i]) {
+                    self.stats.datagrams_received += 1;
+                    self.stats.bytes_received += datagram.len() as u64;
+                    ep.handle_datagram(now, from.ip(), datagram);
+                }
             }
             total += n;
             if n < self.rx_bufs.len().min(sys::MAX_BATCH) {
@@ -349,5 +378,69 @@ impl Driver {
         }
         self.flush(ep, now);
         Ok(n)
+    }
+}
+
+/// Hand `packets` to the kernel with `sendmmsg`, counting what went and what was refused.
+fn send_one_by_one(stats: &mut IoStats, fd: RawFd, packets: &[(Option<&SockAddr>, &[u8])]) {
+    stats.send_calls += 1;
+    let sent = sys::send_batch(fd, packets).unwrap_or(0);
+    for (_, bytes) in &packets[..sent] {
+        stats.datagrams_sent += 1;
+        stats.bytes_sent += bytes.len() as u64;
+    }
+    stats.send_errors += (packets.len() - sent) as u64;
+}
+
+/// Send a run of packets to `group` (`bufs[k][..meta[k].0]`): each stretch of equal-size packets (a shorter
+/// one may end it) as UDP GSO sends while `gso` holds, lone packets with `sendmmsg`. Clears `gso` for good if
+/// the kernel cannot segment on this path.
+fn send_group_segmented(
+    bufs: &[Vec<u8>],
+    meta: &[(usize, Destination)],
+    fd: RawFd,
+    group: &SockAddr,
+    gso: &mut bool,
+    stats: &mut IoStats,
+) {
+    let mut i = 0;
+    while i < meta.len() {
+        let size = meta[i].0;
+        let mut j = i + 1;
+        while j < meta.len() && meta[j].0 == size {
+            j += 1;
+        }
+        if j < meta.len() && meta[j].0 < size {
+            j += 1;
+        }
+        let segments: Vec<&[u8]> = bufs[i..j]
+            .iter()
+            .zip(&meta[i..j])
+            .map(|(b, (len, _))| &b[..*len])
+            .collect();
+        if segments.len() == 1 || !*gso {
+            let packets: Vec<(Option<&SockAddr>, &[u8])> =
+                segments.iter().map(|s| (Some(group), *s)).collect();
+            send_one_by_one(stats, fd, &packets);
+            i = j;
+            continue;
+        }
+        stats.send_calls += 1;
+        match sys::send_segmented(fd, Some(group), &segments) {
+            Ok(sent) => {
+                stats.datagrams_sent += sent as u64;
+                stats.bytes_sent += segments[..sent].iter().map(|s| s.len() as u64).sum::<u64>();
+                stats.send_errors += (segments.len() - sent) as u64;
+                stats.segmented_sends += 1;
+                i = j;
+            }
+            // This path cannot segment: send these and everything after one by one.
+            Err(e) if sys::segmentation_unsupported(&e) => *gso = false,
+            // Transient (e.g. a full socket buffer): the datagrams are lost, as UDP datagrams are.
+            Err(_) => {
+                stats.send_errors += segments.len() as u64;
+                i = j;
+            }
+        }
     }
 }
