@@ -1,5 +1,7 @@
 //! `convoy bench net`: throughput on loopback, with 1 and 3 receivers, of
-//! * a raw UDP `sendmmsg` loop of 1400-byte payloads to the group (the machine's ceiling),
+//! * a raw UDP `sendmmsg` loop of 1400-byte payloads to the group (the ceiling: one datagram per
+//!   message), and the same with UDP segmentation offload (`UDP_SEGMENT` sends of 46 datagrams, `UDP_GRO`
+//!   receivers), the ceiling of what Convoy's driver does,
 //! * Convoy with `--cc fixed` at an unlimited rate,
 //! * Convoy with pgmcc,
 //! * UFTP (`uftp -R -1`, Debian package uftp) when installed and running as root, with one receiver: UFTP needs
@@ -14,7 +16,10 @@
 
 use clap::Args;
 use convoy_net::socket::{open_receiver, open_source};
-use convoy_net::syscalls::{recv_batch, send_batch, thread_cpu_time, wait_readable, MAX_BATCH};
+use convoy_net::syscalls::{
+    enable_gro, recv_batch, send_batch, send_segmented, thread_cpu_time, wait_readable, Received,
+    MAX_BATCH,
+};
 use convoy_net::{GroupOptions, Interface, NetReceiver, NetSender};
 use convoy_proto::cc::fixed::FixedConfig;
 use convoy_proto::cc::CcConfig;
@@ -28,6 +33,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const PAYLOAD: usize = 1400;
+
+/// Datagrams per UDP GSO send of the raw loop (as many 1400-byte payloads as fit in 64 KB).
+const RAW_SEGMENTS: usize = 46;
 
 /// Options of `convoy bench net`.
 #[derive(Args, Debug)]
@@ -88,7 +96,8 @@ fn figure(
     }
 }
 
-fn raw(receivers: usize, seconds: f64, n: usize) -> std::io::Result<Figure> {
+/// A raw loop: `sendmmsg` of single datagrams, or (`gso`) UDP GSO sends to receivers with UDP GRO.
+fn raw(receivers: usize, seconds: f64, n: usize, gso: bool) -> std::io::Result<Figure> {
     let g = group(n);
     let stop = Arc::new(AtomicBool::new(false));
     let mut threads = Vec::new();
@@ -97,12 +106,20 @@ fn raw(receivers: usize, seconds: f64, n: usize) -> std::io::Result<Figure> {
         let stop = stop.clone();
         threads.push(std::thread::spawn(move || {
             let fd = socks.data.as_raw_fd();
-            let mut bufs = vec![vec![0u8; 2048]; MAX_BATCH];
-            let mut meta = Vec::new();
+            let (count, len) = if gso && enable_gro(fd) {
+                (16, 65_536)
+            } else {
+                (MAX_BATCH, 2048)
+            };
+            let mut bufs = vec![vec![0u8; len]; count];
+            let mut meta: Vec<Received> = Vec::new();
             let mut got = 0u64;
             while !stop.load(Ordering::Relaxed) {
                 if wait_readable(&[fd], Some(Duration::from_millis(50))).unwrap_or(false) {
-                    got += recv_batch(fd, &mut bufs, &mut meta).unwrap_or(0) as u64;
+                    let n = recv_batch(fd, &mut bufs, &mut meta).unwrap_or(0);
+                    for (r, buf) in meta.iter().zip(&bufs).take(n) {
+                        got += r.datagrams(buf).count() as u64;
+                    }
                 }
             }
             got
@@ -114,17 +131,23 @@ fn raw(receivers: usize, seconds: f64, n: usize) -> std::io::Result<Figure> {
     let packets: Vec<(Option<&SockAddr>, &[u8])> = (0..MAX_BATCH)
         .map(|_| (Some(&to), payload.as_slice()))
         .collect();
+    let segments: Vec<&[u8]> = packets.iter().map(|(_, p)| *p).take(RAW_SEGMENTS).collect();
     let (start, cpu0) = (Instant::now(), thread_cpu_time());
     let mut sent = 0u64;
+    let fd = src.socket.as_raw_fd();
     while start.elapsed().as_secs_f64() < seconds {
-        sent += send_batch(src.socket.as_raw_fd(), &packets).unwrap_or(0) as u64;
+        sent += if gso {
+            send_segmented(fd, Some(&to), &segments)?
+        } else {
+            send_batch(fd, &packets).unwrap_or(0)
+        } as u64;
     }
     let (secs, cpu) = (start.elapsed().as_secs_f64(), thread_cpu_time() - cpu0);
     std::thread::sleep(Duration::from_millis(100));
     stop.store(true, Ordering::Relaxed);
     let delivered = slowest(threads);
     Ok(figure(
-        "raw sendmmsg",
+        if gso { "raw gso" } else { "raw sendmmsg" },
         receivers,
         delivered,
         secs,
@@ -288,19 +311,22 @@ pub fn run_net(args: &BenchNetArgs) -> ExitCode {
             rate_bytes_per_s: 10_000_000_000,
             burst: Duration::from_millis(1),
         });
-        let runs: [(&'static str, Option<CcConfig>); 3] = [
+        let runs: [(&'static str, Option<CcConfig>); 4] = [
             ("raw sendmmsg", None),
+            ("raw gso", None),
             ("convoy fixed", Some(fixed)),
             ("convoy pgmcc", Some(CcConfig::default())),
         ];
         for (what, cc) in runs {
             n += 1;
             let r = match cc {
-                None => raw(receivers, args.seconds, n),
+                None => raw(receivers, args.seconds, n, what == "raw gso"),
                 Some(cc) => convoy(what, cc, receivers, args.seconds, n),
             };
             match r {
                 Ok(f) => figures.push(f),
+                // A kernel without UDP GSO: the driver falls back too, so there is no such ceiling to show.
+                Err(e) if what == "raw gso" => eprintln!("convoy bench net: raw gso skipped: {e}"),
                 Err(e) => {
                     eprintln!("convoy bench net: {what}: {e}");
                     return ExitCode::from(1);
@@ -362,5 +388,20 @@ pub fn run_net(args: &BenchNetArgs) -> ExitCode {
     }
     println!("pacing: a fixed 20 Mbit/s session delivered {pacing:.3} × its target rate");
     println!("uftp: {uftp_note}");
+    let pps = |what: &str| {
+        figures
+            .iter()
+            .find(|f| f.what == what && f.receivers == 1)
+            .map(|f| f.packets_per_s)
+    };
+    if let (Some(u), Some(fx), Some(pg)) =
+        (pps("uftp -R -1"), pps("convoy fixed"), pps("convoy pgmcc"))
+    {
+        println!(
+            "1 receiver: convoy fixed {:.2} × UFTP, convoy pgmcc {:.2} × UFTP",
+            fx / u,
+            pg / u
+        );
+    }
     ExitCode::SUCCESS
 }

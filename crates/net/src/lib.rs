@@ -29,5 +29,8 @@ pub use sys::{interface_addrs, InterfaceAddr};
 
 /// The batched system calls of the loop, for benchmarks and tools that need a raw baseline.
 pub mod syscalls {
-    pub use crate::sys::{recv_batch, send_batch, thread_cpu_time, wait_readable, MAX_BATCH};
+    pub use crate::sys::{
+        enable_gro, recv_batch, send_batch, send_segmented, thread_cpu_time, wait_readable,
+        Received, MAX_BATCH,
+    };
 }
