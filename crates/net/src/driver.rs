@@ -16,6 +16,7 @@
 //!
 //! Events are left in the endpoint for the caller to poll: the loop itself knows nothing of the application.
 
+use crate::burst::BurstSizer;
 use crate::sys;
 use convoy_proto::{Destination, Instant, Receiver, Sender, Transmit};
 use socket2::{SockAddr, Socket};
@@ -150,6 +151,8 @@ pub struct Driver {
     rx_meta: Vec<sys::Received>,
     /// Whether group sends use UDP segmentation offload (cleared for good if the kernel refuses it).
     gso: bool,
+    /// Sizes segmented sends from the rate sent to the group.
+    burst: BurstSizer,
     unicast_cache: Vec<(IpAddr, SockAddr)>,
     /// The address the unicast socket is connected to.
     unicast_peer: Option<IpAddr>,
@@ -188,6 +191,7 @@ impl Driver {
             rx_bufs: vec![vec![0; rx_len]; rx_count],
             rx_meta: Vec::with_capacity(rx_count),
             gso: true,
+            burst: BurstSizer::new(Instant::ZERO),
             unicast_cache: Vec::new(),
             unicast_peer: None,
             last_flush: Instant::ZERO,
@@ -276,13 +280,15 @@ impl Driver {
                 _ => self.recv.as_raw_fd(),
             };
             if dest == Destination::Group && self.gso {
+                let now = self.clock.now();
                 let bufs = &self.tx_bufs[start..end];
                 send_group_segmented(
                     bufs,
                     &meta[start..end],
                     fd,
                     &self.group,
-                    &mut self.gso,
+                    (&mut self.gso, &mut self.burst),
+                    now,
                     &mut self.stats,
                 );
             } else {
@@ -392,36 +398,48 @@ fn send_one_by_one(stats: &mut IoStats, fd: RawFd, packets: &[(Option<&SockAddr>
     stats.send_errors += (packets.len() - sent) as u64;
 }
 
-/// Send a run of packets to `group` (`bufs[k][..meta[k].0]`): each stretch of equal-size packets (a shorter
-/// one may end it) as UDP GSO sends while `gso` holds, lone packets with `sendmmsg`. Clears `gso` for good if
-/// the kernel cannot segment on this path.
+/// Send a run of packets to `group` (`bufs[k][..meta[k].0]`) at `now`: each stretch of equal-size packets
+/// (a shorter one may end it) as UDP GSO sends of at most what `burst` allows while `gso` holds; what cannot
+/// be segmented with `sendmmsg`. Clears `gso` for good if the kernel cannot segment on this path.
 fn send_group_segmented(
     bufs: &[Vec<u8>],
     meta: &[(usize, Destination)],
     fd: RawFd,
     group: &SockAddr,
-    gso: &mut bool,
+    (gso, burst): (&mut bool, &mut BurstSizer),
+    now: Instant,
     stats: &mut IoStats,
 ) {
+    let datagram = |k: usize| &bufs[k][..meta[k].0];
     let mut i = 0;
     while i < meta.len() {
         let size = meta[i].0;
-        let mut j = i + 1;
-        while j < meta.len() && meta[j].0 == size {
-            j += 1;
-        }
-        if j < meta.len() && meta[j].0 < size {
-            j += 1;
-        }
-        let segments: Vec<&[u8]> = bufs[i..j]
-            .iter()
-            .zip(&meta[i..j])
-            .map(|(b, (len, _))| &b[..*len])
-            .collect();
-        if segments.len() == 1 || !*gso {
-            let packets: Vec<(Option<&SockAddr>, &[u8])> =
-                segments.iter().map(|s| (Some(group), *s)).collect();
+        let max_segments = if *gso {
+            burst.max_segments(size, sys::MAX_SEGMENTS)
+        } else {
+            1
+        };
+        if max_segments == 1 {
+            // Slow, or no GSO: the rest one datagram per message, in one sendmmsg.
+            let packets: Vec<(Option<&SockAddr>, &[u8])> = (i..meta.len())
+                .map(|k| (Some(group), datagram(k)))
+                .collect();
             send_one_by_one(stats, fd, &packets);
+            burst.record(now, packets.iter().map(|(_, p)| p.len() as u64).sum());
+            return;
+        }
+        let mut j = i + 1;
+        while j < meta.len() && meta[j].0 == size && j - i < max_segments {
+            j += 1;
+        }
+        if j < meta.len() && meta[j].0 < size && j - i < max_segments {
+            j += 1;
+        }
+        let segments: Vec<&[u8]> = (i..j).map(datagram).collect();
+        let bytes: u64 = segments.iter().map(|s| s.len() as u64).sum();
+        if segments.len() == 1 {
+            send_one_by_one(stats, fd, &[(Some(group), segments[0])]);
+            burst.record(now, bytes);
             i = j;
             continue;
         }
@@ -432,6 +450,7 @@ fn send_group_segmented(
                 stats.bytes_sent += segments[..sent].iter().map(|s| s.len() as u64).sum::<u64>();
                 stats.send_errors += (segments.len() - sent) as u64;
                 stats.segmented_sends += 1;
+                burst.record(now, bytes);
                 i = j;
             }
             // This path cannot segment: send these and everything after one by one.

@@ -5,6 +5,7 @@
 //!   interface chosen by name or address, TTL, multicast loopback, IPv4 and IPv6.
 //! * [`driver`] — the real [`Clock`] and the single-threaded event loop: `ppoll` with nanosecond deadlines and
 //!   1 µs timer slack for pacing, `recvmmsg`/`sendmmsg` batches, convoy-proto's call order.
+//! * [`burst`] — how many datagrams one UDP GSO send may carry (about 1 ms of data at the sending rate).
 //! * [`NetSender`] / [`NetReceiver`] — the library API: open a source or a receiver on a group, write and read
 //!   APDUs, pick the controller through the engine configuration, observe events, close cleanly.
 //! * [`transfer`] — Convoy's file-transfer layer over APDUs (manifest, data, BLAKE3 per file, receiver status
@@ -13,6 +14,7 @@
 //!
 //! See `examples/ticker.rs` for a feed that adapts what it sends to the tokens pgmcc grants.
 
+pub mod burst;
 mod detect;
 pub mod driver;
 mod receiver;

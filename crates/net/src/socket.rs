@@ -97,6 +97,27 @@ pub struct ResolvedInterface {
     pub local: IpAddr,
 }
 
+/// The MTU of interface `name` (from `/sys/class/net/NAME/mtu`), if it can be read.
+pub fn interface_mtu(name: &str) -> Option<usize> {
+    if name.is_empty() || name.contains('/') {
+        return None;
+    }
+    std::fs::read_to_string(format!("/sys/class/net/{name}/mtu"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// The largest TSDU whose data packets fit in one IP datagram of `mtu` bytes towards a group of this
+/// family: the MTU less the IP header (20 or 40 bytes), UDP's 8 and PGM's data overhead
+/// ([`convoy_wire::PacketRepr::data_overhead_max`]), at least 256.
+pub fn tsdu_for_mtu(mtu: usize, ipv6: bool) -> usize {
+    let ip = if ipv6 { 40 } else { 20 };
+    mtu.saturating_sub(ip + 8 + convoy_wire::PacketRepr::data_overhead_max(ipv6))
+        .max(256)
+}
+
 fn invalid(msg: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, msg)
 }
@@ -355,6 +376,16 @@ pub fn fd(s: &Socket) -> RawFd {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tsdus_fit_the_mtu() {
+        // Ethernet: the default 1400 bytes fit IPv4 (1412 would), IPv6 needs 1380.
+        assert_eq!(tsdu_for_mtu(1500, false), 1412);
+        assert_eq!(tsdu_for_mtu(1500, true), 1380);
+        assert_eq!(tsdu_for_mtu(100, true), 256);
+        assert!(interface_mtu("lo").is_some_and(|m| m >= 1500));
+        assert_eq!(interface_mtu("../lo"), None);
+    }
 
     #[test]
     fn interfaces_parse_by_address_or_name() {

@@ -333,6 +333,34 @@ impl<'a> PacketRepr<'a> {
         field::header::LEN + self.body.wire_len() + self.options.buffer_len() + self.payload.len()
     }
 
+    /// The most bytes a data packet (ODATA or RDATA) adds to its payload with the options a Convoy source
+    /// puts on data — OPT_FRAGMENT (RFC 3208 §9.3) and OPT_PGMCC_DATA naming an IPv6 (`ipv6`) or IPv4
+    /// acker (pgm-wire.md §1.4) — and OPT_LENGTH: for sizing TSDUs so that packets fit a path MTU.
+    pub fn data_overhead_max(ipv6: bool) -> usize {
+        let acker = if ipv6 {
+            IpAddr::from([0u16; 8])
+        } else {
+            IpAddr::from([0u8; 4])
+        };
+        let repr = PacketRepr {
+            source_port: 0,
+            dest_port: 0,
+            gsi: Gsi([0; 6]),
+            body: BodyRepr::Odata { sqn: 0, trail: 0 },
+            options: OptionsRepr {
+                fragment: Some(FragmentOption {
+                    first_sqn: 0,
+                    offset: 0,
+                    apdu_len: 0,
+                }),
+                pgmcc_data: Some(PgmccData { tstamp: 0, acker }),
+                ..OptionsRepr::default()
+            },
+            payload: &[],
+        };
+        repr.buffer_len()
+    }
+
     /// Check that this repr can be encoded (see [`PacketRepr::emit`] for the rules).
     pub fn check(&self) -> Result<(), EmitError> {
         let packet_type = self.packet_type();

@@ -240,3 +240,44 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// With the options a source puts on data, a data packet adds at most `data_overhead_max` bytes to its
+    /// payload for its acker's address family (so TSDUs sized with it fit the path MTU).
+    #[test]
+    fn data_overhead_is_bounded(
+        acker in ip(),
+        fragment in any::<bool>(),
+        rdata in any::<bool>(),
+        len in 0usize..2000,
+    ) {
+        let payload = vec![0u8; len];
+        let body = if rdata {
+            BodyRepr::Rdata { sqn: 1, trail: 0 }
+        } else {
+            BodyRepr::Odata { sqn: 1, trail: 0 }
+        };
+        let repr = PacketRepr {
+            source_port: 1,
+            dest_port: 2,
+            gsi: Gsi([1; 6]),
+            body,
+            options: OptionsRepr {
+                fragment: fragment.then_some(FragmentOption { first_sqn: 1, offset: 0, apdu_len: 9 }),
+                pgmcc_data: Some(PgmccData { tstamp: 7, acker }),
+                ..OptionsRepr::default()
+            },
+            payload: &payload,
+        };
+        let mut buf = vec![0u8; repr.buffer_len()];
+        let n = repr.emit(&mut buf).unwrap();
+        prop_assert!(n <= len + PacketRepr::data_overhead_max(acker.is_ipv6()));
+    }
+}
+
+#[test]
+fn data_overhead_of_the_usual_families() {
+    // 16 header + 8 ODATA + OPT_LENGTH 4 + OPT_FRAGMENT 16 + OPT_PGMCC_DATA 16 (IPv4) or 28 (IPv6).
+    assert_eq!(PacketRepr::data_overhead_max(false), 60);
+    assert_eq!(PacketRepr::data_overhead_max(true), 72);
+}
