@@ -157,18 +157,25 @@ pub fn segmentation_unsupported(e: &io::Error) -> bool {
 /// Ask the kernel to hand this socket runs of equal-size datagrams from one source coalesced into one
 /// buffer (`UDP_GRO`); [`recv_batch`] reports the segment size. Returns whether the kernel accepted.
 pub fn enable_gro(fd: RawFd) -> bool {
-    let on: libc::c_int = 1;
-    // SAFETY: the option value points at an int on this stack frame and its exact size is passed.
+    set_option(fd, libc::SOL_UDP, libc::UDP_GRO, &(1 as libc::c_int)).is_ok()
+}
+
+/// `setsockopt` with a plain C value of type `T`.
+fn set_option<T>(fd: RawFd, level: libc::c_int, name: libc::c_int, value: &T) -> io::Result<()> {
+    // SAFETY: `value` is a live reference: we pass its address and exact size, and the kernel only reads it.
     let rc = unsafe {
         libc::setsockopt(
             fd,
-            libc::SOL_UDP,
-            libc::UDP_GRO,
-            &on as *const libc::c_int as *const libc::c_void,
-            size_of::<libc::c_int>() as libc::socklen_t,
+            level,
+            name,
+            value as *const T as *const libc::c_void,
+            size_of::<T>() as libc::socklen_t,
         )
     };
-    rc == 0
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// One received message: its length, sender, and with `UDP_GRO` the size of the datagrams it holds back to
@@ -346,21 +353,7 @@ pub fn set_multicast_if_v4(fd: RawFd, local: Ipv4Addr, index: u32) -> io::Result
         },
         imr_ifindex: index as libc::c_int,
     };
-    // SAFETY: the option value points at an `ip_mreqn` on this stack frame and its exact size is passed; the
-    // kernel only reads it.
-    let rc = unsafe {
-        libc::setsockopt(
-            fd,
-            libc::IPPROTO_IP,
-            libc::IP_MULTICAST_IF,
-            &mreqn as *const libc::ip_mreqn as *const libc::c_void,
-            size_of::<libc::ip_mreqn>() as libc::socklen_t,
-        )
-    };
-    if rc < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
+    set_option(fd, libc::IPPROTO_IP, libc::IP_MULTICAST_IF, &mreqn)
 }
 
 /// One address of a network interface.
