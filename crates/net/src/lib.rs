@@ -33,6 +33,6 @@ pub use sys::{interface_addrs, InterfaceAddr};
 pub mod syscalls {
     pub use crate::sys::{
         enable_gro, recv_batch, send_batch, send_segmented, thread_cpu_time, wait_readable,
-        Received, MAX_BATCH,
+        Received, MAX_BATCH, MAX_SEGMENTED_BYTES, MAX_SEGMENTS,
     };
 }
