@@ -24,7 +24,7 @@ mod sys;
 pub mod transfer;
 
 pub use driver::{Clock, IoStats};
-pub use receiver::{NetReceiver, MAX_DATAGRAM};
+pub use receiver::{NetReceiver, MAX_AWAITED_REPAIRS, MAX_DATAGRAM};
 pub use sender::{NetSender, RepairSource, FLUSH_AFTER};
 pub use socket::{GroupOptions, Interface, ResolvedInterface};
 pub use sys::{interface_addrs, InterfaceAddr};

@@ -391,6 +391,7 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionDef> {
             max_apdu_len: d.max_apdu_len,
             nak_packets_per_s: r.nak_rate.unwrap_or(d.nak_packets_per_s),
             nak_burst: r.nak_burst.unwrap_or(d.nak_burst),
+            max_awaited: r.max_awaited.unwrap_or(d.max_awaited),
         }
     });
     Ok(SessionDef {

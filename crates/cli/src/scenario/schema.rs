@@ -470,6 +470,8 @@ pub struct RxwSpec {
     pub nak_rate: Option<u32>,
     /// NAK burst (default 10).
     pub nak_burst: Option<u32>,
+    /// Most sequence numbers awaiting a repair at once, 0 = no limit (default 0).
+    pub max_awaited: Option<u32>,
 }
 
 /// One receiver.

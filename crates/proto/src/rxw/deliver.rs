@@ -173,11 +173,12 @@ impl ReceiveWindow {
             self.slots.len(),
             self.span
         );
-        let mut missing = 0;
+        let (mut missing, mut awaited) = (0, 0);
         for (i, slot) in self.slots.iter().enumerate() {
             let ext = self.commit_ext + i as u64;
             if let Slot::Missing(m) = slot {
                 missing += 1;
+                awaited += usize::from(m.state.is_awaiting());
                 assert!(
                     ext >= self.trail_ext && ext >= self.swept_ext,
                     "missing {ext} before trail"
@@ -196,6 +197,7 @@ impl ReceiveWindow {
             }
         }
         assert_eq!(missing, self.missing);
+        assert_eq!(awaited, self.awaited, "awaited count");
         assert!(self.due.iter().all(|&e| self.index(e).is_some()));
         assert!(
             !matches!(self.slots.front(), Some(Slot::Lost)),

@@ -62,6 +62,13 @@ enum NakState {
     WaitData,
 }
 
+impl NakState {
+    /// WAIT_NCF or WAIT_DATA: a repair is awaited.
+    fn is_awaiting(self) -> bool {
+        matches!(self, NakState::WaitNcf | NakState::WaitData)
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Missing {
     state: NakState,
@@ -97,6 +104,8 @@ pub struct ReceiveWindow {
     /// No missing slot lies before this index (every earlier one was declared lost).
     swept_ext: u64,
     missing: usize,
+    /// Missing sequence numbers in WAIT_NCF or WAIT_DATA (see [`RxwConfig::max_awaited`]).
+    awaited: usize,
     backoff: TimerQueue,
     waits: TimerQueue,
     due: BTreeSet<u64>,
@@ -128,6 +137,7 @@ impl ReceiveWindow {
             trail_ext: start_ext,
             swept_ext: start_ext,
             missing: 0,
+            awaited: 0,
             backoff: TimerQueue::default(),
             waits: TimerQueue::default(),
             due: BTreeSet::new(),
@@ -210,6 +220,7 @@ impl ReceiveWindow {
             let idx = (ext - self.commit_ext) as usize;
             if let Slot::Missing(m) = std::mem::replace(&mut self.slots[idx], slot) {
                 self.missing -= 1;
+                self.awaited -= usize::from(m.state.is_awaiting());
                 if m.state == NakState::Due {
                     self.due.remove(&ext);
                 }
@@ -254,6 +265,7 @@ impl ReceiveWindow {
             if m.state == NakState::Due {
                 self.due.remove(&ext);
             }
+            self.awaited += usize::from(!m.state.is_awaiting());
             m.state = NakState::WaitData;
             m.timer_id = id;
             self.next_timer_id += 1;
@@ -291,6 +303,7 @@ impl ReceiveWindow {
                 }
                 NakState::BackOff | NakState::Due => continue,
             };
+            self.awaited -= 1;
             if exhausted {
                 self.slots[idx] = Slot::Lost;
                 self.missing -= 1;
@@ -309,12 +322,14 @@ impl ReceiveWindow {
     pub fn poll_nak(&mut self, now: Instant) -> Option<Vec<u32>> {
         self.touch(now);
         self.expire_backoffs(now);
-        if self.due.is_empty() || !self.pacer.try_take(now) {
+        let room = self.awaiting_room();
+        if self.due.is_empty() || room == 0 || !self.pacer.try_take(now) {
             return None;
         }
         let at = now + self.config.nak_rpt_ivl;
-        let mut sqns = Vec::with_capacity(self.due.len().min(MAX_NAK_SQNS));
-        while sqns.len() < MAX_NAK_SQNS {
+        let most = MAX_NAK_SQNS.min(room);
+        let mut sqns = Vec::with_capacity(self.due.len().min(most));
+        while sqns.len() < most {
             let Some(ext) = self.due.pop_first() else {
                 break;
             };
@@ -323,6 +338,7 @@ impl ReceiveWindow {
             if let Some(Slot::Missing(m)) = self.index(ext).map(|i| &mut self.slots[i]) {
                 m.state = NakState::WaitNcf;
                 m.timer_id = id;
+                self.awaited += 1;
             }
             self.waits.push(Timer { at, id, ext });
             sqns.push(ext as u32);
@@ -336,7 +352,8 @@ impl ReceiveWindow {
     /// When [`ReceiveWindow::handle_timeout`] or [`ReceiveWindow::poll_nak`] next has work: the earliest
     /// back-off or wait deadline, or, while NAKs are due, when pacing next lets one go (possibly already past).
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let nak = if self.due.is_empty() {
+        // With no room for more awaited repairs, the next NAK waits for a repair (an input) or a wait's expiry.
+        let nak = if self.due.is_empty() || self.awaiting_room() == 0 {
             None
         } else {
             Some(self.pacer.next_token_at().unwrap_or(self.latest))
@@ -396,6 +413,20 @@ impl ReceiveWindow {
     /// The sequence number this window started at.
     pub fn start_sqn(&self) -> u32 {
         self.start_ext as u32
+    }
+
+    /// How many more sequence numbers may be NAKed now under [`RxwConfig::max_awaited`].
+    fn awaiting_room(&self) -> usize {
+        match self.config.max_awaited {
+            0 => usize::MAX,
+            max => (max as usize).saturating_sub(self.awaited),
+        }
+    }
+
+    /// Sequence numbers awaiting a repair (NAKed, or confirmed by an NCF), as [`RxwConfig::max_awaited`]
+    /// counts them.
+    pub fn awaited_count(&self) -> usize {
+        self.awaited
     }
 
     /// Sequence numbers currently missing (in some NAK state).
@@ -569,6 +600,7 @@ impl ReceiveWindow {
                 if m.state == NakState::Due {
                     self.due.remove(&ext);
                 }
+                self.awaited -= usize::from(m.state.is_awaiting());
                 self.slots[idx] = Slot::Lost;
                 self.missing -= 1;
             }

@@ -63,18 +63,22 @@ fn config(min_packets: u32) -> impl Strategy<Value = RxwConfig> {
         0u32..3,
         0u32..200,
         1u32..5,
+        prop_oneof![Just(0u32), 1u32..80],
     )
         .prop_map(
-            |(max_packets, bo, rpt, rdata, ncf_retries, data_retries, rate, burst)| RxwConfig {
-                nak_bo_ivl: Duration::from_millis(bo),
-                nak_rpt_ivl: Duration::from_millis(rpt),
-                nak_rdata_ivl: Duration::from_millis(rdata),
-                nak_ncf_retries: ncf_retries,
-                nak_data_retries: data_retries,
-                max_packets,
-                max_apdu_len: 1_000,
-                nak_packets_per_s: rate,
-                nak_burst: burst,
+            |(max_packets, bo, rpt, rdata, ncf_retries, data_retries, rate, burst, max_awaited)| {
+                RxwConfig {
+                    nak_bo_ivl: Duration::from_millis(bo),
+                    nak_rpt_ivl: Duration::from_millis(rpt),
+                    nak_rdata_ivl: Duration::from_millis(rdata),
+                    nak_ncf_retries: ncf_retries,
+                    nak_data_retries: data_retries,
+                    max_packets,
+                    max_apdu_len: 1_000,
+                    nak_packets_per_s: rate,
+                    nak_burst: burst,
+                    max_awaited,
+                }
             },
         )
 }

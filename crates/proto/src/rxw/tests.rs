@@ -573,6 +573,52 @@ fn paper_3_8_pacing_caps_nak_packets_for_ten_thousand_missing() {
 }
 
 #[test]
+fn max_awaited_holds_back_naks_until_repairs_come_or_waits_expire() {
+    let config = RxwConfig {
+        max_awaited: 10,
+        ..RxwConfig::default()
+    };
+    let mut w = ReceiveWindow::new(config, 0);
+    let mut r = rng(21);
+    data(&mut w, &mut r, ms(0), 0, 0);
+    data(&mut w, &mut r, ms(0), 101, 0);
+    assert_eq!(w.missing_count(), 100);
+    // Within NAK_RPT_IVL (2 s) only ten are asked for, however long the others have been due.
+    let naks = run(&mut w, &mut r, ms(0), ms(1_999));
+    let mut first: Vec<u32> = naks.iter().flat_map(|n| n.1.clone()).collect();
+    first.sort_unstable();
+    first.dedup();
+    assert_eq!(first.len(), 10, "ten at most: {first:?}");
+    assert!(first.iter().all(|s| (1..=100).contains(s)));
+    assert_eq!(w.awaited_count(), 10);
+    assert!(
+        w.poll_timeout().is_some_and(|t| t >= ms(2_000)),
+        "no NAK wake-up while full"
+    );
+    // Three repairs arrive: the three oldest due sequence numbers may go.
+    for &sqn in &first[..3] {
+        assert_eq!(data(&mut w, &mut r, ms(100), sqn, 0), Arrival::Repaired);
+    }
+    let more: Vec<u32> = std::iter::from_fn(|| w.poll_nak(ms(100)))
+        .flatten()
+        .collect();
+    let oldest_due: Vec<u32> = (1..=100).filter(|s| !first.contains(s)).take(3).collect();
+    assert_eq!(more, oldest_due);
+    assert!(w.poll_nak(ms(100)).is_none());
+    // An NCF heard for a sequence number not asked for yet (another receiver's NAK) awaits it too.
+    let unasked = (1..=100)
+        .find(|s| !first.contains(s) && !more.contains(s))
+        .unwrap();
+    w.on_ncf(ms(101), &[unasked]);
+    w.check_invariants();
+    assert_eq!(w.awaited_count(), 11);
+    // When the first waits expire without repair, those sequence numbers back off again and make room.
+    let later = run(&mut w, &mut r, ms(101), ms(2_200));
+    assert!(!later.is_empty());
+    assert!(w.awaited_count() <= 11);
+}
+
+#[test]
 fn many_stale_timers_are_compacted() {
     let mut w = ReceiveWindow::new(RxwConfig::default(), 0);
     let mut r = rng(13);

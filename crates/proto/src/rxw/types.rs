@@ -34,6 +34,12 @@ pub struct RxwConfig {
     pub nak_packets_per_s: u32,
     /// NAK packets that may go back to back after an idle period (token-bucket depth, at least 1). Default 10.
     pub nak_burst: u32,
+    /// Most sequence numbers awaiting a repair at once (NAKed and waiting for the NCF, or waiting for the
+    /// data after one); further NAKs wait until repairs arrive or waits expire. 0 = no limit (the default).
+    /// pgmcc paper §3.8: a receiver needing many repairs paces its NAKs; a window of awaited repairs is
+    /// self-clocked by the repairs its own path delivers, and repairs lost on the way hold their place until
+    /// NAK_RPT_IVL / NAK_RDATA_IVL, so a path that loses repairs is asked for fewer.
+    pub max_awaited: u32,
 }
 
 impl Default for RxwConfig {
@@ -48,6 +54,7 @@ impl Default for RxwConfig {
             max_apdu_len: 64 << 20,
             nak_packets_per_s: 100,
             nak_burst: 10,
+            max_awaited: 0,
         }
     }
 }
