@@ -10,6 +10,17 @@ mod common;
 
 use common::{bytes, make_tree, same_tree, wait, Scratch, BIN};
 
+/// `convoy send` options for one receiver that is expected to fail: start when it has announced itself, and
+/// give up on it 5 s after the data is out.
+const ONE_RECEIVER_THAT_FAILS: &[&str] = &[
+    "--wait-receivers",
+    "1",
+    "--wait",
+    "20s",
+    "--finish-timeout",
+    "5s",
+];
+
 /// A port and group unlikely to collide with other tests or runs.
 fn group(offset: u16) -> String {
     let port = 21_000 + (std::process::id() % 2_500) as u16 * 16 + offset;
@@ -206,18 +217,7 @@ fn local_write_failure_exits_3() {
     fs::write(out.join("payload"), b"in the way").unwrap();
     let g = group(4);
     let r = recv(&g, 2, &out, &[]);
-    let tx = send(
-        &g,
-        &src,
-        &[
-            "--wait-receivers",
-            "1",
-            "--wait",
-            "20s",
-            "--finish-timeout",
-            "5s",
-        ],
-    );
+    let tx = send(&g, &src, ONE_RECEIVER_THAT_FAILS);
     let r = wait(r, Duration::from_secs(60));
     let tx = wait(tx, Duration::from_secs(60));
     let err = String::from_utf8_lossy(&r.stderr);
@@ -278,18 +278,7 @@ fn files_refused_on_stdout_exit_3_at_once() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let tx = send(
-        &g,
-        &src,
-        &[
-            "--wait-receivers",
-            "1",
-            "--wait",
-            "20s",
-            "--finish-timeout",
-            "5s",
-        ],
-    );
+    let tx = send(&g, &src, ONE_RECEIVER_THAT_FAILS);
     let r = wait(r, Duration::from_secs(30));
     let err = String::from_utf8_lossy(&r.stderr);
     assert_eq!(r.status.code(), Some(3), "{err}");
@@ -379,18 +368,7 @@ fn a_full_disk_exits_3_naming_the_file() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let tx = send(
-        &g,
-        &src,
-        &[
-            "--wait-receivers",
-            "1",
-            "--wait",
-            "20s",
-            "--finish-timeout",
-            "5s",
-        ],
-    );
+    let tx = send(&g, &src, ONE_RECEIVER_THAT_FAILS);
     let r = wait(r, Duration::from_secs(60));
     let err = String::from_utf8_lossy(&r.stderr);
     assert_eq!(r.status.code(), Some(3), "{err}");

@@ -90,22 +90,27 @@ fn same(a: &Path, b: &Path) -> bool {
     fs::read(a).ok() == fs::read(b).ok()
 }
 
-/// Transfer `len` bytes to three receivers, the `lossy` one dropping `percent` % of its packets.
-fn transfer_with_loss(tag: &str, percent: u32) {
-    let Some(lab) = Lab::new(tag, 3) else { return };
-    lab.random_loss(1, PORT, percent).unwrap();
-    let dir = Scratch::new(&format!("netns-{tag}"));
-    let src = file(&dir, "data.bin", 20_000_000);
-    let outs: Vec<PathBuf> = (1..=3).map(|i| dir.0.join(format!("out{i}"))).collect();
-    let mut rx: Vec<Guard> = (1..=3).map(|i| recv(&lab, i, &outs[i - 1], &[])).collect();
+/// Send `src` from host 0 to receivers on hosts 1..=`n` (receiver K writes into `dir/outK`), wait up to
+/// `limit` for the source, check that every receiver exits 0 with a byte-exact copy, and return the source's
+/// `--stats-json`.
+fn transfer_to_all(
+    lab: &Lab,
+    dir: &Scratch,
+    src: &Path,
+    n: usize,
+    limit: Duration,
+) -> serde_json::Value {
+    let outs: Vec<PathBuf> = (1..=n).map(|i| dir.0.join(format!("out{i}"))).collect();
+    let mut rx: Vec<Guard> = (1..=n).map(|i| recv(lab, i, &outs[i - 1], &[])).collect();
     let stats = dir.0.join("send.json");
+    let waiting = n.to_string();
     let mut tx = send(
-        &lab,
-        &src,
+        lab,
+        src,
         &stats,
-        &["--wait-receivers", "3", "--wait", "30s"],
+        &["--wait-receivers", &waiting, "--wait", "30s"],
     );
-    let tx = wait(tx.take(), Duration::from_secs(240));
+    let tx = wait(tx.take(), limit);
     assert!(
         tx.status.success(),
         "send: {}",
@@ -120,12 +125,21 @@ fn transfer_with_loss(tag: &str, percent: u32) {
             String::from_utf8_lossy(&r.stderr)
         );
         assert!(
-            same(&src, &outs[i].join("data.bin")),
+            same(src, &outs[i].join("data.bin")),
             "receiver {} differs",
             i + 1
         );
     }
-    let s = json(&stats);
+    json(&stats)
+}
+
+/// Transfer `len` bytes to three receivers, the `lossy` one dropping `percent` % of its packets.
+fn transfer_with_loss(tag: &str, percent: u32) {
+    let Some(lab) = Lab::new(tag, 3) else { return };
+    lab.random_loss(1, PORT, percent).unwrap();
+    let dir = Scratch::new(&format!("netns-{tag}"));
+    let src = file(&dir, "data.bin", 20_000_000);
+    let s = transfer_to_all(&lab, &dir, &src, 3, Duration::from_secs(240));
     eprintln!(
         "{percent}% loss: {:.1} Mbit/s, {} repairs, {} NAKs, {} timeouts, {} acker changes",
         s["goodput_bps"].as_f64().unwrap() / 1e6,
@@ -214,36 +228,7 @@ fn bottleneck_20mbit_100mb_byte_exact_near_capacity() {
     lab.shape(1, "20mbit", 65_536).unwrap();
     let dir = Scratch::new("netns-100mb");
     let src = file(&dir, "data.bin", 100_000_000);
-    let outs: Vec<PathBuf> = (1..=3).map(|i| dir.0.join(format!("out{i}"))).collect();
-    let mut rx: Vec<Guard> = (1..=3).map(|i| recv(&lab, i, &outs[i - 1], &[])).collect();
-    let stats = dir.0.join("send.json");
-    let mut tx = send(
-        &lab,
-        &src,
-        &stats,
-        &["--wait-receivers", "3", "--wait", "30s"],
-    );
-    let tx = wait(tx.take(), Duration::from_secs(600));
-    assert!(
-        tx.status.success(),
-        "send: {}",
-        String::from_utf8_lossy(&tx.stderr)
-    );
-    for (i, r) in rx.iter_mut().enumerate() {
-        let r = wait(r.take(), Duration::from_secs(60));
-        assert!(
-            r.status.success(),
-            "recv {}: {}",
-            i + 1,
-            String::from_utf8_lossy(&r.stderr)
-        );
-        assert!(
-            same(&src, &outs[i].join("data.bin")),
-            "receiver {} differs",
-            i + 1
-        );
-    }
-    let s = json(&stats);
+    let s = transfer_to_all(&lab, &dir, &src, 3, Duration::from_secs(600));
     let goodput = s["goodput_bps"].as_f64().unwrap();
     let wire = s["wire_bytes"].as_f64().unwrap();
     // UDP payload bytes sent, plus 28 bytes of IPv4 and UDP header per datagram.
