@@ -8,25 +8,60 @@ use convoy_wire::{BodyRepr, OptionsRepr, PacketRepr, PacketType};
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
-#[test]
-fn a_nak_flood_is_capped_by_the_repair_rate() {
-    let src = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
-    let group = IpAddr::V4(Ipv4Addr::new(239, 1, 1, 1));
-    let mut config = SenderConfig::new(src, group);
+const SRC: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+const GROUP: IpAddr = IpAddr::V4(Ipv4Addr::new(239, 1, 1, 1));
+
+/// A fixed-rate source (`SRC` to `GROUP`, further configured by `configure`) that has sent `n` packets of
+/// `len` bytes; returns it with the time it finished.
+fn sender_that_sent(
+    n: u32,
+    len: usize,
+    configure: impl FnOnce(&mut SenderConfig),
+) -> (Sender, Instant) {
+    let mut config = SenderConfig::new(SRC, GROUP);
     config.cc = CcConfig::Fixed(Default::default());
-    let repair_rate = 100_000; // bytes per second
-    config.repair_rate_max = Some(repair_rate);
+    configure(&mut config);
     let mut s = Sender::new(config, Instant::ZERO);
     let mut now = Instant::ZERO;
     let mut buf = vec![0u8; 2000];
-    for i in 0..200u32 {
-        s.write(&[i as u8; 1400]).unwrap();
+    for i in 0..n {
+        s.write(&vec![i as u8; len]).unwrap();
     }
-    while s.window_edges().1 != 199 {
+    while s.window_edges().1 != n - 1 {
         while s.poll_transmit(now, &mut buf).is_some() {}
         now += Duration::from_millis(10);
     }
+    (s, now)
+}
+
+/// A NAK to `s` for `sqn` and the sequence numbers in `list` (OPT_NAK_LIST).
+fn nak(s: &Sender, sqn: u32, list: Vec<u32>) -> Vec<u8> {
     let tsi = s.tsi();
+    let repr = PacketRepr {
+        source_port: 7500,
+        dest_port: tsi.source_port,
+        gsi: tsi.gsi,
+        body: BodyRepr::Nak {
+            sqn,
+            source_nla: SRC,
+            group_nla: GROUP,
+        },
+        options: OptionsRepr {
+            nak_list: list,
+            ..OptionsRepr::default()
+        },
+        payload: &[],
+    };
+    let mut b = vec![0u8; repr.buffer_len()];
+    repr.emit(&mut b).unwrap();
+    b
+}
+
+#[test]
+fn a_nak_flood_is_capped_by_the_repair_rate() {
+    let repair_rate = 100_000; // bytes per second
+    let (mut s, mut now) = sender_that_sent(200, 1400, |c| c.repair_rate_max = Some(repair_rate));
+    let mut buf = vec![0u8; 2000];
     let attacker = IpAddr::V4(Ipv4Addr::new(10, 9, 9, 9));
     let start = now;
     let mut rdata_bytes = 0u64;
@@ -34,24 +69,11 @@ fn a_nak_flood_is_capped_by_the_repair_rate() {
     while now < start + Duration::from_secs(10) {
         for k in 0..10u32 {
             let first = (k * 63) % 137;
-            let repr = PacketRepr {
-                source_port: 7500,
-                dest_port: tsi.source_port,
-                gsi: tsi.gsi,
-                body: BodyRepr::Nak {
-                    sqn: first,
-                    source_nla: src,
-                    group_nla: group,
-                },
-                options: OptionsRepr {
-                    nak_list: (first + 1..first + 63).collect(),
-                    ..OptionsRepr::default()
-                },
-                payload: &[],
-            };
-            let mut b = vec![0u8; repr.buffer_len()];
-            repr.emit(&mut b).unwrap();
-            s.handle_datagram(now, attacker, &b);
+            s.handle_datagram(
+                now,
+                attacker,
+                &nak(&s, first, (first + 1..first + 63).collect()),
+            );
         }
         while let Some(t) = s.poll_transmit(now, &mut buf) {
             if t.packet_type == PacketType::Rdata {
@@ -73,43 +95,13 @@ fn a_nak_flood_is_capped_by_the_repair_rate() {
     assert!(s.stats().naks >= 10_000);
 }
 
-fn nak(s: &Sender, src: IpAddr, group: IpAddr, sqn: u32) -> Vec<u8> {
-    let tsi = s.tsi();
-    let repr = PacketRepr {
-        source_port: 7500,
-        dest_port: tsi.source_port,
-        gsi: tsi.gsi,
-        body: BodyRepr::Nak {
-            sqn,
-            source_nla: src,
-            group_nla: group,
-        },
-        options: OptionsRepr::default(),
-        payload: &[],
-    };
-    let mut b = vec![0u8; repr.buffer_len()];
-    repr.emit(&mut b).unwrap();
-    b
-}
-
 #[test]
 fn rfc3208_7_4_a_thousand_naks_for_one_packet_get_one_ncf_and_one_repair_per_interval() {
-    let src = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
-    let group = IpAddr::V4(Ipv4Addr::new(239, 1, 1, 1));
-    let mut config = SenderConfig::new(src, group);
-    config.cc = CcConfig::Fixed(Default::default());
-    assert_eq!(config.nak_elim_ivl, Duration::ZERO, "off by default");
-    config.nak_elim_ivl = Duration::from_millis(250);
-    let mut s = Sender::new(config, Instant::ZERO);
-    let mut now = Instant::ZERO;
+    let (mut s, now) = sender_that_sent(20, 1000, |c| {
+        assert_eq!(c.nak_elim_ivl, Duration::ZERO, "off by default");
+        c.nak_elim_ivl = Duration::from_millis(250);
+    });
     let mut buf = vec![0u8; 2000];
-    for i in 0..20u32 {
-        s.write(&[i as u8; 1000]).unwrap();
-    }
-    while s.window_edges().1 != 19 {
-        while s.poll_transmit(now, &mut buf).is_some() {}
-        now += Duration::from_millis(10);
-    }
     let count = |s: &mut Sender, now: Instant, buf: &mut [u8]| {
         let (mut ncf, mut rdata) = (0, 0);
         while let Some(t) = s.poll_transmit(now, buf) {
@@ -127,7 +119,7 @@ fn rfc3208_7_4_a_thousand_naks_for_one_packet_get_one_ncf_and_one_repair_per_int
     for r in 0..1000u32 {
         let t = start + Duration::from_micros(u64::from(r) * 100);
         let from = IpAddr::V4(Ipv4Addr::new(10, 1, (r / 250) as u8, (r % 250) as u8 + 1));
-        s.handle_datagram(t, from, &nak(&s, src, group, 5));
+        s.handle_datagram(t, from, &nak(&s, 5, Vec::new()));
         let (n, d) = count(&mut s, t, &mut buf);
         ncfs += n;
         repairs += d;
@@ -143,7 +135,7 @@ fn rfc3208_7_4_a_thousand_naks_for_one_packet_get_one_ncf_and_one_repair_per_int
     s.handle_datagram(
         later,
         IpAddr::V4(Ipv4Addr::new(10, 1, 0, 1)),
-        &nak(&s, src, group, 5),
+        &nak(&s, 5, Vec::new()),
     );
     assert_eq!(count(&mut s, later, &mut buf), (1, 1));
 }

@@ -187,9 +187,9 @@ impl Network {
         let group = &self.groups[g.index()];
         let links = group.tree.out_links(node).len();
         let members = if group.tree.is_member(node) {
-            group.members_on(node).len()
+            group.member_range(node)
         } else {
-            0
+            0..0
         };
         for i in 0..links {
             let l = self.groups[g.index()].tree.out_links(node)[i];
@@ -197,8 +197,8 @@ impl Network {
                 self.offer(l, Rc::clone(&packet));
             }
         }
-        for i in 0..members {
-            let a = self.groups[g.index()].members_on(node)[i].1;
+        for i in members {
+            let a = self.groups[g.index()].members[i].1;
             self.deliver(a, Rc::clone(&packet));
         }
     }

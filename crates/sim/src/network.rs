@@ -206,11 +206,11 @@ pub struct Group {
 }
 
 impl Group {
-    /// The joined receiver agents on `node`, in join order.
-    pub fn members_on(&self, node: NodeId) -> &[(NodeId, AgentId)] {
+    /// Where the joined receiver agents on `node` are in `members` (in join order).
+    pub fn member_range(&self, node: NodeId) -> std::ops::Range<usize> {
         let lo = self.members.partition_point(|(n, _)| *n < node);
-        let hi = self.members.partition_point(|(n, _)| *n <= node);
-        &self.members[lo..hi]
+        let hi = lo + self.members[lo..].partition_point(|(n, _)| *n <= node);
+        lo..hi
     }
 
     /// `agent` on `node` joins (after the receivers already on `node`).

@@ -91,13 +91,7 @@ pub(super) fn aggregation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
             "(not in the paper: if suppression caused the switches, they would vanish here)",
         ));
     }
-    if let Some(cv) = ctx.run("convoy") {
-        checks.push(report(
-            "variant with Convoy's defaults (timestamp RTT, the draft's formula, adaptive timeout)",
-            agg_summary(cv)?,
-            "(not in the paper)",
-        ));
-    }
+    convoy_variant(ctx, &mut checks)?;
     Ok(checks)
 }
 
@@ -140,6 +134,12 @@ pub(super) fn aggregation_fixed(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
             "(not in the paper)",
         ),
     ];
+    convoy_variant(ctx, &mut checks)?;
+    Ok(checks)
+}
+
+/// The report of the run with Convoy's defaults, when the experiment has one.
+fn convoy_variant(ctx: &Ctx<'_>, checks: &mut Vec<Check>) -> Result<(), String> {
     if let Some(cv) = ctx.run("convoy") {
         checks.push(report(
             "variant with Convoy's defaults (timestamp RTT, the draft's formula, adaptive timeout)",
@@ -147,5 +147,5 @@ pub(super) fn aggregation_fixed(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
             "(not in the paper)",
         ));
     }
-    Ok(checks)
+    Ok(())
 }
