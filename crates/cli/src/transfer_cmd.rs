@@ -10,7 +10,7 @@
 //! | 3 | a local write failed at the receiver (disk full, permission denied) |
 //! | 4 | an input file changed while it was being sent |
 
-use crate::units::{parse_duration, parse_rate_bps};
+use crate::units::{parse_bytes, parse_duration, parse_rate_bps};
 use clap::{Args, ValueEnum};
 use convoy_net::transfer::sink::{self, Output, RecvOptions};
 use convoy_net::transfer::source::{self, SendInput, SendOptions};
@@ -147,6 +147,11 @@ pub struct RecvArgs {
     /// Give up if no source is heard within this time (default: wait forever).
     #[arg(long, value_parser = parse_duration)]
     start_timeout: Option<Duration>,
+    /// Most data held in memory: packets waiting behind a missing one plus data not yet written. Past half of
+    /// it this receiver reports congestion, so the session slows to it; at the bound it refuses packets (as if
+    /// lost, repaired later). "0B" = no bound.
+    #[arg(long, value_parser = parse_bytes, default_value = "64MiB")]
+    max_buffer: u64,
 }
 
 /// Progress bar and messages on standard error.
@@ -353,6 +358,7 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
         c.cc = cc.clone();
         c.late_join = LateJoin::FromTrail;
         c.rxw.max_packets = 1 << 20;
+        c.rxw.max_buffered_bytes = args.max_buffer;
     };
     let opened = if args.cc == CcChoice::Auto {
         NetReceiver::open_following_cc(&g, configure)
@@ -416,6 +422,7 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
         }
     }
     let s = rx.receiver().stats().clone();
+    let w = rx.receiver().rxw_stats().cloned().unwrap_or_default();
     let json = serde_json::json!({
         "transfer_id": report.transfer_id,
         "bytes": report.bytes,
@@ -428,7 +435,13 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
         "acks_sent": s.acks_sent,
         "statuses_sent": s.statuses_sent,
         "malformed": s.malformed,
-        "sqns_lost": rx.receiver().rxw_stats().map_or(0, |w| w.sqns_lost),
+        "sqns_lost": w.sqns_lost,
+        "buffer": {
+            "max_bytes": rx.receiver().config().rxw.max_buffered_bytes,
+            "peak_held_bytes": w.peak_held_bytes,
+            "congested_odata": s.congested,
+            "refused_packets": w.overflow_refused,
+        },
         "io": rx.io_stats(),
     });
     if let Err(e) = write_json(&args.common.stats_json, &json) {

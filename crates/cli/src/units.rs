@@ -51,6 +51,11 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(v * mult))
 }
 
+/// A byte count with its unit, as in scenario files: `64MiB`, `500MB`, `0B`.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    convoy_cli::scenario::units::Bytes::parse(s).map(|b| b.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

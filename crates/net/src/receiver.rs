@@ -7,7 +7,6 @@ use crate::socket::{self, GroupOptions, ResolvedInterface};
 use convoy_proto::cc::CcConfig;
 use convoy_proto::{Instant, Receiver, ReceiverConfig, ReceiverEvent};
 use convoy_wire::ReceiverStatus;
-use std::collections::VecDeque;
 use std::io;
 use std::time::Duration;
 
@@ -35,7 +34,6 @@ pub struct NetReceiver {
     driver: Driver,
     receiver: CcFollower,
     sockets_interface: ResolvedInterface,
-    events: VecDeque<ReceiverEvent>,
     /// When the session's source was last heard (any packet of the session).
     last_heard: Option<Instant>,
     heard_count: u64,
@@ -108,7 +106,6 @@ impl NetReceiver {
             driver,
             receiver,
             sockets_interface: interface,
-            events: VecDeque::new(),
             last_heard: None,
             heard_count: 0,
         })
@@ -163,17 +160,17 @@ impl NetReceiver {
             self.heard_count = heard;
             self.last_heard = Some(self.driver.now());
         }
-        while let Some(e) = self.receiver.receiver.poll_event() {
-            self.events.push_back(e);
-        }
         Ok(())
     }
 
-    /// The next event, running the loop for at most `timeout` to get one; `None` if none came.
+    /// The next event, running the loop for at most `timeout` to get one; `None` if none came. Deliveries wait
+    /// in the engine's receive window, whose memory is bounded
+    /// ([`convoy_proto::rxw::RxwConfig::max_buffered_bytes`]): an application that reads slowly makes this
+    /// receiver refuse new data, which its congestion control reports as loss, slowing the session.
     pub fn recv(&mut self, timeout: Duration) -> io::Result<Option<ReceiverEvent>> {
         let until = self.driver.now() + timeout;
         loop {
-            if let Some(e) = self.events.pop_front() {
+            if let Some(e) = self.receiver.receiver.poll_event() {
                 return Ok(Some(e));
             }
             if self.driver.now() >= until {

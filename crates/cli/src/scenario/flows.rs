@@ -392,6 +392,7 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionDef> {
             nak_packets_per_s: r.nak_rate.unwrap_or(d.nak_packets_per_s),
             nak_burst: r.nak_burst.unwrap_or(d.nak_burst),
             max_awaited: r.max_awaited.unwrap_or(d.max_awaited),
+            max_buffered_bytes: r.max_buffered.map_or(d.max_buffered_bytes, |b| b.0),
         }
     });
     Ok(SessionDef {
@@ -532,6 +533,7 @@ fn pgmcc(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
         },
         report_events: d.report_events,
         ack_per_batch: d.ack_per_batch,
+        congestion_report_ivl: d.congestion_report_ivl,
     })
 }
 

@@ -472,6 +472,9 @@ pub struct RxwSpec {
     pub nak_burst: Option<u32>,
     /// Most sequence numbers awaiting a repair at once, 0 = no limit (default 0).
     pub max_awaited: Option<u32>,
+    /// Most payload bytes a receiver holds (waiting for a repair or for the application); packets beyond it
+    /// are refused as if lost. "0B" = no bound (default 64MiB).
+    pub max_buffered: Option<Bytes>,
 }
 
 /// One receiver.

@@ -97,6 +97,26 @@ pub struct FixedReceiver {
     rx_max: Option<u32>,
 }
 
+impl FixedReceiver {
+    /// Advance RX_MAX to `sqn`, counting the gap lost and `sqn` itself as `received` says.
+    fn record(&mut self, sqn: u32, received: bool) {
+        let gap = match self.rx_max {
+            Some(max) if seq::le(sqn, max) => return,
+            Some(max) => seq::diff(sqn, max).min(1 << 16),
+            None => 1,
+        };
+        for _ in 1..gap {
+            self.filter.record_lost();
+        }
+        if received {
+            self.filter.record_received();
+        } else {
+            self.filter.record_lost();
+        }
+        self.rx_max = Some(sqn);
+    }
+}
+
 impl ReceiverController for FixedReceiver {
     fn on_odata(
         &mut self,
@@ -105,20 +125,17 @@ impl ReceiverController for FixedReceiver {
         sqn: u32,
         _options: &OptionsRepr,
     ) {
-        match self.rx_max {
-            Some(max) if seq::le(sqn, max) => {}
-            Some(max) => {
-                for _ in 1..seq::diff(sqn, max).min(1 << 16) {
-                    self.filter.record_lost();
-                }
-                self.filter.record_received();
-                self.rx_max = Some(sqn);
-            }
-            None => {
-                self.filter.record_received();
-                self.rx_max = Some(sqn);
-            }
-        }
+        self.record(sqn, true);
+    }
+
+    fn on_odata_congested(
+        &mut self,
+        _now: Instant,
+        _rng: &mut dyn RngCore,
+        sqn: u32,
+        _options: &OptionsRepr,
+    ) {
+        self.record(sqn, false);
     }
 
     fn add_nak_report(&mut self, _now: Instant, _options: &mut OptionsRepr) {}

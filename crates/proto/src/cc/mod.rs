@@ -210,6 +210,17 @@ pub struct ReceiverCcSnapshot {
 pub trait ReceiverController: Send {
     /// An ODATA packet `sqn` arrived (repairs are not reported: they say nothing about the path, paper §3.3).
     fn on_odata(&mut self, now: Instant, rng: &mut dyn RngCore, sqn: u32, options: &OptionsRepr);
+    /// An ODATA packet `sqn` arrived but this receiver could not absorb it: its receive buffer is past half its
+    /// bound or full ([`crate::rxw::Room`]). Count it lost in every congestion signal (loss rate, ACK bitmap),
+    /// as TCP answers an ECN congestion mark like a loss (RFC 3168 §6.1.2), and otherwise treat it as
+    /// [`ReceiverController::on_odata`] does (acker role, timestamps, feedback).
+    fn on_odata_congested(
+        &mut self,
+        now: Instant,
+        rng: &mut dyn RngCore,
+        sqn: u32,
+        options: &OptionsRepr,
+    );
     /// Add this controller's receiver report to an outgoing repair NAK (paper §3.2: every NAK carries a report).
     fn add_nak_report(&mut self, now: Instant, options: &mut OptionsRepr);
     /// Feedback the controller wants sent now.

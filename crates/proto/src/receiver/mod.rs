@@ -8,7 +8,7 @@
 use crate::cc::{
     CcConfig, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, ReceiverFeedback,
 };
-use crate::rxw::{Delivery, Fragment, ReceiveWindow, RxwConfig, RxwStats};
+use crate::rxw::{Delivery, Fragment, ReceiveWindow, Room, RxwConfig, RxwStats};
 use crate::time::Instant;
 use crate::transmit::{Destination, Transmit};
 use convoy_wire::{
@@ -128,8 +128,13 @@ pub struct ReceiverStats {
     pub apdus: u64,
     /// APDU bytes delivered.
     pub bytes: u64,
+    /// ODATA packets reported lost to the controller for lack of buffer room (stored or refused, rxw
+    /// `budget`).
+    pub congested: u64,
 }
 
+/// Most session and controller events kept for the application (the oldest go first); deliveries are not
+/// among them and are never dropped.
 const MAX_EVENTS: usize = 1 << 16;
 
 /// A PGM receiver with congestion control.
@@ -175,6 +180,11 @@ impl Receiver {
             stats: ReceiverStats::default(),
             config,
         }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ReceiverConfig {
+        &self.config
     }
 
     /// Counters.
@@ -302,17 +312,24 @@ impl Receiver {
                 if self.upstream.is_none() {
                     self.upstream = Some(from);
                 }
+                let fragment = packet.options.fragment.map(Fragment::from);
+                // A packet the window has little or no room for counts as lost for the controller (rxw module
+                // `budget`): this receiver then slows the session instead of buffering without limit.
+                let room = self.rxw.as_ref().map_or(Room::Plenty, |w| {
+                    w.room_for(sqn, fragment, packet.payload.len())
+                });
                 if is_odata {
                     self.stats.odata += 1;
-                    self.cc.on_odata(now, &mut self.rng, sqn, &packet.options);
+                    if room == Room::Plenty {
+                        self.cc.on_odata(now, &mut self.rng, sqn, &packet.options);
+                    } else {
+                        self.stats.congested += 1;
+                        self.cc
+                            .on_odata_congested(now, &mut self.rng, sqn, &packet.options);
+                    }
                 } else {
                     self.stats.rdata += 1;
                 }
-                let fragment = packet.options.fragment.map(|f| Fragment {
-                    first_sqn: f.first_sqn,
-                    offset: f.offset,
-                    apdu_len: f.apdu_len,
-                });
                 if let Some(w) = self.rxw.as_mut() {
                     if w.on_data(now, &mut self.rng, sqn, trail, fragment, packet.payload)
                         .is_err()
@@ -347,32 +364,11 @@ impl Receiver {
         self.drain(now);
     }
 
-    /// Move deliveries and controller events into the event queue.
+    /// Move controller events into the event queue. Deliveries stay in the receive window, whose memory is
+    /// bounded ([`RxwConfig::max_buffered_bytes`]), until [`Receiver::poll_event`] takes them.
     fn drain(&mut self, _now: Instant) {
         while let Some(e) = self.cc.poll_event() {
             self.push_event(ReceiverEvent::Cc(e));
-        }
-        while let Some(d) = self.rxw.as_mut().and_then(|w| w.poll_delivery()) {
-            match d {
-                Delivery::Apdu { data, .. } => {
-                    self.stats.apdus += 1;
-                    self.stats.bytes += data.len() as u64;
-                    self.push_event(ReceiverEvent::Data(data));
-                }
-                Delivery::Lost {
-                    first_sqn,
-                    last_sqn,
-                } => self.push_event(ReceiverEvent::Lost {
-                    first_sqn,
-                    last_sqn,
-                }),
-            }
-        }
-        if let (Some(lead), Some(w), false) = (self.fin_lead, self.rxw.as_ref(), self.finished) {
-            if crate::seq::gt(w.commit(), lead) {
-                self.finished = true;
-                self.push_event(ReceiverEvent::Finished);
-            }
         }
     }
 
@@ -478,9 +474,37 @@ impl Receiver {
         }
     }
 
-    /// Next event.
+    /// Next event: session and controller events first, then deliveries in sequence order (every APDU and
+    /// every lost run, never dropped), then [`ReceiverEvent::Finished`] once everything up to the source's last
+    /// packet was delivered or lost.
     pub fn poll_event(&mut self) -> Option<ReceiverEvent> {
-        self.events.pop_front()
+        if let Some(e) = self.events.pop_front() {
+            return Some(e);
+        }
+        let w = self.rxw.as_mut()?;
+        if let Some(d) = w.poll_delivery() {
+            return Some(match d {
+                Delivery::Apdu { data, .. } => {
+                    self.stats.apdus += 1;
+                    self.stats.bytes += data.len() as u64;
+                    ReceiverEvent::Data(data)
+                }
+                Delivery::Lost {
+                    first_sqn,
+                    last_sqn,
+                } => ReceiverEvent::Lost {
+                    first_sqn,
+                    last_sqn,
+                },
+            });
+        }
+        match self.fin_lead {
+            Some(lead) if !self.finished && crate::seq::gt(w.commit(), lead) => {
+                self.finished = true;
+                Some(ReceiverEvent::Finished)
+            }
+            _ => None,
+        }
     }
 
     /// The session's GSI, once known.

@@ -48,11 +48,18 @@ impl ReceiveWindow {
         self.ready.push_back(Ready::Lost { first, last });
     }
 
+    /// Pops the front slot and forgets its payload, if any.
+    fn discard_front(&mut self) {
+        if let Some(Slot::Received { data, .. }) = self.pop_front() {
+            self.held.discarded(data.len());
+        }
+    }
+
     /// Drops the first `n` slots into a lost run.
     fn drop_front(&mut self, n: usize) {
         self.push_lost(self.commit_ext, self.commit_ext + n as u64 - 1);
         for _ in 0..n {
-            self.pop_front();
+            self.discard_front();
         }
         self.prev_piece = None;
     }
@@ -83,7 +90,7 @@ impl ReceiveWindow {
                         self.stats.partial_apdus_skipped += 1;
                     }
                     self.discarding = Some(first_ext);
-                    self.pop_front();
+                    self.discard_front();
                     self.prev_piece = Some(piece);
                 } else {
                     if self.discarding != Some(first_ext) {
@@ -157,6 +164,7 @@ impl ReceiveWindow {
             }
         }
         self.discarding = None;
+        self.held.delivered(data.len());
         self.ready.push_back(Ready::Apdu {
             first_sqn,
             last_sqn: first_sqn.wrapping_add(n as u32 - 1),
@@ -197,6 +205,27 @@ impl ReceiveWindow {
             }
         }
         assert_eq!(missing, self.missing);
+        let in_slots: usize = self
+            .slots
+            .iter()
+            .map(|s| match s {
+                Slot::Received { data, .. } => data.len(),
+                _ => 0,
+            })
+            .sum();
+        let in_ready: usize = self
+            .ready
+            .iter()
+            .map(|r| match r {
+                Ready::Apdu { data, .. } => data.len(),
+                Ready::Lost { .. } => 0,
+            })
+            .sum();
+        assert_eq!(
+            self.held.parts(),
+            (in_slots as u64, in_ready as u64),
+            "held bytes"
+        );
         assert_eq!(awaited, self.awaited, "awaited count");
         assert!(self.due.iter().all(|&e| self.index(e).is_some()));
         assert!(

@@ -25,6 +25,7 @@
 //! number in the window is also given a 64-bit *extended* index that never wraps, which orders timers and the
 //! set of NAKs due.
 
+mod budget;
 mod deliver;
 mod fragment;
 mod timer;
@@ -42,6 +43,8 @@ use rand_core::RngCore;
 
 use crate::seq;
 use crate::time::Instant;
+use budget::HeldBytes;
+pub use budget::Room;
 use deliver::Ready;
 use fragment::Piece;
 use timer::{Pacer, Timer, TimerQueue};
@@ -119,6 +122,8 @@ pub struct ReceiveWindow {
     /// First index of the APDU whose remaining fragments are being skipped or dropped.
     discarding: Option<u64>,
     ready: VecDeque<Ready>,
+    /// Payload bytes held, against [`RxwConfig::max_buffered_bytes`].
+    held: HeldBytes,
     stats: RxwStats,
 }
 
@@ -127,6 +132,7 @@ impl ReceiveWindow {
     /// is the caller's). Nothing before `start_sqn` is ever requested or delivered.
     pub fn new(config: RxwConfig, start_sqn: u32) -> Self {
         let start_ext = (1u64 << 32) + u64::from(start_sqn);
+        let config_max_bytes = config.max_buffered_bytes;
         ReceiveWindow {
             span: u64::from(config.max_packets.clamp(1, i32::MAX as u32)),
             pacer: Pacer::new(config.nak_packets_per_s, config.nak_burst),
@@ -147,6 +153,7 @@ impl ReceiveWindow {
             scan: (0, 0),
             discarding: None,
             ready: VecDeque::new(),
+            held: HeldBytes::new(config_max_bytes),
             stats: RxwStats::default(),
         }
     }
@@ -201,12 +208,18 @@ impl ReceiveWindow {
             Some(_) => Arrival::Repaired,
             None => Arrival::New,
         };
+        if !self.admits_piece(&piece, payload.len()) {
+            self.stats.overflow_refused += 1;
+            return Ok(Arrival::Overflow);
+        }
         if let Err(e) = self.check_consistency(ext, &piece) {
             self.stats.errors += 1;
             return Err(e);
         }
         self.stats.packets_received += 1;
         self.note_trail(trail);
+        self.held.stored(payload.len());
+        self.stats.peak_held_bytes = self.stats.peak_held_bytes.max(self.held.total());
         let slot = Slot::Received {
             piece,
             data: payload.to_vec(),
@@ -378,6 +391,7 @@ impl ReceiveWindow {
             } => {
                 self.stats.apdus_delivered += 1;
                 self.stats.bytes_delivered += data.len() as u64;
+                self.held.taken(data.len());
                 Delivery::Apdu {
                     first_sqn,
                     last_sqn,
@@ -413,6 +427,38 @@ impl ReceiveWindow {
     /// The sequence number this window started at.
     pub fn start_sqn(&self) -> u32 {
         self.start_ext as u32
+    }
+
+    /// The room [`ReceiveWindow::on_data`] has for data packet `sqn` of `len` payload bytes with OPT_FRAGMENT
+    /// `fragment` under [`RxwConfig::max_buffered_bytes`] (module `budget`): a receiver asks before telling its
+    /// congestion controller that the packet arrived, and reports it lost unless the room is
+    /// [`Room::Plenty`]. Packets that are always admitted (duplicates, packets before the delivery point, the
+    /// fragments of the APDU at the delivery point) have plenty.
+    pub fn room_for(&self, sqn: u32, fragment: Option<Fragment>, len: usize) -> Room {
+        let ext = self.ext(sqn);
+        let first_sqn = fragment.map_or(sqn, |f| f.first_sqn);
+        let always = ext < self.commit_ext
+            || self.ext(first_sqn) == self.commit_ext
+            || matches!(
+                self.index(ext).map(|i| &self.slots[i]),
+                Some(Slot::Received { .. })
+            );
+        if always {
+            Room::Plenty
+        } else {
+            self.held.room(len)
+        }
+    }
+
+    /// Whether a new or repairing packet whose fragment information was validated may be stored.
+    fn admits_piece(&self, piece: &Piece, len: usize) -> bool {
+        self.held.room(len) != Room::Full || self.ext(piece.first_sqn) == self.commit_ext
+    }
+
+    /// Payload bytes held now: received packets waiting in the window plus delivered APDUs not yet taken
+    /// (bounded by [`RxwConfig::max_buffered_bytes`] to within one APDU).
+    pub fn held_bytes(&self) -> u64 {
+        self.held.total()
     }
 
     /// How many more sequence numbers may be NAKed now under [`RxwConfig::max_awaited`].

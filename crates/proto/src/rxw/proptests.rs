@@ -64,9 +64,21 @@ fn config(min_packets: u32) -> impl Strategy<Value = RxwConfig> {
         0u32..200,
         1u32..5,
         prop_oneof![Just(0u32), 1u32..80],
+        prop_oneof![Just(0u64), 50u64..3_000],
     )
         .prop_map(
-            |(max_packets, bo, rpt, rdata, ncf_retries, data_retries, rate, burst, max_awaited)| {
+            |(
+                max_packets,
+                bo,
+                rpt,
+                rdata,
+                ncf_retries,
+                data_retries,
+                rate,
+                burst,
+                max_awaited,
+                max_buffered_bytes,
+            )| {
                 RxwConfig {
                     nak_bo_ivl: Duration::from_millis(bo),
                     nak_rpt_ivl: Duration::from_millis(rpt),
@@ -78,6 +90,7 @@ fn config(min_packets: u32) -> impl Strategy<Value = RxwConfig> {
                     nak_packets_per_s: rate,
                     nak_burst: burst,
                     max_awaited,
+                    max_buffered_bytes,
                 }
             },
         )

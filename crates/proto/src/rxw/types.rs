@@ -40,6 +40,12 @@ pub struct RxwConfig {
     /// self-clocked by the repairs its own path delivers, and repairs lost on the way hold their place until
     /// NAK_RPT_IVL / NAK_RDATA_IVL, so a path that loses repairs is asked for fewer.
     pub max_awaited: u32,
+    /// Most payload bytes the window holds: packets waiting behind a missing one plus delivered APDUs not yet
+    /// taken. A packet that would exceed it is refused as if lost on the path ([`Arrival::Overflow`]), so the
+    /// receiver reports it lost and congestion control slows the session to what this receiver absorbs (module
+    /// `budget`). The fragments of the APDU at the delivery point are always admitted, so the bound holds to
+    /// within `max_apdu_len`. 0 = no bound. Default 64 MiB.
+    pub max_buffered_bytes: u64,
 }
 
 impl Default for RxwConfig {
@@ -55,6 +61,7 @@ impl Default for RxwConfig {
             nak_packets_per_s: 100,
             nak_burst: 10,
             max_awaited: 0,
+            max_buffered_bytes: 64 << 20,
         }
     }
 }
@@ -98,6 +105,9 @@ pub enum Arrival {
     Duplicate,
     /// Before the delivery point (already delivered, lost or before the start): discarded.
     BeforeWindow,
+    /// Refused: storing it would exceed [`RxwConfig::max_buffered_bytes`]. Nothing changed; the packet counts
+    /// as lost on the path and is asked for again when its gap is seen.
+    Overflow,
 }
 
 /// Counters of one receive window.
@@ -133,4 +143,8 @@ pub struct RxwStats {
     pub partial_apdus_skipped: u64,
     /// Data packets refused with an [`RxwError`].
     pub errors: u64,
+    /// Data packets refused for lack of room ([`Arrival::Overflow`]).
+    pub overflow_refused: u64,
+    /// Most payload bytes held at once (see [`RxwConfig::max_buffered_bytes`]).
+    pub peak_held_bytes: u64,
 }

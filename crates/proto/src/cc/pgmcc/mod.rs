@@ -181,6 +181,14 @@ pub struct PgmccConfig {
     /// `T += N(1 + 1/W)`), so the window evolves as with one ACK per packet. Off by default and in the
     /// simulator (packets arrive one at a time there); the real-network receivers turn it on.
     pub ack_per_batch: bool,
+    /// Receiver: shortest interval between two congestion reports. A receiver that is not the acker and counts
+    /// a packet lost only because its buffer is short of room ([`ReceiverController::on_odata_congested`]) has
+    /// no hole to NAK, so it sends its report on a report-only NAK (the election NAK's form, paper §3.6) for the
+    /// sender's election (paper §3.5) to see: it then becomes the acker if it is the slowest. Default 10 ms, the
+    /// NAK pacer's default rate (paper §3.8).
+    ///
+    /// [`ReceiverController::on_odata_congested`]: crate::cc::ReceiverController::on_odata_congested
+    pub congestion_report_ivl: Duration,
 }
 
 impl Default for PgmccConfig {
@@ -200,6 +208,7 @@ impl Default for PgmccConfig {
             election_timer: ElectionTimer::Uniform,
             report_events: false,
             ack_per_batch: false,
+            congestion_report_ivl: Duration::from_millis(10),
         }
     }
 }

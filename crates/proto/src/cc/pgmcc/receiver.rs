@@ -82,6 +82,8 @@ pub struct PgmccReceiver {
     acks_sent: u64,
     /// RX_MAX of the last ACK that left the feedback queue (for [`PgmccConfig::ack_per_batch`]).
     last_ack_out: Option<u32>,
+    /// When the last congestion report was scheduled ([`PgmccConfig::congestion_report_ivl`]).
+    last_congestion_report: Option<Instant>,
 }
 
 impl PgmccReceiver {
@@ -107,6 +109,7 @@ impl PgmccReceiver {
             events: VecDeque::new(),
             acks_sent: 0,
             last_ack_out: None,
+            last_congestion_report: None,
         }
     }
 
@@ -193,41 +196,54 @@ impl PgmccReceiver {
         heard_before.is_some_and(|before| (0..32).contains(&seq::diff(rx_max, before)))
     }
 
-    /// Record ODATA `sqn` in RX_MAX, the bitmap and the loss estimate (paper §3.2.2, draft §2.6).
-    fn record(&mut self, now: Instant, sqn: u32) {
+    /// Record ODATA `sqn` in RX_MAX, the bitmap and the loss estimate (paper §3.2.2, draft §2.6); a packet not
+    /// `received` (a congestion mark, [`ReceiverController::on_odata_congested`]) advances RX_MAX but counts as
+    /// lost and leaves its bitmap bit clear.
+    fn record(&mut self, now: Instant, sqn: u32, received: bool) {
+        let note = |estimator: &mut Estimator| {
+            if received {
+                estimator.received();
+            } else {
+                estimator.lost(now);
+            }
+        };
         match self.rx_max {
             None => {
                 // Like OpenPGM, report packets before the first as received: a receiver that joins late must
                 // not look as if it lost the session's past.
-                self.bitmap = u32::MAX;
+                self.bitmap = u32::MAX - u32::from(!received);
                 self.rx_max = Some(sqn);
-                self.estimator.received();
+                note(&mut self.estimator);
             }
             Some(max) if seq::gt(sqn, max) => {
                 let gap = seq::diff(sqn, max);
                 for _ in 1..gap.min(MAX_GAP_FED) {
                     self.estimator.lost(now);
                 }
-                self.estimator.received();
+                note(&mut self.estimator);
                 self.bitmap = if gap >= 32 { 0 } else { self.bitmap << gap };
-                self.bitmap |= 1;
+                self.bitmap |= u32::from(received);
                 self.rx_max = Some(sqn);
             }
             Some(max) => {
                 // Late (reordered) original data: mark it received if the bitmap still covers it. The loss
                 // estimate already counted it lost; the filter is not rewound.
                 let back = seq::diff(max, sqn);
-                if (0..32).contains(&back) {
+                if received && (0..32).contains(&back) {
                     self.bitmap |= 1 << back;
                 }
             }
         }
     }
-}
 
-impl ReceiverController for PgmccReceiver {
-    fn on_odata(&mut self, now: Instant, rng: &mut dyn RngCore, sqn: u32, options: &OptionsRepr) {
-        self.record(now, sqn);
+    /// What any ODATA teaches besides its sequence number: the timestamp to echo, the acker role, elections.
+    fn after_odata(
+        &mut self,
+        now: Instant,
+        rng: &mut dyn RngCore,
+        sqn: u32,
+        options: &OptionsRepr,
+    ) {
         let Some(data) = options.pgmcc_data else {
             return;
         };
@@ -267,6 +283,33 @@ impl ReceiverController for PgmccReceiver {
         } else {
             // Someone else is acker: the election is over.
             self.election = None;
+        }
+    }
+}
+
+impl ReceiverController for PgmccReceiver {
+    fn on_odata(&mut self, now: Instant, rng: &mut dyn RngCore, sqn: u32, options: &OptionsRepr) {
+        self.record(now, sqn, true);
+        self.after_odata(now, rng, sqn, options);
+    }
+
+    fn on_odata_congested(
+        &mut self,
+        now: Instant,
+        rng: &mut dyn RngCore,
+        sqn: u32,
+        options: &OptionsRepr,
+    ) {
+        self.record(now, sqn, false);
+        self.after_odata(now, rng, sqn, options);
+        // Not the acker: nothing else carries this loss to the sender (no hole to NAK), so report it on a
+        // report-only NAK, at most once per `congestion_report_ivl`.
+        let due = self
+            .last_congestion_report
+            .is_none_or(|t| now >= t + self.config.congestion_report_ivl);
+        if !self.is_acker && self.election.is_none() && due && self.rx_max.is_some() {
+            self.last_congestion_report = Some(now);
+            self.election = Some((now, sqn));
         }
     }
 

@@ -1,0 +1,154 @@
+//! A receiver that falls far behind: every delivery reaches the application, and its memory stays bounded by
+//! `RxwConfig::max_buffered_bytes`, the shortage reported to congestion control instead (rxw module `budget`).
+
+use convoy_proto::cc::fixed::FixedConfig;
+use convoy_proto::cc::pgmcc::PgmccConfig;
+use convoy_proto::cc::CcConfig;
+use convoy_proto::{
+    Instant, LateJoin, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig,
+};
+use convoy_wire::{BodyRepr, PacketRepr, PacketType};
+use std::net::{IpAddr, Ipv4Addr};
+use std::time::Duration;
+
+const SRC: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+const GROUP: IpAddr = IpAddr::V4(Ipv4Addr::new(239, 1, 1, 1));
+const RCV: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 1, 2));
+
+/// The datagrams of a fixed-rate session carrying `count` APDUs of `len` bytes (APDU i starts with i), SPMs
+/// first.
+fn session_datagrams(count: u32, len: usize, cc: CcConfig) -> Vec<Vec<u8>> {
+    let mut config = SenderConfig::new(SRC, GROUP);
+    config.cc = cc;
+    config.txw_max_packets = count as usize + 8;
+    let mut s = Sender::new(config, Instant::ZERO);
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; 2048];
+    let mut now = Instant::ZERO;
+    for i in 0..count {
+        let mut apdu = vec![0u8; len];
+        apdu[..4].copy_from_slice(&i.to_be_bytes());
+        s.write(&apdu).unwrap();
+        now += Duration::from_millis(1);
+        while let Some(t) = s.poll_transmit(now, &mut buf) {
+            out.push(buf[..t.len].to_vec());
+        }
+    }
+    out
+}
+
+fn fast() -> CcConfig {
+    CcConfig::Fixed(FixedConfig {
+        rate_bytes_per_s: 1 << 40,
+        burst: Duration::from_secs(1),
+    })
+}
+
+fn receiver(max_buffered_bytes: u64, cc: CcConfig) -> Receiver {
+    let mut config = ReceiverConfig::new(RCV, GROUP);
+    config.late_join = LateJoin::FromTrail;
+    config.rxw.max_packets = 1 << 20;
+    config.rxw.max_buffered_bytes = max_buffered_bytes;
+    config.cc = cc;
+    Receiver::new(config, 7)
+}
+
+fn is_odata(d: &[u8], sqn: u32) -> bool {
+    matches!(PacketRepr::parse(d).unwrap().body, BodyRepr::Odata { sqn: s, .. } if s == sqn)
+}
+
+/// The first word of every delivered APDU, in order.
+fn delivered(r: &mut Receiver) -> Vec<u32> {
+    std::iter::from_fn(|| r.poll_event())
+        .filter_map(|e| match e {
+            ReceiverEvent::Data(d) => Some(u32::from_be_bytes(d[..4].try_into().unwrap())),
+            ReceiverEvent::Lost { .. } => panic!("nothing may be lost"),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn rfc3208_6_1_every_apdu_released_by_one_repair_is_delivered() {
+    // 70,000 APDUs wait behind the first, then its repair releases them at once: more than any event queue
+    // holds, and every one must reach the application, in order.
+    let count = 70_000;
+    let datagrams = session_datagrams(count, 8, fast());
+    let mut r = receiver(0, fast());
+    let now = Instant::from_millis(1);
+    let first = datagrams.iter().position(|d| is_odata(d, 0)).unwrap();
+    for (i, d) in datagrams.iter().enumerate() {
+        if i != first {
+            r.handle_datagram(now, SRC, d);
+        }
+    }
+    assert!(
+        delivered(&mut r).is_empty(),
+        "nothing before the hole fills"
+    );
+    r.handle_datagram(now, SRC, &datagrams[first]);
+    assert_eq!(delivered(&mut r), (0..count).collect::<Vec<_>>());
+}
+
+#[test]
+fn budget_a_receiver_short_of_room_holds_at_most_its_bound_and_says_so() {
+    let (count, len) = (2_000u32, 1_000usize);
+    let bound = 200 * len as u64;
+    let datagrams = session_datagrams(count, len, fast());
+    let mut r = receiver(bound, fast());
+    let now = Instant::from_millis(1);
+    let first = datagrams.iter().position(|d| is_odata(d, 0)).unwrap();
+    for (i, d) in datagrams.iter().enumerate() {
+        if i != first {
+            r.handle_datagram(now, SRC, d);
+        }
+    }
+    let w = r.rxw_stats().unwrap().clone();
+    assert!(
+        w.peak_held_bytes <= bound,
+        "{} > {bound}",
+        w.peak_held_bytes
+    );
+    // Past half the bound packets are stored but reported; past the bound they are refused.
+    assert_eq!(w.overflow_refused, u64::from(count) - 1 - 200);
+    assert_eq!(r.stats().congested, u64::from(count) - 1 - 100);
+    // The hole at the front is always admitted; the refused packets come back as repairs, in order.
+    r.handle_datagram(now, SRC, &datagrams[first]);
+    let mut got = delivered(&mut r);
+    for d in &datagrams {
+        r.handle_datagram(now, SRC, d);
+        got.extend(delivered(&mut r));
+    }
+    assert_eq!(got, (0..count).collect::<Vec<_>>());
+    // The front packet came in on top of a full buffer: the bound holds to within one APDU.
+    let peak = r.rxw_stats().unwrap().peak_held_bytes;
+    assert!(peak <= bound + len as u64, "{peak} > {bound} + {len}");
+}
+
+#[test]
+fn budget_a_congested_pgmcc_receiver_that_is_not_acker_reports_on_a_report_only_nak() {
+    let (count, len) = (400u32, 1_000usize);
+    let pgmcc = CcConfig::Pgmcc(PgmccConfig::default());
+    let datagrams = session_datagrams(count, len, fast());
+    // The datagrams carry no OPT_PGMCC_DATA (a fixed source): this receiver is not the acker.
+    let mut r = receiver(100 * len as u64, pgmcc);
+    let now = Instant::from_millis(1);
+    let first = datagrams.iter().position(|d| is_odata(d, 0)).unwrap();
+    let mut buf = vec![0u8; 2048];
+    let mut reports = 0;
+    for (i, d) in datagrams.iter().enumerate() {
+        if i != first {
+            r.handle_datagram(now, SRC, d);
+        }
+        while let Some(t) = r.poll_transmit(now, &mut buf) {
+            let p = PacketRepr::parse(&buf[..t.len]).unwrap();
+            if t.packet_type == PacketType::Nak && p.options.convoy.election {
+                assert!(p.options.pgmcc_feedback.unwrap().loss_rate > 0);
+                reports += 1;
+            }
+        }
+    }
+    // All at one instant: one report per congestion_report_ivl.
+    assert_eq!(reports, 1);
+    assert!(r.stats().congested > 0);
+}
