@@ -28,6 +28,8 @@ step "tests"
 cargo test --workspace
 step "long network-namespace tests (release: 100 MB through 20 Mbit/s, TCP competition)"
 cargo test --release -p convoy --test netns -- --ignored --test-threads 1 --nocapture
+step "large loopback transfers (release: a 2 GB file to 3 receivers, a 1.5 GB stream to 2)"
+cargo test --release -p convoy --test loopback_large -- --ignored --test-threads 1 --nocapture
 step "docs"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 step "fuzz targets build"

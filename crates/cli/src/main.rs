@@ -107,9 +107,18 @@ struct ReproduceArgs {
     /// Print only the final table.
     #[arg(long)]
     quiet: bool,
+    /// Print the registered experiment ids, one per line, and run nothing.
+    #[arg(long)]
+    list: bool,
 }
 
 fn reproduce(args: ReproduceArgs) -> ExitCode {
+    if args.list {
+        for e in convoy_cli::reproduce::registry::all() {
+            println!("{}", e.id);
+        }
+        return ExitCode::SUCCESS;
+    }
     let opts = convoy_cli::reproduce::ReproduceOptions {
         ids: args.ids,
         out: args.out,

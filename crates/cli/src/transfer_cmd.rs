@@ -97,13 +97,13 @@ pub struct SendArgs {
     /// stalls on LAN paths with sub-millisecond RTTs, where small windows cannot produce three duplicate ACKs.
     #[arg(long, value_parser = parse_duration, default_value = "1s")]
     rto_min: Duration,
-    /// Data rate with `--cc fixed`, bits per second (20M, 1G, ...).
-    #[arg(long, value_parser = parse_rate_bps, default_value = "100M")]
+    /// Data rate with `--cc fixed` (20Mbit, 1Gbit, 2MB/s, ...).
+    #[arg(long, value_parser = parse_rate_bps, default_value = "100Mbit")]
     rate: u64,
-    /// Maximum rate of all data (PGM rate limiter), bits per second.
+    /// Maximum rate of all data (PGM rate limiter), e.g. 500Mbit.
     #[arg(long, value_parser = parse_rate_bps)]
     rate_max: Option<u64>,
-    /// Maximum rate of repairs, bits per second (default: half of --rate-max when given, else 100M): a flood of
+    /// Maximum rate of repairs (default: half of --rate-max when given, else 100Mbit): a flood of
     /// NAKs cannot push repairs above it.
     #[arg(long, value_parser = parse_rate_bps)]
     repair_rate_max: Option<u64>,
@@ -333,6 +333,7 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         "malformed": s.malformed,
         "receivers": report.receivers,
         "closed": report.closed,
+        "peak_rss_bytes": convoy_cli::bench::procfs::vm_bytes("VmHWM"),
         "io": io,
         "exit_code": code,
     });
@@ -436,6 +437,7 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
         "statuses_sent": s.statuses_sent,
         "malformed": s.malformed,
         "sqns_lost": w.sqns_lost,
+        "peak_rss_bytes": convoy_cli::bench::procfs::vm_bytes("VmHWM"),
         "buffer": {
             "max_bytes": rx.receiver().config().rxw.max_buffered_bytes,
             "peak_held_bytes": w.peak_held_bytes,

@@ -1,59 +1,26 @@
-//! Parsing of rates and durations on the command line.
+//! Rates, durations and sizes on the command line: the same grammar and parser as scenario files
+//! ([`convoy_cli::scenario::units`]), so `--wait 2min` and `wait = "2min"` mean the same and `2m` is refused in
+//! both places with the units that would be accepted.
 
+use convoy_cli::scenario::units::{Bytes, Dur, Rate};
 use std::time::Duration;
 
-/// A rate in bits per second: `20M`, `1.5G`, `800k`, `20Mbit`, `100000` (k, M, G are powers of 1000).
+/// A rate in bits per second, with its unit: `20Mbit`, `1.5Gbit`, `800kbit`, `2MB/s`.
 pub fn parse_rate_bps(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let lower = t.to_ascii_lowercase();
-    let body = lower
-        .strip_suffix("bit/s")
-        .or_else(|| lower.strip_suffix("bps"))
-        .or_else(|| lower.strip_suffix("bit"))
-        .unwrap_or(&lower);
-    let (num, mult) = match body.chars().last() {
-        Some('k') => (&body[..body.len() - 1], 1e3),
-        Some('m') => (&body[..body.len() - 1], 1e6),
-        Some('g') => (&body[..body.len() - 1], 1e9),
-        _ => (body, 1.0),
-    };
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("{s:?} is not a rate (examples: 20M, 1.5G, 800k bits per second)"))?;
-    if !(v > 0.0 && v.is_finite()) {
-        return Err(format!("{s:?}: the rate must be positive"));
+    match Rate::parse(s)? {
+        Rate(0) => Err(format!("rate `{s}` must be positive")),
+        Rate(bps) => Ok(bps),
     }
-    Ok((v * mult).round() as u64)
 }
 
-/// A duration: `10s`, `500ms`, `2m`, `1h`, or plain seconds (`2.5`).
+/// A duration, with its unit: `10s`, `500ms`, `2min`, `1h`.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let t = s.trim();
-    let (num, mult) = if let Some(n) = t.strip_suffix("ms") {
-        (n, 1e-3)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1.0)
-    } else if let Some(n) = t.strip_suffix('m') {
-        (n, 60.0)
-    } else if let Some(n) = t.strip_suffix('h') {
-        (n, 3600.0)
-    } else {
-        (t, 1.0)
-    };
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("{s:?} is not a duration (examples: 10s, 500ms, 2m)"))?;
-    if !(v >= 0.0 && v.is_finite()) {
-        return Err(format!("{s:?}: the duration must not be negative"));
-    }
-    Ok(Duration::from_secs_f64(v * mult))
+    Dur::parse(s).map(|d| d.0)
 }
 
 /// A byte count with its unit, as in scenario files: `64MiB`, `500MB`, `0B`.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
-    convoy_cli::scenario::units::Bytes::parse(s).map(|b| b.0)
+    Bytes::parse(s).map(|b| b.0)
 }
 
 #[cfg(test)]
@@ -62,20 +29,32 @@ mod tests {
 
     #[test]
     fn rates() {
-        assert_eq!(parse_rate_bps("20M").unwrap(), 20_000_000);
-        assert_eq!(parse_rate_bps("1.5G").unwrap(), 1_500_000_000);
+        assert_eq!(parse_rate_bps("20Mbit").unwrap(), 20_000_000);
+        assert_eq!(parse_rate_bps("1.5Gbit").unwrap(), 1_500_000_000);
         assert_eq!(parse_rate_bps("800kbit").unwrap(), 800_000);
-        assert_eq!(parse_rate_bps("64000").unwrap(), 64_000);
-        assert!(parse_rate_bps("fast").is_err());
-        assert!(parse_rate_bps("0").is_err());
+        assert_eq!(parse_rate_bps("2MB/s").unwrap(), 16_000_000);
+        let bare = parse_rate_bps("64000").unwrap_err();
+        assert!(bare.contains("`64000`") && bare.contains("kbit"), "{bare}");
+        let m = parse_rate_bps("20M").unwrap_err();
+        assert!(m.contains("`20M`") && m.contains("20Mbit"), "{m}");
+        assert!(parse_rate_bps("0bit").is_err());
     }
 
     #[test]
-    fn durations() {
+    fn durations_as_in_scenarios() {
         assert_eq!(parse_duration("10s").unwrap(), Duration::from_secs(10));
         assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
-        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
-        assert_eq!(parse_duration("2.5").unwrap(), Duration::from_millis(2500));
+        assert_eq!(parse_duration("2min").unwrap(), Duration::from_secs(120));
+        let m = parse_duration("2m").unwrap_err();
+        assert!(m.contains("`2m`") && m.contains("2min"), "{m}");
+        assert!(parse_duration("2.5").unwrap_err().contains("needs a unit"));
         assert!(parse_duration("soon").is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_bytes("64MiB").unwrap(), 64 << 20);
+        assert_eq!(parse_bytes("0B").unwrap(), 0);
+        assert!(parse_bytes("64").unwrap_err().contains("needs a unit"));
     }
 }

@@ -76,7 +76,7 @@ fn three_receivers(cc: &str, offset: u16) {
             "--cc",
             cc,
             "--rate",
-            "400M",
+            "400Mbit",
             "--wait-receivers",
             "3",
             "--wait",
@@ -139,7 +139,7 @@ fn late_receiver_gets_everything_from_the_files() {
             "--txw-packets",
             "50",
             "--rate-max",
-            "20M",
+            "20Mbit",
             "--wait-receivers",
             "1",
             "--wait",
@@ -187,7 +187,14 @@ fn receivers_of_a_killed_source_exit_2_naming_incomplete_files() {
     let mut tx = send(
         &g,
         &src,
-        &["--rate-max", "8M", "--wait-receivers", "1", "--wait", "20s"],
+        &[
+            "--rate-max",
+            "8Mbit",
+            "--wait-receivers",
+            "1",
+            "--wait",
+            "20s",
+        ],
     );
     std::thread::sleep(Duration::from_millis(2500));
     tx.kill().unwrap();
@@ -242,7 +249,7 @@ fn a_file_changed_during_the_send_fails_it_with_4() {
         &src,
         &[
             "--rate-max",
-            "16M",
+            "16Mbit",
             "--wait-receivers",
             "1",
             "--wait",

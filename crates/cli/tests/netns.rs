@@ -99,6 +99,7 @@ fn transfer_to_all(
     src: &Path,
     n: usize,
     limit: Duration,
+    send_extra: &[&str],
 ) -> serde_json::Value {
     let outs: Vec<PathBuf> = (1..=n).map(|i| dir.0.join(format!("out{i}"))).collect();
     let mut rx: Vec<Guard> = (1..=n).map(|i| recv(lab, i, &outs[i - 1], &[])).collect();
@@ -108,7 +109,7 @@ fn transfer_to_all(
         lab,
         src,
         &stats,
-        &["--wait-receivers", &waiting, "--wait", "30s"],
+        &[&["--wait-receivers", &waiting, "--wait", "30s"], send_extra].concat(),
     );
     let tx = wait(tx.take(), limit);
     assert!(
@@ -139,7 +140,7 @@ fn transfer_with_loss(tag: &str, percent: u32) {
     lab.random_loss(1, PORT, percent).unwrap();
     let dir = Scratch::new(&format!("netns-{tag}"));
     let src = file(&dir, "data.bin", 20_000_000);
-    let s = transfer_to_all(&lab, &dir, &src, 3, Duration::from_secs(240));
+    let s = transfer_to_all(&lab, &dir, &src, 3, Duration::from_secs(240), &[]);
     eprintln!(
         "{percent}% loss: {:.1} Mbit/s, {} repairs, {} NAKs, {} timeouts, {} acker changes",
         s["goodput_bps"].as_f64().unwrap() / 1e6,
@@ -162,6 +163,32 @@ fn random_loss_1_percent_is_repaired() {
 #[test]
 fn random_loss_5_percent_is_repaired() {
     transfer_with_loss("l5", 5);
+}
+
+#[test]
+#[ignore = "long (about 20 s in release): run by scripts/test.sh"]
+fn a_file_50_times_the_transmit_window_survives_1_percent_loss() {
+    // A 1000-packet transmit window (1.4 MB) and a 70 MB file: almost every repair is re-read from the file,
+    // and the lossy receiver needs repairs for the whole transfer.
+    let Some(lab) = Lab::new("big", 3) else {
+        return;
+    };
+    lab.random_loss(1, PORT, 1).unwrap();
+    let dir = Scratch::new("netns-bigfile");
+    let src = file(&dir, "data.bin", 70_000_000);
+    let extra = ["--txw-packets", "1000"];
+    let s = transfer_to_all(&lab, &dir, &src, 3, Duration::from_secs(300), &extra);
+    eprintln!(
+        "70 MB, window 1000 packets, 1% loss: {:.1} Mbit/s, {} repairs ({} from the file), {} acker changes",
+        s["goodput_bps"].as_f64().unwrap() / 1e6,
+        s["packets"]["rdata"],
+        s["app_repairs"],
+        s["acker_changes"]
+    );
+    assert!(
+        s["app_repairs"].as_u64().unwrap() > 0,
+        "repairs came from the file: {s}"
+    );
 }
 
 #[test]
@@ -228,7 +255,7 @@ fn bottleneck_20mbit_100mb_byte_exact_near_capacity() {
     lab.shape(1, "20mbit", 65_536).unwrap();
     let dir = Scratch::new("netns-100mb");
     let src = file(&dir, "data.bin", 100_000_000);
-    let s = transfer_to_all(&lab, &dir, &src, 3, Duration::from_secs(600));
+    let s = transfer_to_all(&lab, &dir, &src, 3, Duration::from_secs(600), &[]);
     let goodput = s["goodput_bps"].as_f64().unwrap();
     let wire = s["wire_bytes"].as_f64().unwrap();
     // UDP payload bytes sent, plus 28 bytes of IPv4 and UDP header per datagram.

@@ -61,3 +61,31 @@ fn fig5_acker_and_fig4_nonlossy_verdicts() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn fig2_filter_lists_each_figure_once() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = std::env::temp_dir().join(format!("convoy-reproduce-fig2-{}", std::process::id()));
+    let opts = ReproduceOptions {
+        ids: vec!["pgmcc-fig2-filter".into()],
+        out: out.clone(),
+        seeds: 1,
+        jobs: 1,
+        scenarios: root.join("scenarios"),
+        quiet: true,
+    };
+    let verdicts = reproduce(&opts).expect("the experiment runs");
+    let figures = &verdicts[0].figures;
+    let mut unique = figures.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), figures.len(), "{figures:?}");
+    assert!(figures.contains(&"pgmcc-fig2-filter/filter.svg".to_string()));
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert_eq!(
+        html.matches("pgmcc-fig2-filter/filter.svg\"").count(),
+        2,
+        "src and alt of one <img>"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}

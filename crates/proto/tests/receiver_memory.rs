@@ -152,3 +152,34 @@ fn budget_a_congested_pgmcc_receiver_that_is_not_acker_reports_on_a_report_only_
     assert_eq!(reports, 1);
     assert!(r.stats().congested > 0);
 }
+
+#[test]
+fn budget_a_receiver_waiting_in_the_older_half_of_a_moving_window_reports_congestion() {
+    // A stream: the source keeps 100 packets, so its trail moves. The receiver misses packet 200 and waits
+    // for it while later data arrives; once packet 200 sits in the older half of the source's window, the
+    // source is about to drop it, and the receiver says so to congestion control.
+    let mut config = SenderConfig::new(SRC, GROUP);
+    config.cc = fast();
+    config.txw_max_packets = 100;
+    let mut s = Sender::new(config, Instant::ZERO);
+    let mut r = receiver(0, fast());
+    let mut buf = vec![0u8; 2048];
+    let mut now = Instant::ZERO;
+    let mut congested_at = None;
+    for i in 0..290u32 {
+        s.write(&i.to_be_bytes()).unwrap();
+        now += Duration::from_millis(1);
+        while let Some(t) = s.poll_transmit(now, &mut buf) {
+            if !is_odata(&buf[..t.len], 200) {
+                r.handle_datagram(now, SRC, &buf[..t.len]);
+            }
+        }
+        if congested_at.is_none() && r.stats().congested > 0 {
+            congested_at = Some(i);
+        }
+    }
+    // Packet k carries trail k − 99: packet 200 is in the older half from about k = 250 on.
+    let at = congested_at.expect("congestion reported");
+    assert!((245..=255).contains(&at), "first congestion mark at {at}");
+    assert!(r.rxw_stats().unwrap().sqns_lost == 0);
+}

@@ -295,7 +295,12 @@ fn judge(
                 .filter(|n| n.ends_with(".svg"))
                 .collect();
             names.sort();
-            figures.extend(names.into_iter().map(|n| format!("{}/{n}", dir.display())));
+            // An experiment's own figures may sit in its run directory: list each file once.
+            for name in names.into_iter().map(|n| format!("{}/{n}", dir.display())) {
+                if !figures.contains(&name) {
+                    figures.push(name);
+                }
+            }
         }
     }
     Ok(Verdict {

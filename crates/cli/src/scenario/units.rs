@@ -82,10 +82,20 @@ impl Rate {
                 "rate `{s}` needs a unit: write e.g. \"{s}kbit\" ({})",
                 Rate::UNITS
             )),
-            _ => Err(format!(
-                "unknown rate unit `{unit}` in `{s}`; use {}",
-                Rate::UNITS
-            )),
+            _ => {
+                // A bare prefix ("20M") is the usual slip: say which rate that would be.
+                let num = s.trim().strip_suffix(unit).unwrap_or(s).trim();
+                let hint = match unit {
+                    "k" | "K" => format!(" (bits per second: \"{num}kbit\")"),
+                    "m" | "M" => format!(" (bits per second: \"{num}Mbit\")"),
+                    "g" | "G" => format!(" (bits per second: \"{num}Gbit\")"),
+                    _ => String::new(),
+                };
+                Err(format!(
+                    "unknown rate unit `{unit}` in `{s}`{hint}; use {}",
+                    Rate::UNITS
+                ))
+            }
         }
     }
 
@@ -120,10 +130,16 @@ impl Dur {
                 ))
             }
             _ => {
+                let num = s.trim().strip_suffix(unit).unwrap_or(s).trim();
+                let hint = if unit == "m" {
+                    format!(" (\"{num}min\" for minutes, \"{num}ms\" for milliseconds)")
+                } else {
+                    String::new()
+                };
                 return Err(format!(
-                    "unknown duration unit `{unit}` in `{s}`; use {}",
+                    "unknown duration unit `{unit}` in `{s}`{hint}; use {}",
                     Dur::UNITS
-                ))
+                ));
             }
         };
         let n = v * nanos_per;

@@ -20,6 +20,11 @@
 //! - **[`Room::Full`]**, at the bound: the packet is refused as if the path had dropped it. It changes nothing in
 //!   the window, counts as lost for congestion control too, and is NAKed when its gap shows.
 //!
+//! A receiver also reports [`Room::Tight`] when it is **behind**: its delivery point waits in the older half of the
+//! source's transmit window, which has moved past where the receiver started. The source is about to drop what
+//! the receiver still needs (RFC 3208 §6.3, cancellation), and a stream cannot be repaired from anywhere else;
+//! the marks slow the session before that happens.
+//!
 //! Two kinds of packet are always admitted, because refusing them could never free memory: duplicates and
 //! packets before the delivery point (they are discarded anyway), and the fragments of the APDU at the
 //! delivery point (without them nothing can ever be delivered). The bound therefore holds to within one APDU:

@@ -443,11 +443,21 @@ impl ReceiveWindow {
                 self.index(ext).map(|i| &self.slots[i]),
                 Some(Slot::Received { .. })
             );
-        if always {
-            Room::Plenty
-        } else {
-            self.held.room(len)
+        match self.held.room(len) {
+            _ if always => Room::Plenty,
+            Room::Plenty if self.is_behind() => Room::Tight,
+            room => room,
         }
+    }
+
+    /// Whether the delivery point waits in the older half of the source's transmit window (RXW_TRAIL to the
+    /// lead) while that window has moved past where this receiver started: the source will soon drop the data
+    /// this receiver still waits for (RFC 3208 §6.3, cancellation), so the receiver reports congestion to slow
+    /// the session first (module `budget`). A source that repairs from a floor (a file) advertises that floor
+    /// as its trail, which never moves past the start: its receivers are never behind.
+    fn is_behind(&self) -> bool {
+        let span = (self.lead_ext() + 1).saturating_sub(self.trail_ext);
+        self.trail_ext > self.start_ext && self.commit_ext < self.trail_ext + span / 2
     }
 
     /// Whether a new or repairing packet whose fragment information was validated may be stored.
