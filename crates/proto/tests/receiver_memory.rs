@@ -109,10 +109,11 @@ fn budget_a_receiver_short_of_room_holds_at_most_its_bound_and_says_so() {
         "{} > {bound}",
         w.peak_held_bytes
     );
-    // Past half the bound packets are stored but reported; past the bound they are refused.
-    assert_eq!(w.overflow_refused, u64::from(count) - 1 - 200);
-    assert_eq!(r.stats().congested, u64::from(count) - 1 - 100);
-    // The hole at the front is always admitted; the refused packets come back as repairs, in order.
+    // The window reaches 200 packets from the delivery point (0): 1..=99 are stored, 100..=199 are stored but
+    // reported to congestion control, 200 and later are refused (and reported).
+    assert_eq!(w.overflow_refused, u64::from(count) - 200);
+    assert_eq!(r.stats().congested, u64::from(count) - 100);
+    // The delivery point is always admitted; the refused packets come back as repairs, in order.
     r.handle_datagram(now, SRC, &datagrams[first]);
     let mut got = delivered(&mut r);
     for d in &datagrams {
@@ -182,4 +183,59 @@ fn budget_a_receiver_waiting_in_the_older_half_of_a_moving_window_reports_conges
     let at = congested_at.expect("congestion reported");
     assert!((245..=255).contains(&at), "first congestion mark at {at}");
     assert!(r.rxw_stats().unwrap().sqns_lost == 0);
+}
+
+/// An SPM of the session in `datagrams` announcing `lead`.
+fn spm_with_lead(datagrams: &[Vec<u8>], lead: u32) -> Vec<u8> {
+    let first = datagrams
+        .iter()
+        .find(|d| matches!(PacketRepr::parse(d).unwrap().body, BodyRepr::Spm { .. }))
+        .unwrap();
+    let mut repr = PacketRepr::parse(first).unwrap();
+    repr.body = BodyRepr::Spm {
+        sqn: 1_000,
+        trail: 0,
+        lead,
+        path_nla: SRC,
+    };
+    let mut buf = vec![0u8; repr.buffer_len()];
+    repr.emit(&mut buf).unwrap();
+    buf
+}
+
+#[test]
+fn budget_a_receiver_at_its_bound_asks_only_for_what_it_can_store() {
+    let (count, len) = (2_000u32, 1_000usize);
+    let datagrams = session_datagrams(count, len, fast());
+    let mut r = receiver(200 * len as u64, fast());
+    let now = Instant::from_millis(1);
+    // Packets 0 and 5 lost; the rest fills the buffer, and an SPM makes everything up to the lead known.
+    for d in &datagrams {
+        if !is_odata(d, 0) && !is_odata(d, 5) {
+            r.handle_datagram(now, SRC, d);
+        }
+    }
+    r.handle_datagram(now, SRC, &spm_with_lead(&datagrams, count - 1));
+    let mut buf = vec![0u8; 2048];
+    let mut asked = Vec::new();
+    for step in 1..=100u64 {
+        let t = now + Duration::from_millis(10 * step);
+        r.handle_timeout(t);
+        while let Some(tx) = r.poll_transmit(t, &mut buf) {
+            let p = PacketRepr::parse(&buf[..tx.len]).unwrap();
+            if let BodyRepr::Nak { sqn, .. } = p.body {
+                asked.push(sqn);
+                asked.extend(&p.options.nak_list);
+            }
+        }
+    }
+    // Only packets within the window's reach are asked for: 200 and later would be refused on arrival.
+    assert_eq!(asked, vec![0, 5]);
+    // Its repair is admitted and lets the window drain; then the rest can be asked for.
+    let first = datagrams.iter().find(|d| is_odata(d, 0)).unwrap();
+    r.handle_datagram(now + Duration::from_secs(1), SRC, first);
+    let got = delivered(&mut r);
+    assert_eq!(got, (0..5).collect::<Vec<_>>());
+    // Memory never went past the bound: everything stored lay within the reach.
+    assert!(r.rxw_stats().unwrap().peak_held_bytes <= 200 * len as u64);
 }

@@ -9,6 +9,10 @@
 //! * in the rx_loss-aware variant (pgmcc paper §3.7) it remembers the loss rate reported by the NAK it
 //!   forwarded and forwards a later NAK for the same number if that one reports a higher loss.
 //!
+//! pgmcc's election NAKs (report-only "dummy" NAKs, draft §2.3.1) go through the same suppression ("the usual
+//! feedback suppression mechanism"), but on state of their own: they ask for no repair, so they get no NCF and
+//! never suppress, nor are suppressed by, a real NAK for the same sequence number, and RDATA ignores them.
+//!
 //! Modelling choice: NAKs travel towards the source's address and every element on the path intercepts them,
 //! which is what PGM's hop-by-hop NAK forwarding along the SPM path achieves; SPM path NLAs are not rewritten.
 //! Each behaviour can be switched off.
@@ -49,6 +53,13 @@ impl Default for NeConfig {
 /// The key of repair state: the session (GSI, data-source port) and a sequence number.
 pub type RepairKey = (Gsi, u16, u32);
 
+/// The key of suppression state: repair state, or the election state of report-only NAKs (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct StateKey {
+    repair: RepairKey,
+    election: bool,
+}
+
 #[derive(Clone, Debug)]
 struct Entry {
     created: Instant,
@@ -79,8 +90,8 @@ pub struct NeStats {
 pub struct NetworkElement {
     /// Its behaviour.
     pub config: NeConfig,
-    entries: BTreeMap<RepairKey, Entry>,
-    expiry: VecDeque<(Instant, RepairKey)>,
+    entries: BTreeMap<StateKey, Entry>,
+    expiry: VecDeque<(Instant, StateKey)>,
     /// Counters.
     pub stats: NeStats,
 }
@@ -148,7 +159,10 @@ impl NetworkElement {
         let mut any_new = false;
         let mut higher_loss = false;
         for &sqn in sqns {
-            let key = (gsi, port, sqn);
+            let key = StateKey {
+                repair: (gsi, port, sqn),
+                election,
+            };
             match self.entries.get_mut(&key) {
                 None => {
                     any_new = true;
@@ -193,11 +207,15 @@ impl NetworkElement {
     /// repair state is consumed.
     pub fn on_rdata(&mut self, now: Instant, gsi: Gsi, port: u16, sqn: u32) -> Option<Vec<LinkId>> {
         self.expire(now);
+        let key = StateKey {
+            repair: (gsi, port, sqn),
+            election: false,
+        };
         if !self.config.selective_rdata {
-            self.entries.remove(&(gsi, port, sqn));
+            self.entries.remove(&key);
             return None;
         }
-        match self.entries.remove(&(gsi, port, sqn)) {
+        match self.entries.remove(&key) {
             Some(e) => {
                 self.stats.rdata_selective += 1;
                 Some(e.down)
@@ -209,9 +227,9 @@ impl NetworkElement {
         }
     }
 
-    /// Repair states held now.
+    /// Repair states held now (election suppression state not counted).
     pub fn state_count(&self) -> usize {
-        self.entries.len()
+        self.entries.keys().filter(|k| !k.election).count()
     }
 }
 
@@ -458,5 +476,35 @@ mod tests {
             )
             .forward
         );
+    }
+
+    fn nak(ne: &mut NetworkElement, t: Instant, down: u32, election: bool) -> NakDecision {
+        ne.on_nak(
+            t,
+            &NakSeen {
+                gsi: G,
+                port: 9,
+                sqns: &[7],
+                down: LinkId(down),
+                loss: Some(100),
+                election,
+            },
+        )
+    }
+
+    #[test]
+    fn draft_2_3_1_election_naks_leave_no_repair_state() {
+        let mut ne = NetworkElement::new(NeConfig::default());
+        let t = Instant::ZERO;
+        // The first election NAK goes up without an NCF; a second one for the same packet is suppressed.
+        let first = nak(&mut ne, t, 1, true);
+        assert_eq!((first.forward, first.ncf), (true, false));
+        assert!(!nak(&mut ne, t, 2, true).forward);
+        assert_eq!(ne.state_count(), 0, "no repair state");
+        // A receiver that really lost packet 7 is neither suppressed nor NCF-less.
+        let real = nak(&mut ne, t, 3, false);
+        assert_eq!((real.forward, real.ncf), (true, true));
+        // The repair goes down only where it was asked for.
+        assert_eq!(ne.on_rdata(t, G, 9, 7), Some(vec![LinkId(3)]));
     }
 }

@@ -514,7 +514,7 @@ fn pgmcc(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
         old_acker_acks: match g.old_acker_acks {
             None => d.old_acker_acks,
             Some(OldAckerSpec::Count) => OldAckerAcks::Count,
-            Some(OldAckerSpec::BeforeSwitch) => OldAckerAcks::BeforeSwitchOnly,
+            Some(OldAckerSpec::TokensOnly) => OldAckerAcks::TokensOnly,
             Some(OldAckerSpec::Ignore) => OldAckerAcks::Ignore,
         },
         tstamp_unit: match g.tstamp {

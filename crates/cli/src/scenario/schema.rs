@@ -322,7 +322,7 @@ pub struct PgmccSpec {
     pub timeout_max: Option<Dur>,
     /// Consecutive timeouts before a forced re-election (default 2).
     pub reelect_after: Option<u32>,
-    /// "count" (default), "before-switch" or "ignore".
+    /// "count" (default), "tokens-only" or "ignore".
     pub old_acker_acks: Option<OldAckerSpec>,
     /// Timestamp unit: "us" (default) or "ms".
     pub tstamp: Option<TstampSpec>,
@@ -378,8 +378,8 @@ pub enum RttSpec {
 pub enum OldAckerSpec {
     /// Count in full.
     Count,
-    /// Count for packets sent before the switch only.
-    BeforeSwitch,
+    /// Return the tokens of packets sent before the switch, never grow the window.
+    TokensOnly,
     /// Ignore.
     Ignore,
 }

@@ -208,7 +208,7 @@ impl ReceiveWindow {
             Some(_) => Arrival::Repaired,
             None => Arrival::New,
         };
-        if !self.admits_piece(&piece, payload.len()) {
+        if !self.admits(ext, &piece) {
             self.stats.overflow_refused += 1;
             return Ok(Arrival::Overflow);
         }
@@ -252,7 +252,10 @@ impl ReceiveWindow {
     pub fn on_spm(&mut self, now: Instant, rng: &mut impl RngCore, trail: u32, lead: u32) {
         self.touch(now);
         self.note_trail(trail);
-        let lead_ext = self.ext(lead);
+        // Only as far as the memory bound lets this window reach (module `budget`).
+        let lead_ext = self
+            .ext(lead)
+            .min(self.commit_ext + self.span_in_bytes() - 1);
         if lead_ext > self.lead_ext() {
             self.grow(now, rng, lead_ext);
         }
@@ -335,17 +338,19 @@ impl ReceiveWindow {
     pub fn poll_nak(&mut self, now: Instant) -> Option<Vec<u32>> {
         self.touch(now);
         self.expire_backoffs(now);
-        let room = self.awaiting_room();
+        let room = self.nak_room();
         if self.due.is_empty() || room == 0 || !self.pacer.try_take(now) {
             return None;
         }
         let at = now + self.config.nak_rpt_ivl;
         let most = MAX_NAK_SQNS.min(room);
         let mut sqns = Vec::with_capacity(self.due.len().min(most));
+        let reach = self.commit_ext.saturating_add(self.span_in_bytes());
         while sqns.len() < most {
-            let Some(ext) = self.due.pop_first() else {
+            let Some(ext) = self.due.first().copied().filter(|&e| e < reach) else {
                 break;
             };
+            self.due.remove(&ext);
             let id = self.next_timer_id;
             self.next_timer_id += 1;
             if let Some(Slot::Missing(m)) = self.index(ext).map(|i| &mut self.slots[i]) {
@@ -366,7 +371,7 @@ impl ReceiveWindow {
     /// back-off or wait deadline, or, while NAKs are due, when pacing next lets one go (possibly already past).
     pub fn poll_timeout(&self) -> Option<Instant> {
         // With no room for more awaited repairs, the next NAK waits for a repair (an input) or a wait's expiry.
-        let nak = if self.due.is_empty() || self.awaiting_room() == 0 {
+        let nak = if self.due.is_empty() || self.nak_room() == 0 {
             None
         } else {
             Some(self.pacer.next_token_at().unwrap_or(self.latest))
@@ -429,46 +434,15 @@ impl ReceiveWindow {
         self.start_ext as u32
     }
 
-    /// The room [`ReceiveWindow::on_data`] has for data packet `sqn` of `len` payload bytes with OPT_FRAGMENT
-    /// `fragment` under [`RxwConfig::max_buffered_bytes`] (module `budget`): a receiver asks before telling its
-    /// congestion controller that the packet arrived, and reports it lost unless the room is
-    /// [`Room::Plenty`]. Packets that are always admitted (duplicates, packets before the delivery point, the
-    /// fragments of the APDU at the delivery point) have plenty.
-    pub fn room_for(&self, sqn: u32, fragment: Option<Fragment>, len: usize) -> Room {
-        let ext = self.ext(sqn);
-        let first_sqn = fragment.map_or(sqn, |f| f.first_sqn);
-        let always = ext < self.commit_ext
-            || self.ext(first_sqn) == self.commit_ext
-            || matches!(
-                self.index(ext).map(|i| &self.slots[i]),
-                Some(Slot::Received { .. })
-            );
-        match self.held.room(len) {
-            _ if always => Room::Plenty,
-            Room::Plenty if self.is_behind() => Room::Tight,
-            room => room,
+    /// How many due sequence numbers may be NAKed now: [`ReceiveWindow::awaiting_room`], and none while the
+    /// oldest due one lies beyond the memory bound's reach (module `budget`: its repair would be refused).
+    fn nak_room(&self) -> usize {
+        let reach = self.commit_ext.saturating_add(self.span_in_bytes());
+        if self.due.first().is_some_and(|&e| e >= reach) {
+            0
+        } else {
+            self.awaiting_room()
         }
-    }
-
-    /// Whether the delivery point waits in the older half of the source's transmit window (RXW_TRAIL to the
-    /// lead) while that window has moved past where this receiver started: the source will soon drop the data
-    /// this receiver still waits for (RFC 3208 §6.3, cancellation), so the receiver reports congestion to slow
-    /// the session first (module `budget`). A source that repairs from a floor (a file) advertises that floor
-    /// as its trail, which never moves past the start: its receivers are never behind.
-    fn is_behind(&self) -> bool {
-        let span = (self.lead_ext() + 1).saturating_sub(self.trail_ext);
-        self.trail_ext > self.start_ext && self.commit_ext < self.trail_ext + span / 2
-    }
-
-    /// Whether a new or repairing packet whose fragment information was validated may be stored.
-    fn admits_piece(&self, piece: &Piece, len: usize) -> bool {
-        self.held.room(len) != Room::Full || self.ext(piece.first_sqn) == self.commit_ext
-    }
-
-    /// Payload bytes held now: received packets waiting in the window plus delivered APDUs not yet taken
-    /// (bounded by [`RxwConfig::max_buffered_bytes`] to within one APDU).
-    pub fn held_bytes(&self) -> u64 {
-        self.held.total()
     }
 
     /// How many more sequence numbers may be NAKed now under [`RxwConfig::max_awaited`].

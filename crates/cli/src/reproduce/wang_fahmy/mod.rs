@@ -354,9 +354,9 @@ pub fn experiments() -> Vec<Experiment> {
             runs: &[
                 RunPlan { variant: "", scenario: "wf-switch-inflation.toml", sets: &[] },
                 RunPlan {
-                    variant: "before-switch",
+                    variant: "tokens-only",
                     scenario: "wf-switch-inflation.toml",
-                    sets: &["session.pgm.pgmcc.old_acker_acks=before-switch"],
+                    sets: &["session.pgm.pgmcc.old_acker_acks=tokens-only"],
                 },
                 RunPlan {
                     variant: "ignore",
@@ -377,10 +377,9 @@ pub fn experiments() -> Vec<Experiment> {
                    the first seconds (the queues of the 50 kbit/s links fill), so timeouts pin the window at 1 before \
                    the first switch and nothing can grow while the old acker's ACKs arrive — the old acker does keep \
                    ACKing after the switch (first check), as they observed. The adaptive-timeout variant above shows \
-                   the switches without the timer in the way. The mitigation old_acker_acks = \"before-switch\" cannot \
-                   differ from \"count\" on FIFO paths: the old acker's ACK is elicited by a packet that named it, so \
-                   its bitmap covers only packets sent before the switch, which both modes count; the ACKs Wang and \
-                   Fahmy describe are exactly those. Only \"ignore\" (the draft's pseudo-code) drops them. The first-50-s \
+                   the switches without the timer in the way. The mitigation old_acker_acks = \"tokens-only\" lets the old \
+                   acker's ACKs give back the tokens of the packets sent before the switch but never grow the window, \
+                   so the window opens only on the new acker's path; its lines above show what that changes. Only \"ignore\" (the draft's pseudo-code) drops them. The first-50-s \
                    comparison is made at the senders: at the receivers little of either flow crosses the chain in 50 s \
                    (receiver-side line above), since a full 120-packet queue on a 50 kbit/s link holds 28.8 s.",
         },

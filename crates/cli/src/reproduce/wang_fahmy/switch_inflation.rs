@@ -192,8 +192,9 @@ pub(super) fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     ));
     for (variant, what) in [
         (
-            "before-switch",
-            "variant old_acker_acks = \"before-switch\" (the mitigation of shared/spec/pgmcc.md, default off)",
+            "tokens-only",
+            "variant old_acker_acks = \"tokens-only\" (old-acker ACKs return tokens, never grow the window; \
+             the mitigation of shared/spec/pgmcc.md, default off)",
         ),
         (
             "ignore",

@@ -66,8 +66,11 @@ pub enum OldAckerAcks {
     /// An ACK elicited by a data packet that named its sender counts, with its whole bitmap, as in Rizzo's
     /// implementation that Wang and Fahmy traced (the old acker keeps clocking the session for one RTT).
     Count,
-    /// Such an ACK counts only for packets that named its sender, i.e. were sent before the switch.
-    BeforeSwitchOnly,
+    /// Such an ACK gives back the tokens of the packets it covers that named its sender (sent before the
+    /// switch), so the pipe keeps flowing, but does not grow the window: the window opens only on the current
+    /// acker's path. This mitigates the inflation Wang and Fahmy describe (WF §IV-A: for one RTT after a switch
+    /// to a worse path the old acker's ACKs keep opening the window) without the stall of ignoring them.
+    TokensOnly,
     /// Only the current acker's ACKs move the window (draft §3 pseudo-code).
     Ignore,
 }

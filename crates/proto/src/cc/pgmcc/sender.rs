@@ -31,6 +31,11 @@ pub struct PgmccSender {
     rtt: RttEstimator,
     /// After a loss, window changes wait for feedback on a packet sent after this one (draft §2.2).
     recovery_point: Option<u32>,
+    /// The last packet sent before the last reduction: losses of it and of earlier packets never cause another
+    /// one (paper §3.4, draft §2.2: losses of packets sent before the reduction are ignored). Unlike
+    /// `recovery_point` it outlives the suspension, because losses surface a few packets late (the dupack
+    /// threshold) and may arrive on the very ACK that ends the suspension.
+    reaction_point: Option<u32>,
     /// The feedback timer (draft §2.7).
     deadline: Option<Instant>,
     consecutive_timeouts: u32,
@@ -62,6 +67,7 @@ impl PgmccSender {
             election: AckerElection::new(config.c, config.model),
             rtt,
             recovery_point: None,
+            reaction_point: None,
             deadline: None,
             consecutive_timeouts: 0,
             no_acker: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
@@ -173,7 +179,7 @@ impl PgmccSender {
         // packet's ACK, even after a switch — unless the configuration says otherwise (WF §IV-A).
         match self.config.old_acker_acks {
             OldAckerAcks::Ignore => false,
-            OldAckerAcks::Count | OldAckerAcks::BeforeSwitchOnly => {
+            OldAckerAcks::Count | OldAckerAcks::TokensOnly => {
                 self.tracker.acker_of(rx_max) == Some(Some(from))
             }
         }
@@ -191,11 +197,17 @@ impl PgmccSender {
         if !self.ack_counts_for_window(from, rx_max) {
             return;
         }
+        // A reaction point half the sequence space behind could no longer be compared: forget it.
+        if self
+            .reaction_point
+            .is_some_and(|rp| seq::diff(rx_max, rp) > 1 << 30)
+        {
+            self.reaction_point = None;
+        }
         let is_current = self.election.acker() == Some(from);
-        let only_named =
-            !is_current && self.config.old_acker_acks == OldAckerAcks::BeforeSwitchOnly;
+        let tokens_only = !is_current && self.config.old_acker_acks == OldAckerAcks::TokensOnly;
         let outcome = self.tracker.on_ack(now, rx_max, bitmap, |named| {
-            !only_named || named == Some(from)
+            !tokens_only || named == Some(from)
         });
         if let Some(sample) = outcome.rtt_sample {
             if is_current {
@@ -210,7 +222,7 @@ impl PgmccSender {
                     self.recovery_point = None;
                 }
             }
-            if self.recovery_point.is_some() {
+            if self.recovery_point.is_some() || tokens_only {
                 self.window.on_ack_suspended(outcome.newly_acked);
             } else {
                 self.window.on_ack(outcome.newly_acked);
@@ -220,7 +232,7 @@ impl PgmccSender {
             self.rearm(now);
         }
         if let Some(lost) = outcome.highest_lost {
-            let reacts = self.recovery_point.is_none_or(|rp| seq::gt(lost, rp));
+            let reacts = self.reaction_point.is_none_or(|rp| seq::gt(lost, rp));
             if !reacts {
                 // A loss within the suspended RTT: no second reduction (draft §2.2), but the packet has left the
                 // network without an ACK to return its token. Counting it out keeps T = W − packets in flight,
@@ -231,6 +243,7 @@ impl PgmccSender {
                 let in_flight = self.tracker.in_flight_after(rx_max);
                 let before = self.window.on_loss(in_flight);
                 self.recovery_point = self.tracker.snd_max();
+                self.reaction_point = self.recovery_point;
                 let after = self.window.w;
                 self.push(CcEvent::Reduced {
                     before,
@@ -294,6 +307,7 @@ impl SenderController for PgmccSender {
         self.window.restart();
         self.tracker.abandon_outstanding();
         self.recovery_point = None;
+        self.reaction_point = None;
         if matches!(self.config.timeout, TimeoutPolicy::Adaptive { .. }) {
             self.rtt.backoff();
         }

@@ -218,6 +218,41 @@ fn draft_2_2_loss_halves_once_per_rtt() {
 }
 
 #[test]
+fn paper_3_4_a_late_declared_loss_on_the_ack_that_ends_the_suspension_is_ignored() {
+    let mut s = running(10.0);
+    for sqn in 1..=10 {
+        send(&mut s, ms(20), sqn);
+    }
+    // 1 and 2 lost: one reduction, reaction point 10.
+    ack(&mut s, ms(40), ip(1), 6, 0b1111, 0.02, ms(20));
+    assert_eq!(s.window().w, 2.0);
+    events(&mut s);
+    s.window.t = 2.0;
+    send(&mut s, ms(41), 11);
+    send(&mut s, ms(41), 12);
+    // One ACK acknowledges 11 and 12 (sent after the reduction: the suspension ends) and declares 7 lost (sent
+    // before it): 12, 11, 10, 9, 8 received, 7 lost, 6..=3 received.
+    ack(&mut s, ms(60), ip(1), 12, 0b11_1101_1111, 0.02, ms(41));
+    let ev = events(&mut s);
+    assert!(
+        ev.iter().all(|e| !matches!(e, CcEvent::Reduced { .. })),
+        "{ev:?}"
+    );
+    assert!(s.window().w >= 2.0, "not halved again: {}", s.window().w);
+    // A loss of a packet sent after the reduction still reacts.
+    s.window.w = 4.0;
+    s.window.t = 4.0;
+    for sqn in 13..=16 {
+        send(&mut s, ms(61), sqn);
+    }
+    // 13 lost; 16, 15, 14 and 12..=8 received.
+    ack(&mut s, ms(80), ip(1), 16, 0b11_1101_1111_0111, 0.02, ms(61));
+    assert!(events(&mut s)
+        .iter()
+        .any(|e| matches!(e, CcEvent::Reduced { .. })));
+}
+
+#[test]
 fn draft_2_2_window_resumes_after_feedback_for_a_packet_sent_after_the_loss() {
     let mut s = running(10.0);
     for sqn in 1..=10 {
@@ -438,7 +473,11 @@ fn acks_from_a_receiver_never_named_do_not_move_the_window() {
 
 #[test]
 fn wf_4a_old_acker_acks_count_by_default_and_can_be_restricted() {
-    for (policy, expect_growth) in [(OldAckerAcks::Count, true), (OldAckerAcks::Ignore, false)] {
+    for (policy, expect_growth) in [
+        (OldAckerAcks::Count, true),
+        (OldAckerAcks::TokensOnly, false),
+        (OldAckerAcks::Ignore, false),
+    ] {
         let config = PgmccConfig {
             old_acker_acks: policy,
             ..PgmccConfig::default()
@@ -460,8 +499,11 @@ fn wf_4a_old_acker_acks_count_by_default_and_can_be_restricted() {
         // Switch to ip(2); then ip(1) ACKs packet 4, which named it.
         nak(&mut s, ms(3), ip(2), 1, 0.2, ms(2));
         assert_eq!(s.snapshot().acker, Some(ip(2)));
-        let before = s.window().w;
+        let before = s.window();
         ack(&mut s, ms(4), ip(1), 4, 0b1_1111, 0.01, ms(2));
-        assert_eq!(s.window().w > before, expect_growth, "{policy:?}");
+        assert_eq!(s.window().w > before.w, expect_growth, "{policy:?}");
+        // Tokens come back unless the ACK is ignored outright.
+        let tokens_back = policy != OldAckerAcks::Ignore;
+        assert_eq!(s.window().t > before.t, tokens_back, "{policy:?}");
     }
 }
