@@ -180,6 +180,13 @@ impl NetReceiver {
         }
     }
 
+    /// Run the loop for at most `timeout` without taking any event: deliveries wait in the receive window (an
+    /// application that cannot take data now keeps the protocol running this way).
+    pub fn drive(&mut self, timeout: Duration) -> io::Result<()> {
+        let until = self.driver.now() + timeout;
+        self.turn(until)
+    }
+
     /// Leave the session: an acker says goodbye (draft §2.3.2), then the sockets close (leaving the group).
     pub fn close(mut self) -> io::Result<()> {
         let now = self.driver.now();

@@ -26,6 +26,7 @@
 //! send. Standard input (`-`) is sent as a stream: repairable only while the transmit window holds it.
 
 pub mod message;
+pub mod queued_writer;
 pub mod sink;
 pub mod source;
 

@@ -1,6 +1,7 @@
 //! The receiving side of the file transfer: write `NAME.partial`, hash, rename on match; report upstream.
 
 use super::message::{self, EntryKind, Manifest, Message, TransferMode};
+use super::queued_writer::{QueuedWriter, DEFAULT_QUEUE_BYTES};
 use super::{exit, status, Observer, Progress, TransferError, ANNOUNCE_INTERVAL, REPORT_INTERVAL};
 use crate::receiver::NetReceiver;
 use convoy_proto::cc::ReceiverCcEvent;
@@ -82,9 +83,25 @@ enum FileState {
     Failed { reason: String, local: bool },
 }
 
+/// Where a writer's bytes go; a queued one may ask the receive loop to wait ([`QueuedWriter`]).
+trait Destination: Write {
+    /// Whether the receive loop may hand over more data now.
+    fn has_room(&self) -> bool {
+        true
+    }
+}
+
+impl Destination for io::BufWriter<File> {}
+
+impl Destination for QueuedWriter {
+    fn has_room(&self) -> bool {
+        QueuedWriter::has_room(self)
+    }
+}
+
 struct Writer {
     index: usize,
-    file: Box<dyn Write>,
+    file: Box<dyn Destination>,
     hasher: blake3::Hasher,
     written: u64,
 }
@@ -151,6 +168,12 @@ impl Sink {
         }
     }
 
+    /// Whether the output can take more data now; while it cannot, the receive loop leaves deliveries in the
+    /// receive window (whose memory bound then slows the session) instead of blocking on a slow consumer.
+    pub fn can_take(&self) -> bool {
+        self.current.as_ref().is_none_or(|w| w.file.has_room())
+    }
+
     /// Whether every entry is complete or failed (a stream: ended).
     pub fn is_done(&self) -> bool {
         match &self.manifest {
@@ -205,10 +228,15 @@ impl Sink {
         }
         if let Some(m) = &self.manifest {
             if m.mode == TransferMode::Stream {
-                let file: Box<dyn Write> = match &self.output {
-                    Output::Stdout => Box::new(io::stdout()),
-                    Output::Dir(d) => Box::new(File::create(d.join("stdin"))?),
+                // A stream's consumer may be slow (a pipe): write on a thread, never block the receive loop.
+                let out: Box<dyn Write + Send> = match &self.output {
+                    Output::Stdout => Box::new(io::BufWriter::with_capacity(1 << 20, io::stdout())),
+                    Output::Dir(d) => Box::new(io::BufWriter::with_capacity(
+                        1 << 20,
+                        File::create(d.join("stdin"))?,
+                    )),
                 };
+                let file = Box::new(QueuedWriter::new(out, DEFAULT_QUEUE_BYTES));
                 self.current = Some(Writer {
                     index: 0,
                     file,
@@ -470,7 +498,12 @@ pub fn receive(
     let mut fin = false;
     let mut is_acker = false;
     let end = loop {
-        let event = rx.recv(Duration::from_millis(50))?;
+        let event = if sink.can_take() {
+            rx.recv(Duration::from_millis(50))?
+        } else {
+            rx.drive(Duration::from_millis(5))?;
+            None
+        };
         if first_heard.is_none() && rx.silence().is_some() {
             first_heard = Some(Instant::now());
         }
