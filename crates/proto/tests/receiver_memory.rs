@@ -109,10 +109,10 @@ fn budget_a_receiver_short_of_room_holds_at_most_its_bound_and_says_so() {
         "{} > {bound}",
         w.peak_held_bytes
     );
-    // The window reaches 200 packets from the delivery point (0): 1..=99 are stored, 100..=199 are stored but
-    // reported to congestion control, 200 and later are refused (and reported).
+    // The window reaches 200 packets from the delivery point (0): 1..=199 are stored, one in four of 100..=199
+    // reported lost to congestion control (25 marks), 200 and later are refused (and reported).
     assert_eq!(w.overflow_refused, u64::from(count) - 200);
-    assert_eq!(r.stats().congested, u64::from(count) - 100);
+    assert_eq!(r.stats().congested, 25 + u64::from(count) - 200);
     // The delivery point is always admitted; the refused packets come back as repairs, in order.
     r.handle_datagram(now, SRC, &datagrams[first]);
     let mut got = delivered(&mut r);

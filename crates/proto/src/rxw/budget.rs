@@ -16,8 +16,8 @@
 //! §6.1.2):
 //!
 //! - **[`Room::Plenty`]**, in the nearer half of the reach: the packet is stored and counts as received.
-//! - **[`Room::Tight`]**, in the farther half: the packet is stored, but the receiver tells its congestion
-//!   controller it was lost (pgmcc's ACK bitmap and loss rate, paper §3.2 and §3.4). No repair is needed: the
+//! - **[`Room::Tight`]**, in the farther half, for one packet in four: the packet is stored, but the receiver tells
+//!   its congestion controller it was lost (pgmcc's ACK bitmap and loss rate, paper §3.2 and §3.4). No repair is needed: the
 //!   data is here. To congestion control a receiver short of memory looks like a receiver behind a congested
 //!   link: it becomes the acker and the session slows to what it can absorb, the role pgmcc gives the slowest
 //!   receiver (paper §3.5). The nearer half is left for what arrives in the RTT before the source reacts.
@@ -34,6 +34,13 @@
 
 use super::{Piece, ReceiveWindow, Slot};
 use crate::rxw::Fragment;
+
+/// In the farther half of the reach, one packet in this many (by sequence number) is marked. Marking every one
+/// would acknowledge nothing: pgmcc detects a loss only when later packets are acknowledged (three duplicate
+/// ACKs, paper §3.4), and a sender with no ACKed packet stalls into timeouts instead of halving. One in four
+/// reports a loss rate of a quarter, higher than a competing path's in practice, so the marking receiver becomes
+/// the acker (paper §3.5), and its ACKs halve the window once per RTT while it stays short of room.
+const MARK_ONE_IN: u32 = 4;
 
 /// How much room a window has for one more packet (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,7 +146,9 @@ impl ReceiveWindow {
             Room::Plenty
         } else if offset >= span {
             Room::Full
-        } else if offset >= span.div_ceil(2) || self.is_behind() {
+        } else if (offset >= span.div_ceil(2) || self.is_behind())
+            && sqn.is_multiple_of(MARK_ONE_IN)
+        {
             Room::Tight
         } else {
             Room::Plenty

@@ -288,6 +288,11 @@ impl SenderController for PgmccSender {
             });
             return;
         }
+        if self.election.acker() == Some(from) {
+            // Draft §2.7: the count of successive timeouts restarts on any ACK or NAK from the acker: an acker
+            // that still answers is alive, however slow, and is not replaced for its timeouts.
+            self.consecutive_timeouts = 0;
+        }
         self.election_step(now, feedback);
         if let FeedbackKind::Ack { rx_max, bitmap } = feedback.kind {
             self.on_ack(now, from, rx_max, bitmap);

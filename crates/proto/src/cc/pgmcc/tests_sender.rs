@@ -398,6 +398,27 @@ fn draft_2_7_adaptive_timeout_restarts_window_and_reelects_after_two() {
 }
 
 #[test]
+fn draft_2_7_any_ack_from_the_acker_restarts_the_count_of_timeouts() {
+    let mut s = running(8.0);
+    send(&mut s, ms(20), 1);
+    s.on_timeout(ms(3000));
+    send(&mut s, ms(3000), 2);
+    // The acker answers, reporting packet 2 lost (nothing newly acknowledged): it is alive.
+    ack(&mut s, ms(3100), ip(1), 2, 0b10, 0.5, ms(3000));
+    s.window.t = 1.0;
+    send(&mut s, ms(3100), 3);
+    let next = s.poll_timeout().unwrap();
+    s.on_timeout(next);
+    assert!(
+        events(&mut s)
+            .iter()
+            .all(|e| !matches!(e, CcEvent::AckerChanged { .. })),
+        "two timeouts, but not in a row without word from the acker"
+    );
+    assert_eq!(s.snapshot().acker, Some(ip(1)));
+}
+
+#[test]
 fn draft_2_7_rto_follows_the_acker_rtt() {
     let mut s = running(8.0);
     for i in 1..=20u32 {
