@@ -164,7 +164,13 @@ fn network_elements_suppress_duplicate_naks() {
     assert_eq!(ne.len(), 1);
     assert_eq!(ne[0].0, "NE");
     assert!(ne[0].1.naks_suppressed > 0, "{:?}", ne[0].1);
-    assert_eq!(ne[0].1.naks_forwarded, naks);
+    // Every NAK the source got was forwarded by the element; one forwarded in the last 10 ms (the link's delay)
+    // may still be on its way when the run ends.
+    let forwarded = ne[0].1.naks_forwarded;
+    assert!(
+        naks <= forwarded && forwarded - naks <= 1,
+        "forwarded {forwarded}, received {naks}"
+    );
 }
 
 #[test]
