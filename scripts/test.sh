@@ -2,7 +2,8 @@
 # Convoy's whole test suite: formatting, lints, unit/integration/property tests, docs, fuzz targets.
 # Installs what the tests need when it is missing (Debian packages): tshark decodes the simulator's pcap files;
 # iperf3 and nftables serve the network-namespace tests, which build their own namespaces, bridge and veths
-# (crates/cli/tests/common/lab.rs) and remove them; without root those tests print SKIPPED and pass.
+# (crates/cli/tests/common/lab.rs) and remove them; without root those tests print SKIPPED and pass. The large
+# loopback transfers need about 8 GB free in the temporary directory for a minute or two.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

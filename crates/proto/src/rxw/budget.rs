@@ -16,11 +16,12 @@
 //! §6.1.2):
 //!
 //! - **[`Room::Plenty`]**, in the nearer half of the reach: the packet is stored and counts as received.
-//! - **[`Room::Tight`]**, in the farther half, for one packet in four: the packet is stored, but the receiver tells
-//!   its congestion controller it was lost (pgmcc's ACK bitmap and loss rate, paper §3.2 and §3.4). No repair is needed: the
-//!   data is here. To congestion control a receiver short of memory looks like a receiver behind a congested
-//!   link: it becomes the acker and the session slows to what it can absorb, the role pgmcc gives the slowest
-//!   receiver (paper §3.5). The nearer half is left for what arrives in the RTT before the source reacts.
+//! - **[`Room::Tight`]**, in the farther half, for one packet in four: the packet is stored, but the receiver
+//!   tells its congestion controller it was lost (pgmcc's ACK bitmap and loss rate, paper §3.2 and §3.4). No
+//!   repair is needed: the data is here. To congestion control a receiver short of memory looks like a receiver
+//!   behind a congested link: it becomes the acker and the session slows to what it can absorb, the role pgmcc
+//!   gives the slowest receiver (paper §3.5). The nearer half is left for what arrives in the RTT before the
+//!   source reacts.
 //! - **[`Room::Full`]**, beyond the reach: the packet is refused as if the path had dropped it. It changes nothing,
 //!   counts as lost for congestion control too, and is NAKed once the window reaches it.
 //!
@@ -45,11 +46,12 @@ const MARK_ONE_IN: u32 = 4;
 /// How much room a window has for one more packet (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Room {
-    /// Below half the bound (or no bound): store, count as received.
+    /// In the nearer half of the reach (or no bound): store, count as received.
     Plenty,
-    /// Past half the bound: store, but count as lost for congestion control (a congestion mark).
+    /// In the farther half (one packet in four), or behind the source's window: store, but count as lost for
+    /// congestion control (a congestion mark).
     Tight,
-    /// At the bound: refuse, as if lost on the path.
+    /// Beyond the reach: refuse, as if lost on the path.
     Full,
 }
 

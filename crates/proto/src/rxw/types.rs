@@ -41,10 +41,12 @@ pub struct RxwConfig {
     /// NAK_RPT_IVL / NAK_RDATA_IVL, so a path that loses repairs is asked for fewer.
     pub max_awaited: u32,
     /// Most payload bytes the window holds: packets waiting behind a missing one plus delivered APDUs not yet
-    /// taken. A packet that would exceed it is refused as if lost on the path ([`Arrival::Overflow`]), so the
-    /// receiver reports it lost and congestion control slows the session to what this receiver absorbs (module
-    /// `budget`). The fragments of the APDU at the delivery point are always admitted, so the bound holds to
-    /// within `max_apdu_len`. 0 = no bound. Default 64 MiB.
+    /// taken. The window then reaches at most this many bytes' worth of packets (at the largest seen) past the
+    /// delivery point; packets beyond are refused as if lost on the path ([`Arrival::Overflow`]) and neither
+    /// learnt from SPMs nor NAKed, and congestion control hears of the shortage from marks in the farther half
+    /// (module `budget`), so the session slows to what this receiver absorbs. The fragments of the APDU at the
+    /// delivery point are always admitted, so the bound holds to within `max_apdu_len`. 0 = no bound. Default
+    /// 64 MiB.
     pub max_buffered_bytes: u64,
 }
 
