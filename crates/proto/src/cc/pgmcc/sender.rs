@@ -280,7 +280,11 @@ impl SenderController for PgmccSender {
     fn on_feedback(&mut self, now: Instant, feedback: &Feedback<'_>) {
         let from = feedback.receiver();
         if feedback.acker_leaving && self.election.acker() == Some(from) {
-            // Draft §2.3.2: the acker leaves; elect again at once.
+            // Draft §2.3.2: the acker leaves; elect again at once. Its goodbye is an ACK (or a duplicate): the
+            // packets it acknowledges still return their tokens.
+            if let FeedbackKind::Ack { rx_max, bitmap } = feedback.kind {
+                self.on_ack(now, from, rx_max, bitmap);
+            }
             self.election.clear();
             self.push(CcEvent::AckerChanged {
                 from: Some(from),

@@ -482,6 +482,28 @@ fn draft_2_3_2_acker_leaving_triggers_election() {
 }
 
 #[test]
+fn draft_2_3_2_the_leaving_ackers_last_ack_still_returns_tokens() {
+    let mut s = running(4.0);
+    for sqn in 1..=4 {
+        send(&mut s, ms(20), sqn);
+    }
+    assert_eq!(s.window().t, 0.0);
+    // Its goodbye acknowledges 1..=4.
+    feedback(
+        &mut s,
+        ms(50),
+        FeedbackKind::Ack {
+            rx_max: 4,
+            bitmap: 0b1_1111,
+        },
+        report(ip(1), 0, 0.0),
+        true,
+    );
+    assert!(s.window().t >= 4.0, "tokens back: {}", s.window().t);
+    assert_eq!(s.snapshot().acker, None);
+}
+
+#[test]
 fn acks_from_a_receiver_never_named_do_not_move_the_window() {
     let mut s = running(4.0);
     for sqn in 1..=4 {
