@@ -315,12 +315,12 @@ impl Receiver {
                 let fragment = packet.options.fragment.map(Fragment::from);
                 // A packet the window has little or no room for counts as lost for the controller (rxw module
                 // `budget`): this receiver then slows the session instead of buffering without limit.
-                let room = self
-                    .rxw
-                    .as_ref()
-                    .map_or(Room::Plenty, |w| w.room_for(sqn, fragment));
                 if is_odata {
                     self.stats.odata += 1;
+                    let room = self
+                        .rxw
+                        .as_ref()
+                        .map_or(Room::Plenty, |w| w.room_for(sqn, fragment));
                     if room == Room::Plenty {
                         self.cc.on_odata(now, &mut self.rng, sqn, &packet.options);
                     } else {

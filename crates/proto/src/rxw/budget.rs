@@ -124,7 +124,7 @@ impl HeldBytes {
 impl ReceiveWindow {
     /// How many packets past the delivery point this window may reach under
     /// [`super::RxwConfig::max_buffered_bytes`] (module documentation).
-    pub(super) fn span_in_bytes(&self) -> u64 {
+    pub(super) fn reach_packets(&self) -> u64 {
         self.held.span()
     }
 
@@ -143,7 +143,7 @@ impl ReceiveWindow {
                 Some(Slot::Received { .. })
             );
         let offset = ext - self.commit_ext.min(ext);
-        let span = self.span_in_bytes();
+        let span = self.reach_packets();
         if always {
             Room::Plenty
         } else if offset >= span {
@@ -168,7 +168,7 @@ impl ReceiveWindow {
 
     /// Whether a new or repairing packet at `ext` whose fragment information was validated may be stored.
     pub(super) fn admits(&self, ext: u64, piece: &Piece) -> bool {
-        ext < self.commit_ext + self.span_in_bytes() || self.ext(piece.first_sqn) == self.commit_ext
+        ext < self.commit_ext + self.reach_packets() || self.ext(piece.first_sqn) == self.commit_ext
     }
 
     /// Payload bytes held now: received packets waiting in the window plus delivered APDUs not yet taken

@@ -255,7 +255,7 @@ impl ReceiveWindow {
         // Only as far as the memory bound lets this window reach (module `budget`).
         let lead_ext = self
             .ext(lead)
-            .min(self.commit_ext + self.span_in_bytes() - 1);
+            .min(self.commit_ext + self.reach_packets() - 1);
         if lead_ext > self.lead_ext() {
             self.grow(now, rng, lead_ext);
         }
@@ -345,7 +345,7 @@ impl ReceiveWindow {
         let at = now + self.config.nak_rpt_ivl;
         let most = MAX_NAK_SQNS.min(room);
         let mut sqns = Vec::with_capacity(self.due.len().min(most));
-        let reach = self.commit_ext.saturating_add(self.span_in_bytes());
+        let reach = self.commit_ext.saturating_add(self.reach_packets());
         while sqns.len() < most {
             let Some(ext) = self.due.first().copied().filter(|&e| e < reach) else {
                 break;
@@ -437,7 +437,7 @@ impl ReceiveWindow {
     /// How many due sequence numbers may be NAKed now: [`ReceiveWindow::awaiting_room`], and none while the
     /// oldest due one lies beyond the memory bound's reach (module `budget`: its repair would be refused).
     fn nak_room(&self) -> usize {
-        let reach = self.commit_ext.saturating_add(self.span_in_bytes());
+        let reach = self.commit_ext.saturating_add(self.reach_packets());
         if self.due.first().is_some_and(|&e| e >= reach) {
             0
         } else {
