@@ -9,7 +9,7 @@
 
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -23,7 +23,9 @@ enum Item {
 
 /// See the module documentation.
 pub struct QueuedWriter {
-    tx: Option<SyncSender<Item>>,
+    /// Unbounded: the bound is `limit`, in bytes, which the receive loop checks before writing; a channel
+    /// bounded in items would block the loop instead.
+    tx: Option<Sender<Item>>,
     queued: Arc<AtomicU64>,
     limit: u64,
     /// The first write error (kind and message), kept: every later write and flush reports it.
@@ -63,7 +65,7 @@ fn run(mut out: Box<dyn Write + Send>, rx: Receiver<Item>, queued: &AtomicU64, f
 impl QueuedWriter {
     /// Writes to `out` on a thread of its own, with at most about `limit` bytes queued.
     pub fn new(out: Box<dyn Write + Send>, limit: u64) -> Self {
-        let (tx, rx) = sync_channel::<Item>(1024);
+        let (tx, rx) = channel::<Item>();
         let queued = Arc::new(AtomicU64::new(0));
         let failed = Arc::new(Mutex::new(None));
         let (q, f) = (queued.clone(), failed.clone());
