@@ -434,6 +434,7 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
         "packets": { "odata": s.odata, "rdata": s.rdata, "spm": s.spms, "ncf": s.ncfs },
         "naks_sent": s.naks_sent,
         "acks_sent": s.acks_sent,
+        "feedback_sent": s.feedback_sent,
         "statuses_sent": s.statuses_sent,
         "malformed": s.malformed,
         "sqns_lost": w.sqns_lost,

@@ -2,17 +2,16 @@
 //!
 //! Sender and receivers must run matching controller halves: a pgmcc source waits for ACKs that a fixed-rate
 //! receiver never sends, and would crawl at one packet per feedback timeout. Convoy's data says which it is:
-//! pgmcc sources put OPT_PGMCC_DATA on every ODATA (draft §2.1.1), fixed-rate ones do not. So a detecting
-//! receiver keeps the SPMs and NCFs it hears before the first ODATA (at most [`MAX_EARLY`]), and on that
-//! first ODATA rebuilds its engine with the matching controller if needed — the configured one when it
-//! matches, else that scheme's defaults — and replays them before the data.
+//! each scheme recognises its source from the options on ODATA ([`convoy_proto::cc::Scheme::recognises`]; pgmcc
+//! sources put OPT_PGMCC_DATA on every ODATA, draft §2.1.1, fixed-rate ones put none). So a detecting receiver
+//! keeps the SPMs and NCFs it hears before the first ODATA (at most [`MAX_EARLY`]), and on that first ODATA
+//! rebuilds its engine with the matching controller if needed — the configured one when it matches, else that
+//! scheme's defaults adapted to batched reads ([`CcConfig::following`]) — and replays them before the data.
 
 use crate::driver::Endpoint;
-use convoy_proto::cc::fixed::FixedConfig;
-use convoy_proto::cc::pgmcc::PgmccConfig;
 use convoy_proto::cc::CcConfig;
 use convoy_proto::{Instant, Receiver, ReceiverConfig, Transmit};
-use convoy_wire::{Packet, PacketType, PgmOption, ReceiverStatus};
+use convoy_wire::{BodyRepr, PacketRepr, ReceiverStatus};
 use std::net::IpAddr;
 
 /// Datagrams kept before the first ODATA.
@@ -28,17 +27,14 @@ pub(crate) struct CcFollower {
     cc_name: &'static str,
 }
 
-/// The controller matching a source whose data does (`pgmcc`) or does not carry OPT_PGMCC_DATA.
-fn matching(configured: &CcConfig, pgmcc: bool) -> CcConfig {
-    match (configured, pgmcc) {
-        (CcConfig::Pgmcc(_), true) | (CcConfig::Fixed(_), false) => configured.clone(),
+/// The controller to run for a source whose ODATA carries `packet`'s options.
+fn matching(configured: &CcConfig, packet: &PacketRepr<'_>) -> CcConfig {
+    let mut cc = configured.following(&packet.options);
+    if cc != *configured {
         // Real-network receivers read in batches (see `NetReceiver::open`).
-        (_, true) => CcConfig::Pgmcc(PgmccConfig {
-            ack_per_batch: true,
-            ..PgmccConfig::default()
-        }),
-        (_, false) => CcConfig::Fixed(FixedConfig::default()),
+        cc.for_batched_reads();
     }
+    cc
 }
 
 impl CcFollower {
@@ -68,10 +64,9 @@ impl CcFollower {
 impl Endpoint for CcFollower {
     fn handle_datagram(&mut self, now: Instant, from: IpAddr, bytes: &[u8]) {
         if let Some((config, seed)) = &self.detecting {
-            match Packet::new_checked(bytes) {
-                Ok(p) if p.packet_type() == PacketType::Odata => {
-                    let pgmcc = p.options().any(|o| matches!(o, PgmOption::PgmccData(_)));
-                    let cc = matching(&config.cc, pgmcc);
+            match PacketRepr::parse(bytes) {
+                Ok(p) if matches!(p.body, BodyRepr::Odata { .. }) => {
+                    let cc = matching(&config.cc, &p);
                     if cc != config.cc {
                         let status_pending = self.receiver.status_pending();
                         let mut config = config.clone();
@@ -110,7 +105,9 @@ impl Endpoint for CcFollower {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use convoy_proto::cc::fixed::FixedConfig;
     use convoy_proto::{Sender, SenderConfig};
+    use convoy_wire::PacketType;
     use std::net::Ipv4Addr;
 
     fn run(source: CcConfig, configured: CcConfig, detect: bool) -> (u64, &'static str) {

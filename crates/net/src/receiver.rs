@@ -4,7 +4,6 @@ use crate::detect::CcFollower;
 use crate::driver::{Clock, Driver, IoStats};
 use crate::sender::random_u64;
 use crate::socket::{self, GroupOptions, ResolvedInterface};
-use convoy_proto::cc::CcConfig;
 use convoy_proto::{Instant, Receiver, ReceiverConfig, ReceiverEvent};
 use convoy_wire::ReceiverStatus;
 use std::io;
@@ -59,9 +58,9 @@ pub const MAX_AWAITED_REPAIRS: u32 = 128;
 impl NetReceiver {
     /// Join `group` and receive. The configuration starts from [`ReceiverConfig::new`] with this host's address
     /// on the interface as identity; `configure` may change anything (controller — it must match the source's,
-    /// or use [`NetReceiver::open_following_cc`] —, late-join policy, receive window). A pgmcc receiver here always
-    /// acknowledges a batch of packets read in one system call with one ACK
-    /// ([`convoy_proto::cc::pgmcc::PgmccConfig::ack_per_batch`]). Unless `configure` sets one, at most
+    /// or use [`NetReceiver::open_following_cc`] —, late-join policy, receive window). The controller is adapted
+    /// to batched reads ([`convoy_proto::cc::Scheme::for_batched_reads`]: a pgmcc receiver acknowledges a batch
+    /// of packets read in one system call with one ACK). Unless `configure` sets one, at most
     /// [`MAX_AWAITED_REPAIRS`] sequence numbers await a repair at once
     /// ([`convoy_proto::rxw::RxwConfig::max_awaited`]).
     pub fn open(
@@ -71,8 +70,8 @@ impl NetReceiver {
         Self::open_with(group, configure, false)
     }
 
-    /// Like [`NetReceiver::open`], but the congestion control follows the source's: pgmcc if its data carries
-    /// OPT_PGMCC_DATA, fixed-rate otherwise (module `detect`). The configured controller is used when it
+    /// Like [`NetReceiver::open`], but the congestion control follows the source's: the scheme its data shows
+    /// ([`convoy_proto::cc::CcConfig::following`], module `detect`). The configured controller is used when it
     /// matches.
     pub fn open_following_cc(
         group: &GroupOptions,
@@ -90,9 +89,7 @@ impl NetReceiver {
         let mut config = ReceiverConfig::new(socks.interface.local, group.group.ip());
         config.rxw.max_awaited = MAX_AWAITED_REPAIRS;
         configure(&mut config);
-        if let CcConfig::Pgmcc(p) = &mut config.cc {
-            p.ack_per_batch = true;
-        }
+        config.cc.for_batched_reads();
         let interface = socks.interface.clone();
         let driver = Driver::new(
             socks.data,

@@ -143,8 +143,8 @@ fn budget_a_congested_pgmcc_receiver_that_is_not_acker_reports_on_a_report_only_
         }
         while let Some(t) = r.poll_transmit(now, &mut buf) {
             let p = PacketRepr::parse(&buf[..t.len]).unwrap();
-            if t.packet_type == PacketType::Nak && p.options.convoy.election {
-                assert!(p.options.pgmcc_feedback.unwrap().loss_rate > 0);
+            if t.packet_type == PacketType::Nak && p.options.cc.pgmcc.election {
+                assert!(p.options.cc.pgmcc.feedback.unwrap().loss_rate > 0);
                 reports += 1;
             }
         }

@@ -8,7 +8,7 @@ use convoy_proto::{
     Destination, Instant, LateJoin, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig,
     SenderEvent,
 };
-use convoy_wire::{BodyRepr, ConvoyOptions, OptionsRepr, PacketRepr, PacketType, PgmccFeedback};
+use convoy_wire::{BodyRepr, OptionsRepr, PacketRepr, PacketType, PgmccFeedback};
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
@@ -55,14 +55,13 @@ fn upstream(s: &Sender, body: BodyRepr, options: OptionsRepr) -> Vec<u8> {
 }
 
 fn report(from: IpAddr, loss: u16) -> OptionsRepr {
-    OptionsRepr {
-        pgmcc_feedback: Some(PgmccFeedback {
-            tstamp: 0,
-            loss_rate: loss,
-            reporter: from,
-        }),
-        ..OptionsRepr::default()
-    }
+    let mut options = OptionsRepr::default();
+    options.cc.pgmcc.feedback = Some(PgmccFeedback {
+        tstamp: 0,
+        loss_rate: loss,
+        reporter: from,
+    });
+    options
 }
 
 #[test]
@@ -93,7 +92,7 @@ fn rfc3208_source_starts_with_three_spms_then_data_with_pgmcc_option() {
     assert_eq!(odata.body, BodyRepr::Odata { sqn: 0, trail: 0 });
     assert_eq!(odata.payload, b"hello");
     assert!(
-        odata.options.pgmcc_data.unwrap().acker.is_unspecified(),
+        odata.options.cc.pgmcc.data.unwrap().acker.is_unspecified(),
         "first packet asks for an election"
     );
     assert!(out.iter().all(|(d, _)| *d == Destination::Group));
@@ -135,10 +134,7 @@ fn draft_2_3_1_election_nak_elects_without_repair() {
     s.write(b"b").unwrap();
     drain(&mut s, Instant::ZERO);
     let mut options = report(rcv(2), 0);
-    options.convoy = ConvoyOptions {
-        election: true,
-        ..ConvoyOptions::default()
-    };
+    options.cc.pgmcc.election = true;
     let body = BodyRepr::Nak {
         sqn: 0,
         source_nla: src(),
@@ -156,7 +152,7 @@ fn draft_2_3_1_election_nak_elects_without_repair() {
         "no NCF, no RDATA; the new token sends the next packet"
     );
     let odata = PacketRepr::parse(&out[0].1).unwrap();
-    assert_eq!(odata.options.pgmcc_data.unwrap().acker, rcv(2));
+    assert_eq!(odata.options.cc.pgmcc.data.unwrap().acker, rcv(2));
     let events: Vec<_> = std::iter::from_fn(|| s.poll_event()).collect();
     assert!(events.contains(&SenderEvent::Cc(CcEvent::AckerChanged {
         from: None,
@@ -236,10 +232,12 @@ fn paper_3_2_receiver_naks_carry_the_report_and_go_unicast_to_the_source() {
     assert!(matches!(nak.body, BodyRepr::Nak { sqn: 1, .. }));
     let fb = nak
         .options
-        .pgmcc_feedback
+        .cc
+        .pgmcc
+        .feedback
         .expect("receiver report on the NAK");
     assert_eq!(fb.reporter, rcv(3));
-    assert_eq!(nak.options.convoy.rxw_lead, Some(3));
+    assert_eq!(nak.options.cc.pgmcc.rxw_lead, Some(3));
     // Upstream orientation: destination port is the data-source port.
     assert_eq!(nak.dest_port, s2.tsi().source_port);
 }

@@ -4,12 +4,11 @@
 use crate::agents::{Agent, Outbox};
 use crate::ids::{AgentId, GroupId, LinkId, NodeId};
 use crate::link::Offer;
-use crate::ne::NakSeen;
+use crate::ne::{rdata_key, NakPacket};
 use crate::network::{Action, Network, TimerSlot};
 use crate::packet::{Body, Dest, Packet, UDP_IP_OVERHEAD};
 use crate::topology::address_group;
 use convoy_proto::Instant;
-use convoy_wire::{BodyRepr, OptionsRepr, PacketRepr, PacketType};
 use std::rc::Rc;
 
 impl Network {
@@ -208,66 +207,25 @@ impl Network {
         let Body::Pgm(bytes) = &packet.body else {
             return true;
         };
-        if bytes.len() < 5 || bytes[4] & 0x0f != PacketType::Nak as u8 {
-            return true;
-        }
-        let Ok(nak) = PacketRepr::parse(bytes) else {
+        let Some(nak) = NakPacket::read(bytes) else {
             return true;
         };
-        let BodyRepr::Nak {
-            sqn,
-            source_nla,
-            group_nla,
-        } = nak.body
-        else {
-            return true;
-        };
-        let mut sqns = vec![sqn];
-        sqns.extend_from_slice(&nak.options.nak_list);
         let down = self.reverse[in_link.index()];
-        let loss = nak.options.pgmcc_feedback.map(|f| f.loss_rate);
-        let election = nak.options.convoy.election;
         let Some(ne) = self.nodes[node.index()].ne.as_mut() else {
             return true;
         };
-        let seen = NakSeen {
-            gsi: nak.gsi,
-            port: nak.dest_port,
-            sqns: &sqns,
-            down,
-            loss,
-            election,
-        };
-        let decision = ne.on_nak(self.now, &seen);
+        let decision = ne.on_nak(self.now, &nak.seen(down));
         if decision.ncf {
-            if let Some(g) = address_group(group_nla) {
-                let ncf = PacketRepr {
-                    source_port: nak.dest_port,
-                    dest_port: nak.source_port,
-                    gsi: nak.gsi,
-                    body: BodyRepr::Ncf {
-                        sqn,
-                        source_nla,
-                        group_nla,
-                    },
-                    options: OptionsRepr {
-                        nak_list: nak.options.nak_list.clone(),
-                        ..OptionsRepr::default()
-                    },
-                    payload: &[],
+            if let (Some(g), Some(ncf)) = (nak.group().and_then(address_group), nak.ncf()) {
+                let p = Packet {
+                    size: ncf.len() as u32 + UDP_IP_OVERHEAD,
+                    src: node,
+                    dst: Dest::Group(g),
+                    flow: packet.flow,
+                    to_agent: None,
+                    body: Body::Pgm(Rc::from(ncf)),
                 };
-                let mut buf = vec![0u8; ncf.buffer_len()];
-                if ncf.emit(&mut buf).is_ok() {
-                    let p = Packet {
-                        size: buf.len() as u32 + UDP_IP_OVERHEAD,
-                        src: node,
-                        dst: Dest::Group(g),
-                        flow: packet.flow,
-                        to_agent: None,
-                        body: Body::Pgm(Rc::from(buf)),
-                    };
-                    self.offer(down, Rc::new(p));
-                }
+                self.offer(down, Rc::new(p));
             }
         }
         decision.forward
@@ -278,15 +236,9 @@ impl Network {
         let Body::Pgm(bytes) = &packet.body else {
             return None;
         };
-        if bytes.len() < 20 || bytes[4] & 0x0f != PacketType::Rdata as u8 {
-            return None;
-        }
-        let port = u16::from_be_bytes([bytes[0], bytes[1]]);
-        let mut gsi = [0u8; 6];
-        gsi.copy_from_slice(&bytes[8..14]);
-        let sqn = u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
+        let (gsi, port, sqn) = rdata_key(bytes)?;
         let ne = self.nodes[node.index()].ne.as_mut()?;
-        ne.on_rdata(self.now, convoy_wire::Gsi(gsi), port, sqn)
+        ne.on_rdata(self.now, gsi, port, sqn)
     }
 
     fn sample(&mut self) {

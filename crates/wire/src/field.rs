@@ -136,6 +136,8 @@ pub mod option {
     /// OPT_LENGTH: total length of all options, including OPT_LENGTH.
     pub const TOTAL_LENGTH: Field = 2..4;
 
+    /// OPT_FRAGMENT: its length.
+    pub const FRAGMENT_LEN: usize = 16;
     /// OPT_FRAGMENT: first SQN of the APDU.
     pub const FRAG_FIRST_SQN: Field = 4..8;
     /// OPT_FRAGMENT: offset of this fragment in the APDU.
@@ -145,16 +147,6 @@ pub mod option {
 
     /// OPT_JOIN: minimum SQN.
     pub const JOIN_MIN_SQN: Field = 4..8;
-
-    /// OPT_PGMCC_DATA / OPT_PGMCC_FEEDBACK: timestamp (or its echo).
-    pub const PGMCC_TSTAMP: Field = 4..8;
-    /// OPT_PGMCC_DATA / OPT_PGMCC_FEEDBACK: start of the acker / reporter NLA.
-    pub const PGMCC_NLA: usize = 8;
-    /// OPT_PGMCC_FEEDBACK: loss rate (the NLA's reserved field).
-    pub const PGMCC_LOSS_RATE: Field = 10..12;
-
-    /// OPT_CONVOY_RXW_LEAD: the receiver's highest sequence number.
-    pub const CONVOY_RXW_LEAD: Field = 4..8;
 
     /// OPT_CONVOY_RECEIVER_STATUS: application-chosen session token.
     pub const CONVOY_STATUS_TOKEN: Field = 4..8;

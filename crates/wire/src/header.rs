@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::field::{be16, byte, header as field};
+use crate::field::{be16, be32, byte, header as field};
 use crate::{Gsi, PacketType, ParseError, ParseErrorKind};
 
 /// Bits of the header options byte (byte 5), as OpenPGM, Wireshark and tcpdump use them
@@ -228,11 +228,47 @@ impl<T: AsRef<[u8]>> Header<T> {
     pub fn tsdu_length(&self) -> u16 {
         be16(self.b(), field::TSDU_LENGTH.start)
     }
+
+    /// The 32-bit sequence number that opens the type-specific part — SPM_SQN, DATA_SQN of ODATA and RDATA,
+    /// the requested SQN of NAK, NNAK and NCF, RX_MAX of an ACK — when the type is one of those and the buffer
+    /// holds it. A look at a packet without validating the rest of it, for code that handles only bytes the
+    /// engine emitted itself (the simulator's accounting and network elements); anything else parses with
+    /// [`crate::Packet::new_checked`].
+    pub fn leading_sqn(&self) -> Option<u32> {
+        use crate::field::{ack, data, nak, spm};
+        let at = match self.packet_type().ok()? {
+            PacketType::Spm => spm::SQN,
+            PacketType::Odata | PacketType::Rdata => data::SQN,
+            PacketType::Nak | PacketType::Nnak | PacketType::Ncf => nak::SQN,
+            PacketType::Ack => ack::RX_MAX,
+            _ => return None,
+        };
+        self.b().get(at).map(|b| be32(b, 0))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn leading_sqn_reads_the_type_specific_sequence_number() {
+        let mut b = [0u8; 20];
+        b[4] = PacketType::Rdata.code();
+        b[16..20].copy_from_slice(&7u32.to_be_bytes());
+        assert_eq!(Header::new_unchecked(&b[..]).leading_sqn(), Some(7));
+        assert_eq!(
+            Header::new_unchecked(&b[..19]).leading_sqn(),
+            None,
+            "too short"
+        );
+        b[4] = PacketType::Spmr.code();
+        assert_eq!(
+            Header::new_unchecked(&b[..]).leading_sqn(),
+            None,
+            "SPMR has none"
+        );
+    }
 
     #[test]
     fn codes_round_trip() {

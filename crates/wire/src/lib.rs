@@ -22,15 +22,14 @@
 //! ```
 //! use convoy_wire::{BodyRepr, Gsi, OptionsRepr, Packet, PacketRepr, PgmccData};
 //!
+//! let mut options = OptionsRepr::default();
+//! options.cc.pgmcc.data = Some(PgmccData { tstamp: 42, acker: "10.99.0.3".parse().unwrap() });
 //! let repr = PacketRepr {
 //!     source_port: 1093,
 //!     dest_port: 7500,
 //!     gsi: Gsi([0x65, 0xaa, 0xce, 0xce, 0xac, 0xc1]),
 //!     body: BodyRepr::Odata { sqn: 7, trail: 0 },
-//!     options: OptionsRepr {
-//!         pgmcc_data: Some(PgmccData { tstamp: 42, acker: "10.99.0.3".parse().unwrap() }),
-//!         ..OptionsRepr::default()
-//!     },
+//!     options,
 //!     payload: b"hello",
 //! };
 //! let mut buf = [0u8; 1500];
@@ -125,33 +124,35 @@
 //! | 0x0D | OPT_SYN | 4 | – | `syn` |
 //! | 0x0E | OPT_FIN | 4 | – | `fin` |
 //! | 0x0F | OPT_RST | 4 | `[3]` N bit 0x40, error code 0x3F | `rst` (whole byte 3) |
-//! | 0x12 | OPT_PGMCC_DATA | 16 / 28 | `[4]` tstamp, `[8]` acker NLA (`0.0.0.0`/`::` = no acker: election request) | `pgmcc_data` |
-//! | 0x13 | OPT_PGMCC_FEEDBACK | 16 / 28 | `[4]` tstamp echo, `[8]` AFI, `[10]` u16 loss rate, `[12]` reporter address | `pgmcc_feedback` |
+//! | 0x33 | OPT_CONVOY_RECEIVER_STATUS | 16 | `[4]` u32 token, `[8]` u32 state, `[12]` u32 detail | `receiver_status` |
 //!
-//! The PGMCC options' length must match their NLA's AFI (16 with IPv4, 28 with IPv6).
+//! OPT_CONVOY_RECEIVER_STATUS (Convoy's own, see below) rides on an SPMR sent unicast to the
+//! source: an application status report from a receiver (values application-defined; Convoy's
+//! file transfer announces receivers and reports completion with it).
+//!
+//! ## Congestion-control options
+//!
+//! Each congestion-control scheme's options live in one module of [`cc`] (their codes, field
+//! offsets, decoding, emission, round-trip tests), registered in one line there; an
+//! [`OptionsRepr`] carries them as `cc`, the view yields them as [`PgmOption::Cc`]. pgmcc's
+//! ([`cc::pgmcc`]): 0x12 OPT_PGMCC_DATA and 0x13 OPT_PGMCC_FEEDBACK (OpenPGM, Wireshark and
+//! tcpdump decode both; their length must match their NLA's AFI, 16 with IPv4, 28 with IPv6),
+//! and Convoy's 0x30 OPT_CONVOY_RXW_LEAD, 0x31 OPT_CONVOY_ELECTION, 0x32
+//! OPT_CONVOY_ACKER_LEAVING.
 //!
 //! ## Convoy's own options
 //!
-//! Option types 0x30–0x3F are reserved for Convoy. Other implementations skip them (Wireshark
-//! shows them as unknown). All are receiver-significant (not network-significant), bytes 2–3
-//! are zero.
-//!
-//! | type | name | length | value | meaning | repr field |
-//! |---|---|---|---|---|---|
-//! | 0x30 | OPT_CONVOY_RXW_LEAD | 8 | `[4]` u32 | the receiver's highest sequence number, on NAKs next to OPT_PGMCC_FEEDBACK (pgmcc paper §3.2 receiver report) | `convoy.rxw_lead` |
-//! | 0x31 | OPT_CONVOY_ELECTION | 4 | – | this NAK is a pgmcc election report ("dummy NAK", draft §2.3.1): no repair wanted | `convoy.election` |
-//! | 0x32 | OPT_CONVOY_ACKER_LEAVING | 4 | – | on an ACK: the acker is leaving (draft §2.3.2) | `convoy.acker_leaving` |
-//! | 0x33 | OPT_CONVOY_RECEIVER_STATUS | 16 | `[4]` u32 token, `[8]` u32 state, `[12]` u32 detail | on an SPMR sent unicast to the source: an application status report from a receiver (values application-defined; Convoy's file transfer announces receivers and reports completion with it) | `convoy.receiver_status` |
-//! | 0x34–0x3F | reserved | | | later Convoy options (TFMCC, agent scheme); skipped until defined | |
-//!
-//! Typed, they are [`PgmOption::Convoy`] of a [`ConvoyOption`]; new Convoy options become new
-//! [`ConvoyOption`] variants.
+//! Option types 0x30–0x3F are reserved for Convoy: 0x30–0x32 are pgmcc's (above), 0x33 is
+//! OPT_CONVOY_RECEIVER_STATUS, 0x34–0x3F are left for later schemes' modules. Other
+//! implementations skip them (Wireshark shows them as unknown). All are receiver-significant
+//! (not network-significant), bytes 2–3 are zero.
 //!
 //! ## Emission
 //!
 //! [`PacketRepr::emit`] writes OPT_LENGTH, then OPT_NAK_LIST (network-significant options come
-//! first, §9.1), OPT_FRAGMENT, OPT_JOIN, OPT_SYN, OPT_FIN, OPT_RST, OPT_PGMCC_DATA,
-//! OPT_PGMCC_FEEDBACK and Convoy's options by type code; OPT_END on the last one; bytes 2 and 3
+//! first, §9.1), OPT_FRAGMENT, OPT_JOIN, OPT_SYN, OPT_FIN, OPT_RST, the schemes' options
+//! (registration order, each scheme's by type code) and OPT_CONVOY_RECEIVER_STATUS; OPT_END on
+//! the last one; bytes 2 and 3
 //! zero except OPT_RST's byte 3. An empty `nak_list` writes no OPT_NAK_LIST; options all unset
 //! write no options at all (not even OPT_LENGTH).
 //!
@@ -164,6 +165,7 @@
 //! cargo-fuzz targets.
 
 mod body;
+pub mod cc;
 pub mod checksum;
 mod error;
 pub mod field;
@@ -174,11 +176,12 @@ mod options_repr;
 mod packet;
 mod repr;
 
+pub use cc::pgmcc::{PgmccData, PgmccFeedback, PgmccOptions};
+pub use cc::{CcOption, CcOptions, SchemeOptions};
 pub use error::{EmitError, EmitErrorKind, ParseError, ParseErrorKind};
 pub use header::{flags, Header};
 pub use options::{
-    opt, ConvoyOption, NakList, Options, PgmOption, RawOption, RawOptions, MAX_NAK_LIST,
-    MAX_OPTIONS,
+    opt, NakList, Options, PgmOption, RawOption, RawOptions, MAX_NAK_LIST, MAX_OPTIONS,
 };
 pub use packet::Packet;
 pub use repr::*;

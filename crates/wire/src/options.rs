@@ -1,5 +1,5 @@
-//! Option extensions, RFC 3208 §9: the TLV walk ([`RawOptions`]), typed options ([`PgmOption`],
-//! [`ConvoyOption`]) and the option type codes ([`opt`]).
+//! Option extensions, RFC 3208 §9: the TLV walk ([`RawOptions`]), typed options ([`PgmOption`]; the
+//! congestion-control schemes' own in [`crate::cc`]) and the option type codes ([`opt`]).
 //!
 //! Rules (also in the crate documentation):
 //! * the options start right after the type-specific header when OPT_PRESENT is set, and the
@@ -17,13 +17,9 @@
 //!   OPT_NAK_BO_IVL, OPT_REDIRECT, OPT_CR, OPT_INVALID 0x7F, Convoy's reserved 0x34–0x3F) are
 //!   skipped and may repeat.
 
-use std::net::IpAddr;
-
+use crate::cc::{CcOption, CcOptions};
 use crate::field::{be16, be32, byte, option as field};
-use crate::{
-    nla, FragmentOption, PacketType, ParseError, ParseErrorKind, PgmccData, PgmccFeedback,
-    ReceiverStatus,
-};
+use crate::{FragmentOption, PacketType, ParseError, ParseErrorKind, ReceiverStatus};
 
 /// Option type codes (the low 7 bits of the option's first byte), RFC 3208 §9,
 /// pgm-wire.md §1.3–1.4, and Convoy's own (0x30–0x3F).
@@ -66,18 +62,8 @@ pub mod opt {
     pub const CR: u8 = 0x10;
     /// OPT_CRQST (skipped).
     pub const CRQST: u8 = 0x11;
-    /// OPT_PGMCC_DATA (OpenPGM, Wireshark, tcpdump).
-    pub const PGMCC_DATA: u8 = 0x12;
-    /// OPT_PGMCC_FEEDBACK (OpenPGM, Wireshark, tcpdump).
-    pub const PGMCC_FEEDBACK: u8 = 0x13;
     /// First type code reserved for Convoy.
     pub const CONVOY_FIRST: u8 = 0x30;
-    /// OPT_CONVOY_RXW_LEAD: the receiver's highest sequence number (on NAKs).
-    pub const CONVOY_RXW_LEAD: u8 = 0x30;
-    /// OPT_CONVOY_ELECTION: this NAK is a pgmcc election report, no repair wanted.
-    pub const CONVOY_ELECTION: u8 = 0x31;
-    /// OPT_CONVOY_ACKER_LEAVING: on an ACK, the acker is leaving.
-    pub const CONVOY_ACKER_LEAVING: u8 = 0x32;
     /// OPT_CONVOY_RECEIVER_STATUS: an application status report from a receiver (on SPMR).
     pub const CONVOY_RECEIVER_STATUS: u8 = 0x33;
     /// Last type code reserved for Convoy.
@@ -85,8 +71,9 @@ pub mod opt {
     /// OPT_INVALID: written by a network element that invalidates an option (skipped).
     pub const INVALID: u8 = 0x7F;
 
-    /// The name of an option type, e.g. `"OPT_NAK_LIST"`; `"unknown option"` for others.
-    pub const fn name(option_type: u8) -> &'static str {
+    /// The name of an option type, e.g. `"OPT_NAK_LIST"`, including the congestion-control schemes' options
+    /// ([`crate::cc`]); `"unknown option"` for others.
+    pub fn name(option_type: u8) -> &'static str {
         match option_type & TYPE_MASK {
             LENGTH => "OPT_LENGTH",
             FRAGMENT => "OPT_FRAGMENT",
@@ -105,14 +92,12 @@ pub mod opt {
             RST => "OPT_RST",
             CR => "OPT_CR",
             CRQST => "OPT_CRQST",
-            PGMCC_DATA => "OPT_PGMCC_DATA",
-            PGMCC_FEEDBACK => "OPT_PGMCC_FEEDBACK",
-            CONVOY_RXW_LEAD => "OPT_CONVOY_RXW_LEAD",
-            CONVOY_ELECTION => "OPT_CONVOY_ELECTION",
-            CONVOY_ACKER_LEAVING => "OPT_CONVOY_ACKER_LEAVING",
             CONVOY_RECEIVER_STATUS => "OPT_CONVOY_RECEIVER_STATUS",
             INVALID => "OPT_INVALID",
-            _ => "unknown option",
+            t => match crate::cc::CcOptions::type_name(t) {
+                Some(name) => name,
+                None => "unknown option",
+            },
         }
     }
 }
@@ -418,42 +403,6 @@ impl<'a> NakList<'a> {
     }
 }
 
-/// Convoy's own options (type codes 0x30–0x3F). More variants will be added for 0x34–0x3F;
-/// until then those codes decode as [`PgmOption::Unknown`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ConvoyOption {
-    /// 0x30 OPT_CONVOY_RXW_LEAD: the receiver's highest sequence number.
-    RxwLead(u32),
-    /// 0x31 OPT_CONVOY_ELECTION: the NAK is a pgmcc election report, no repair wanted.
-    Election,
-    /// 0x32 OPT_CONVOY_ACKER_LEAVING: on an ACK, the acker is leaving.
-    AckerLeaving,
-    /// 0x33 OPT_CONVOY_RECEIVER_STATUS: an application status report from a receiver.
-    ReceiverStatus(ReceiverStatus),
-}
-
-impl ConvoyOption {
-    /// The option type code.
-    pub const fn option_type(&self) -> u8 {
-        match self {
-            Self::RxwLead(_) => opt::CONVOY_RXW_LEAD,
-            Self::Election => opt::CONVOY_ELECTION,
-            Self::AckerLeaving => opt::CONVOY_ACKER_LEAVING,
-            Self::ReceiverStatus(_) => opt::CONVOY_RECEIVER_STATUS,
-        }
-    }
-
-    /// Encoded length of the option.
-    pub const fn wire_len(&self) -> usize {
-        match self {
-            Self::RxwLead(_) => 8,
-            Self::Election | Self::AckerLeaving => 4,
-            Self::ReceiverStatus(_) => 16,
-        }
-    }
-}
-
 /// A decoded option.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PgmOption<'a> {
@@ -471,17 +420,15 @@ pub enum PgmOption<'a> {
     Fin,
     /// OPT_RST with its whole byte 3 (N bit 0x40, error code 0x3F).
     Rst(u8),
-    /// OPT_PGMCC_DATA.
-    PgmccData(PgmccData),
-    /// OPT_PGMCC_FEEDBACK.
-    PgmccFeedback(PgmccFeedback),
-    /// One of Convoy's options.
-    Convoy(ConvoyOption),
+    /// 0x33 OPT_CONVOY_RECEIVER_STATUS: an application status report from a receiver.
+    ReceiverStatus(ReceiverStatus),
+    /// An option of a congestion-control scheme ([`crate::cc`]).
+    Cc(CcOption),
     /// Any other option type; skipped by [`crate::OptionsRepr`].
     Unknown(RawOption<'a>),
 }
 
-fn exact_len(
+pub(crate) fn exact_len(
     raw: &RawOption<'_>,
     pt: Option<PacketType>,
     len: usize,
@@ -500,47 +447,6 @@ fn exact_len(
             },
         ))
     }
-}
-
-/// Decode the acker / reporter NLA of a PGMCC option; the option length must match the AFI.
-fn pgmcc_nla(raw: &RawOption<'_>, pt: Option<PacketType>) -> Result<IpAddr, ParseError> {
-    const EXPECTED: &str = "16 (IPv4 NLA) or 28 (IPv6 NLA)";
-    let too_short = raw.length() < field::PGMCC_NLA + nla::NLA_LEN_IPV4;
-    if too_short {
-        return Err(ParseError::new(
-            pt,
-            raw.name(),
-            raw.offset(),
-            ParseErrorKind::OptionLength {
-                len: raw.length(),
-                expected: EXPECTED,
-            },
-        ));
-    }
-    let (addr, end) =
-        nla::parse(raw.bytes(), field::PGMCC_NLA, pt, raw.name()).map_err(|e| ParseError {
-            offset: raw.offset() + field::PGMCC_NLA,
-            kind: match e.kind {
-                ParseErrorKind::Truncated { .. } => ParseErrorKind::OptionLength {
-                    len: raw.length(),
-                    expected: EXPECTED,
-                },
-                k => k,
-            },
-            ..e
-        })?;
-    if end != raw.length() {
-        return Err(ParseError::new(
-            pt,
-            raw.name(),
-            raw.offset(),
-            ParseErrorKind::OptionLength {
-                len: raw.length(),
-                expected: EXPECTED,
-            },
-        ));
-    }
-    Ok(addr)
 }
 
 impl<'a> PgmOption<'a> {
@@ -593,36 +499,18 @@ impl<'a> PgmOption<'a> {
                 exact_len(&raw, pt, 4, "4")?;
                 Self::Rst(raw.specific_byte())
             }
-            opt::PGMCC_DATA => Self::PgmccData(PgmccData {
-                acker: pgmcc_nla(&raw, pt)?,
-                tstamp: be32(b, field::PGMCC_TSTAMP.start),
-            }),
-            opt::PGMCC_FEEDBACK => Self::PgmccFeedback(PgmccFeedback {
-                reporter: pgmcc_nla(&raw, pt)?,
-                tstamp: be32(b, field::PGMCC_TSTAMP.start),
-                loss_rate: be16(b, field::PGMCC_LOSS_RATE.start),
-            }),
-            opt::CONVOY_RXW_LEAD => {
-                exact_len(&raw, pt, 8, "8")?;
-                Self::Convoy(ConvoyOption::RxwLead(be32(b, field::CONVOY_RXW_LEAD.start)))
-            }
-            opt::CONVOY_ELECTION => {
-                exact_len(&raw, pt, 4, "4")?;
-                Self::Convoy(ConvoyOption::Election)
-            }
-            opt::CONVOY_ACKER_LEAVING => {
-                exact_len(&raw, pt, 4, "4")?;
-                Self::Convoy(ConvoyOption::AckerLeaving)
-            }
             opt::CONVOY_RECEIVER_STATUS => {
                 exact_len(&raw, pt, 16, "16")?;
-                Self::Convoy(ConvoyOption::ReceiverStatus(ReceiverStatus {
+                Self::ReceiverStatus(ReceiverStatus {
                     token: be32(b, field::CONVOY_STATUS_TOKEN.start),
                     state: be32(b, field::CONVOY_STATUS_STATE.start),
                     detail: be32(b, field::CONVOY_STATUS_DETAIL.start),
-                }))
+                })
             }
-            _ => Self::Unknown(raw),
+            _ => match CcOptions::decode(&raw, pt) {
+                Some(cc) => Self::Cc(cc?),
+                None => Self::Unknown(raw),
+            },
         })
     }
 
@@ -636,9 +524,8 @@ impl<'a> PgmOption<'a> {
             Self::Syn => opt::SYN,
             Self::Fin => opt::FIN,
             Self::Rst(_) => opt::RST,
-            Self::PgmccData(_) => opt::PGMCC_DATA,
-            Self::PgmccFeedback(_) => opt::PGMCC_FEEDBACK,
-            Self::Convoy(c) => c.option_type(),
+            Self::ReceiverStatus(_) => opt::CONVOY_RECEIVER_STATUS,
+            Self::Cc(c) => c.option_type(),
             Self::Unknown(raw) => raw.option_type(),
         }
     }

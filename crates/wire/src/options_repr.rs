@@ -2,20 +2,17 @@
 //!
 //! Emission order: OPT_LENGTH, then the network-significant OPT_NAK_LIST (RFC 3208 §9.1: they
 //! come before receiver-only options), then OPT_FRAGMENT, OPT_JOIN, OPT_SYN, OPT_FIN, OPT_RST,
-//! OPT_PGMCC_DATA, OPT_PGMCC_FEEDBACK and Convoy's options in type-code order. The END bit is set
+//! the congestion-control schemes' options ([`crate::cc`]: schemes in registration order) and
+//! OPT_CONVOY_RECEIVER_STATUS. The END bit is set
 //! on the last option; bytes 2 and 3 are zero except OPT_RST's byte 3. An empty `nak_list` is
 //! not emitted.
 
-use std::net::IpAddr;
-
 use crate::field::{option as field, put16, put32};
-use crate::options::{opt, ConvoyOption, Options, PgmOption, MAX_NAK_LIST, MAX_OPTIONS};
-use crate::{nla, EmitError, EmitErrorKind, OptionsRepr, PacketType};
+use crate::options::{opt, Options, PgmOption, MAX_NAK_LIST, MAX_OPTIONS};
+use crate::{EmitError, EmitErrorKind, OptionsRepr, PacketType};
 
-/// Encoded length of a PGMCC option carrying `addr`.
-const fn pgmcc_len(addr: &IpAddr) -> usize {
-    field::PGMCC_NLA + nla::nla_len(addr)
-}
+/// Length of OPT_CONVOY_RECEIVER_STATUS.
+const RECEIVER_STATUS_LEN: usize = 16;
 
 impl OptionsRepr {
     /// True when no option is set (then the packet has no options at all, not even
@@ -30,19 +27,6 @@ impl OptionsRepr {
         !self.nak_list.is_empty()
     }
 
-    /// The Convoy options that are set, in emission (type-code) order.
-    pub fn convoy_options(&self) -> impl Iterator<Item = ConvoyOption> {
-        let c = &self.convoy;
-        [
-            c.rxw_lead.map(ConvoyOption::RxwLead),
-            c.election.then_some(ConvoyOption::Election),
-            c.acker_leaving.then_some(ConvoyOption::AckerLeaving),
-            c.receiver_status.map(ConvoyOption::ReceiverStatus),
-        ]
-        .into_iter()
-        .flatten()
-    }
-
     /// Number of options emitted, counting OPT_LENGTH; 0 when [`OptionsRepr::is_empty`].
     pub fn count(&self) -> usize {
         let n = usize::from(!self.nak_list.is_empty())
@@ -51,9 +35,8 @@ impl OptionsRepr {
             + usize::from(self.syn)
             + usize::from(self.fin)
             + usize::from(self.rst.is_some())
-            + usize::from(self.pgmcc_data.is_some())
-            + usize::from(self.pgmcc_feedback.is_some())
-            + self.convoy_options().count();
+            + usize::from(self.receiver_status.is_some())
+            + self.cc.iter().count();
         if n == 0 {
             0
         } else {
@@ -71,13 +54,12 @@ impl OptionsRepr {
         if !self.nak_list.is_empty() {
             len += 4 + 4 * self.nak_list.len();
         }
-        len += self.fragment.map_or(0, |_| 16);
+        len += self.fragment.map_or(0, |_| field::FRAGMENT_LEN);
         len += self.join.map_or(0, |_| 8);
         len +=
             4 * (usize::from(self.syn) + usize::from(self.fin) + usize::from(self.rst.is_some()));
-        len += self.pgmcc_data.map_or(0, |d| pgmcc_len(&d.acker));
-        len += self.pgmcc_feedback.map_or(0, |f| pgmcc_len(&f.reporter));
-        len + self.convoy_options().map(|c| c.wire_len()).sum::<usize>()
+        len += self.receiver_status.map_or(0, |_| RECEIVER_STATUS_LEN);
+        len + self.cc.iter().map(|c| c.wire_len()).sum::<usize>()
     }
 
     /// Check that these options can be encoded.
@@ -116,14 +98,8 @@ impl OptionsRepr {
                 PgmOption::Syn => r.syn = true,
                 PgmOption::Fin => r.fin = true,
                 PgmOption::Rst(b) => r.rst = Some(b),
-                PgmOption::PgmccData(d) => r.pgmcc_data = Some(d),
-                PgmOption::PgmccFeedback(f) => r.pgmcc_feedback = Some(f),
-                PgmOption::Convoy(ConvoyOption::RxwLead(l)) => r.convoy.rxw_lead = Some(l),
-                PgmOption::Convoy(ConvoyOption::Election) => r.convoy.election = true,
-                PgmOption::Convoy(ConvoyOption::AckerLeaving) => r.convoy.acker_leaving = true,
-                PgmOption::Convoy(ConvoyOption::ReceiverStatus(s)) => {
-                    r.convoy.receiver_status = Some(s)
-                }
+                PgmOption::ReceiverStatus(s) => r.receiver_status = Some(s),
+                PgmOption::Cc(c) => r.cc.insert(c),
             }
         }
         r
@@ -152,7 +128,7 @@ impl OptionsRepr {
             }
         }
         if let Some(f) = self.fragment {
-            let at = w.header(opt::FRAGMENT, 16);
+            let at = w.header(opt::FRAGMENT, field::FRAGMENT_LEN);
             put32(w.buf, at + field::FRAG_FIRST_SQN.start, f.first_sqn);
             put32(w.buf, at + field::FRAG_OFFSET.start, f.offset);
             put32(w.buf, at + field::FRAG_APDU_LEN.start, f.apdu_len);
@@ -171,29 +147,15 @@ impl OptionsRepr {
             let at = w.header(opt::RST, 4);
             w.buf[at + field::SPECIFIC] = b;
         }
-        if let Some(d) = self.pgmcc_data {
-            let at = w.header(opt::PGMCC_DATA, pgmcc_len(&d.acker));
-            put32(w.buf, at + field::PGMCC_TSTAMP.start, d.tstamp);
-            nla::emit(w.buf, at + field::PGMCC_NLA, &d.acker);
-        }
-        if let Some(f) = self.pgmcc_feedback {
-            let at = w.header(opt::PGMCC_FEEDBACK, pgmcc_len(&f.reporter));
-            put32(w.buf, at + field::PGMCC_TSTAMP.start, f.tstamp);
-            nla::emit(w.buf, at + field::PGMCC_NLA, &f.reporter);
-            // The loss rate sits in the NLA's reserved field.
-            put16(w.buf, at + field::PGMCC_LOSS_RATE.start, f.loss_rate);
-        }
-        for c in self.convoy_options() {
+        for c in self.cc.iter() {
             let at = w.header(c.option_type(), c.wire_len());
-            match c {
-                ConvoyOption::RxwLead(l) => put32(w.buf, at + field::CONVOY_RXW_LEAD.start, l),
-                ConvoyOption::ReceiverStatus(s) => {
-                    put32(w.buf, at + field::CONVOY_STATUS_TOKEN.start, s.token);
-                    put32(w.buf, at + field::CONVOY_STATUS_STATE.start, s.state);
-                    put32(w.buf, at + field::CONVOY_STATUS_DETAIL.start, s.detail);
-                }
-                ConvoyOption::Election | ConvoyOption::AckerLeaving => {}
-            }
+            c.emit_value(&mut w.buf[at..at + c.wire_len()]);
+        }
+        if let Some(s) = self.receiver_status {
+            let at = w.header(opt::CONVOY_RECEIVER_STATUS, RECEIVER_STATUS_LEN);
+            put32(w.buf, at + field::CONVOY_STATUS_TOKEN.start, s.token);
+            put32(w.buf, at + field::CONVOY_STATUS_STATE.start, s.state);
+            put32(w.buf, at + field::CONVOY_STATUS_DETAIL.start, s.detail);
         }
         w.buf[w.last + field::TYPE] |= opt::END;
         w.pos

@@ -3,6 +3,7 @@
 
 use std::net::IpAddr;
 
+use crate::cc::CcOptions;
 use crate::header::{flags, Header};
 use crate::{
     checksum, field, packet, EmitError, EmitErrorKind, Packet, ParseError, ParseErrorKind,
@@ -148,45 +149,6 @@ pub struct FragmentOption {
     pub apdu_len: u32,
 }
 
-/// OPT_PGMCC_DATA (type 0x12, 16 bytes with IPv4, 28 with IPv6), sent by the source on ODATA
-/// and RDATA (pgm-wire.md §1.4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PgmccData {
-    /// Sender timestamp (opaque to receivers, echoed in feedback).
-    pub tstamp: u32,
-    /// The current acker's unicast address; `0.0.0.0` or `::` means "no acker": an election
-    /// request (see [`PgmccData::is_election_request`]).
-    pub acker: IpAddr,
-}
-
-/// OPT_PGMCC_FEEDBACK (type 0x13, 16 bytes with IPv4, 28 with IPv6), sent by receivers on ACKs
-/// (and NAKs) (pgm-wire.md §1.4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PgmccFeedback {
-    /// Echo of the last OPT_PGMCC_DATA timestamp, corrected by the receiver's holding delay.
-    pub tstamp: u32,
-    /// Loss rate, 0 = none … 65535 = 100% (option bytes 10–11).
-    pub loss_rate: u16,
-    /// The reporting receiver's unicast address.
-    pub reporter: IpAddr,
-}
-
-/// Convoy's own options (type codes 0x30–0x3F; see the crate documentation).
-#[derive(Clone, Debug, PartialEq, Eq, Default, Hash)]
-pub struct ConvoyOptions {
-    /// 0x30 OPT_CONVOY_RXW_LEAD: the receiver's highest sequence number (on NAKs, next to
-    /// OPT_PGMCC_FEEDBACK; pgmcc paper §3.2 receiver report).
-    pub rxw_lead: Option<u32>,
-    /// 0x31 OPT_CONVOY_ELECTION: this NAK is a pgmcc election report ("dummy NAK", draft
-    /// §2.3.1); no repair is wanted.
-    pub election: bool,
-    /// 0x32 OPT_CONVOY_ACKER_LEAVING: on an ACK, the acker is leaving (draft §2.3.2).
-    pub acker_leaving: bool,
-    /// 0x33 OPT_CONVOY_RECEIVER_STATUS: an application status report from a receiver, carried
-    /// on an SPMR sent unicast to the source.
-    pub receiver_status: Option<ReceiverStatus>,
-}
-
 /// 0x33 OPT_CONVOY_RECEIVER_STATUS (16 bytes): a receiver tells the source how it is doing at
 /// the application level (joined, finished, failed, ...). The three values are opaque to the
 /// protocol; the application defines them (Convoy's file transfer: `convoy-net`'s `transfer`
@@ -220,12 +182,11 @@ pub struct OptionsRepr {
     pub fin: bool,
     /// OPT_RST: the session is reset; the whole option byte 3 (N bit 0x40, error code 0x3F).
     pub rst: Option<u8>,
-    /// OPT_PGMCC_DATA.
-    pub pgmcc_data: Option<PgmccData>,
-    /// OPT_PGMCC_FEEDBACK.
-    pub pgmcc_feedback: Option<PgmccFeedback>,
-    /// Convoy's own options.
-    pub convoy: ConvoyOptions,
+    /// 0x33 OPT_CONVOY_RECEIVER_STATUS: an application status report from a receiver, carried on an SPMR
+    /// sent unicast to the source.
+    pub receiver_status: Option<ReceiverStatus>,
+    /// The congestion-control schemes' options ([`crate::cc`]).
+    pub cc: CcOptions,
 }
 
 /// A whole PGM packet.
@@ -244,14 +205,6 @@ pub struct PacketRepr<'a> {
     pub options: OptionsRepr,
     /// Payload (TSDU); must be empty except on ODATA and RDATA.
     pub payload: &'a [u8],
-}
-
-impl PgmccData {
-    /// True when the acker NLA is unspecified (`0.0.0.0` or `::`): the source asks receivers
-    /// to elect an acker.
-    pub fn is_election_request(&self) -> bool {
-        self.acker.is_unspecified()
-    }
 }
 
 impl core::fmt::Display for Gsi {
@@ -334,31 +287,15 @@ impl<'a> PacketRepr<'a> {
     }
 
     /// The most bytes a data packet (ODATA or RDATA) adds to its payload with the options a Convoy source
-    /// puts on data — OPT_FRAGMENT (RFC 3208 §9.3) and OPT_PGMCC_DATA naming an IPv6 (`ipv6`) or IPv4
-    /// acker (pgm-wire.md §1.4) — and OPT_LENGTH: for sizing TSDUs so that packets fit a path MTU.
+    /// puts on data — OPT_FRAGMENT (RFC 3208 §9.3) and the largest any congestion-control scheme puts on data
+    /// with IPv6 (`ipv6`) or IPv4 addresses ([`crate::SchemeOptions::data_len_max`]) — and OPT_LENGTH: for
+    /// sizing TSDUs so that packets fit a path MTU.
     pub fn data_overhead_max(ipv6: bool) -> usize {
-        let acker = if ipv6 {
-            IpAddr::from([0u16; 8])
-        } else {
-            IpAddr::from([0u8; 4])
-        };
-        let repr = PacketRepr {
-            source_port: 0,
-            dest_port: 0,
-            gsi: Gsi([0; 6]),
-            body: BodyRepr::Odata { sqn: 0, trail: 0 },
-            options: OptionsRepr {
-                fragment: Some(FragmentOption {
-                    first_sqn: 0,
-                    offset: 0,
-                    apdu_len: 0,
-                }),
-                pgmcc_data: Some(PgmccData { tstamp: 0, acker }),
-                ..OptionsRepr::default()
-            },
-            payload: &[],
-        };
-        repr.buffer_len()
+        field::header::LEN
+            + BodyRepr::Odata { sqn: 0, trail: 0 }.wire_len()
+            + crate::options::OPT_LENGTH_LEN
+            + field::option::FRAGMENT_LEN
+            + CcOptions::data_len_max(ipv6)
     }
 
     /// Check that this repr can be encoded (see [`PacketRepr::emit`] for the rules).

@@ -2,9 +2,10 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
+use convoy_wire::cc::pgmcc::PgmccOption;
 use convoy_wire::{
-    checksum, BodyRepr, ConvoyOption, EmitErrorKind, Gsi, OptionsRepr, Packet, PacketRepr,
-    PacketType, ParseError, ParseErrorKind, PgmOption, ReceiverStatus,
+    checksum, BodyRepr, CcOption, EmitErrorKind, Gsi, OptionsRepr, Packet, PacketRepr, PacketType,
+    ParseError, ParseErrorKind, PgmOption, ReceiverStatus,
 };
 
 fn hex(s: &str) -> Vec<u8> {
@@ -361,7 +362,9 @@ fn pgmcc_option_lengths() {
     let f = PacketRepr::parse(&p)
         .unwrap()
         .options
-        .pgmcc_feedback
+        .cc
+        .pgmcc
+        .feedback
         .unwrap();
     assert_eq!(f.loss_rate, 0x8000);
     assert_eq!(f.reporter, IpAddr::V6(Ipv6Addr::LOCALHOST));
@@ -375,23 +378,23 @@ fn convoy_options() {
         "00 04 0014 | 30 08 0000 00001234 | 31 04 0000 | b2 04 0000",
     );
     let r = PacketRepr::parse(&p).unwrap();
-    assert_eq!(r.options.convoy.rxw_lead, Some(0x1234));
-    assert!(r.options.convoy.election);
-    assert!(r.options.convoy.acker_leaving);
+    assert_eq!(r.options.cc.pgmcc.rxw_lead, Some(0x1234));
+    assert!(r.options.cc.pgmcc.election);
+    assert!(r.options.cc.pgmcc.acker_leaving);
     let view = Packet::new_checked(&p[..]).unwrap();
     let convoy: Vec<_> = view
         .options()
         .filter_map(|o| match o {
-            PgmOption::Convoy(c) => Some(c),
+            PgmOption::Cc(CcOption::Pgmcc(c)) => Some(c),
             _ => None,
         })
         .collect();
     assert_eq!(
         convoy,
         [
-            ConvoyOption::RxwLead(0x1234),
-            ConvoyOption::Election,
-            ConvoyOption::AckerLeaving
+            PgmccOption::RxwLead(0x1234),
+            PgmccOption::Election,
+            PgmccOption::AckerLeaving
         ]
     );
     let mut buf = vec![0; r.buffer_len()];
@@ -575,11 +578,11 @@ fn convoy_receiver_status_on_spmr() {
         state: 2,
         detail: 7,
     };
-    assert_eq!(r.options.convoy.receiver_status, Some(status));
+    assert_eq!(r.options.receiver_status, Some(status));
     let view = Packet::new_checked(&p[..]).unwrap();
     assert!(view
         .options()
-        .any(|o| o == PgmOption::Convoy(ConvoyOption::ReceiverStatus(status))));
+        .any(|o| o == PgmOption::ReceiverStatus(status)));
     let mut buf = vec![0; r.buffer_len()];
     r.emit(&mut buf).unwrap();
     assert_eq!(buf, p, "our own emission is byte-identical");

@@ -2,10 +2,12 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 
+use convoy_wire::cc::pgmcc::PgmccOption;
 use convoy_wire::{
     checksum, BodyRepr, Gsi, OptionsRepr, Packet, PacketRepr, PacketType, PgmOption, PgmccData,
     PgmccFeedback, Tsi,
 };
+use convoy_wire::{CcOption, CcOptions, PgmccOptions};
 
 /// Decode a hex dump, ignoring spaces and `|` separators.
 fn hex(s: &str) -> Vec<u8> {
@@ -119,11 +121,16 @@ fn ack() {
     assert_eq!(
         repr.options,
         OptionsRepr {
-            pgmcc_feedback: Some(PgmccFeedback {
-                tstamp: 0x019d_450d,
-                loss_rate: 0,
-                reporter: IpAddr::V4(Ipv4Addr::new(10, 99, 0, 2)),
-            }),
+            cc: CcOptions {
+                pgmcc: PgmccOptions {
+                    feedback: Some(PgmccFeedback {
+                        tstamp: 0x019d_450d,
+                        loss_rate: 0,
+                        reporter: IpAddr::V4(Ipv4Addr::new(10, 99, 0, 2)),
+                    }),
+                    ..PgmccOptions::default()
+                },
+            },
             ..OptionsRepr::default()
         }
     );
@@ -145,7 +152,10 @@ fn ack() {
     let opts: Vec<_> = view.options().collect();
     assert_eq!(opts.len(), 2);
     assert_eq!(opts[0], PgmOption::Length(20));
-    assert!(matches!(opts[1], PgmOption::PgmccFeedback(_)));
+    assert!(matches!(
+        opts[1],
+        PgmOption::Cc(CcOption::Pgmcc(PgmccOption::Feedback(_)))
+    ));
     let raw: Vec<_> = view.raw_options().map(Result::unwrap).collect();
     assert_eq!(raw[1].opx_byte(), 0x78);
     assert!(raw[1].is_end());
@@ -190,7 +200,7 @@ fn odata_pgmcc_data() {
     let repr = PacketRepr::parse(&bytes).unwrap();
     assert_eq!(repr.body, BodyRepr::Odata { sqn: 0, trail: 0 });
     assert_eq!(repr.payload, b"hello");
-    let data = repr.options.pgmcc_data.unwrap();
+    let data = repr.options.cc.pgmcc.data.unwrap();
     assert_eq!(
         data,
         PgmccData {
@@ -215,7 +225,7 @@ fn odata_with_acker() {
     bytes[40..44].copy_from_slice(&[0x0a, 0x63, 0x00, 0x03]);
     checksum::fill(&mut bytes);
     let repr = PacketRepr::parse(&bytes).unwrap();
-    let data = repr.options.pgmcc_data.unwrap();
+    let data = repr.options.cc.pgmcc.data.unwrap();
     assert_eq!(data.acker, IpAddr::V4(Ipv4Addr::new(10, 99, 0, 3)));
     assert!(!data.is_election_request());
 }

@@ -5,8 +5,8 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use convoy_wire::{
-    checksum, BodyRepr, ConvoyOptions, FragmentOption, Gsi, Header, OptionsRepr, Packet,
-    PacketRepr, PacketType, PgmOption, PgmccData, PgmccFeedback, ReceiverStatus, MAX_NAK_LIST,
+    checksum, BodyRepr, CcOptions, FragmentOption, Gsi, Header, OptionsRepr, Packet, PacketRepr,
+    PacketType, PgmOption, PgmccData, PgmccFeedback, PgmccOptions, ReceiverStatus, MAX_NAK_LIST,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -101,25 +101,27 @@ fn options(rng: &mut ChaCha8Rng) -> OptionsRepr {
         syn: chance(rng, 3),
         fin: chance(rng, 3),
         rst: chance(rng, 3).then(|| rng.next_u32() as u8),
-        pgmcc_data: chance(rng, 2).then(|| PgmccData {
-            tstamp: rng.next_u32(),
-            acker: ip(rng),
-        }),
-        pgmcc_feedback: chance(rng, 2).then(|| PgmccFeedback {
-            tstamp: rng.next_u32(),
-            loss_rate: rng.next_u32() as u16,
-            reporter: ip(rng),
-        }),
-        convoy: ConvoyOptions {
-            rxw_lead: chance(rng, 3).then(|| rng.next_u32()),
-            election: chance(rng, 3),
-            acker_leaving: chance(rng, 3),
-            receiver_status: chance(rng, 3).then(|| ReceiverStatus {
-                token: rng.next_u32(),
-                state: rng.next_u32(),
-                detail: rng.next_u32(),
-            }),
+        cc: CcOptions {
+            pgmcc: PgmccOptions {
+                data: chance(rng, 2).then(|| PgmccData {
+                    tstamp: rng.next_u32(),
+                    acker: ip(rng),
+                }),
+                feedback: chance(rng, 2).then(|| PgmccFeedback {
+                    tstamp: rng.next_u32(),
+                    loss_rate: rng.next_u32() as u16,
+                    reporter: ip(rng),
+                }),
+                rxw_lead: chance(rng, 3).then(|| rng.next_u32()),
+                election: chance(rng, 3),
+                acker_leaving: chance(rng, 3),
+            },
         },
+        receiver_status: chance(rng, 3).then(|| ReceiverStatus {
+            token: rng.next_u32(),
+            state: rng.next_u32(),
+            detail: rng.next_u32(),
+        }),
     }
 }
 

@@ -4,8 +4,8 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use convoy_wire::{
-    BodyRepr, ConvoyOptions, EmitErrorKind, FragmentOption, Gsi, OptionsRepr, Packet, PacketRepr,
-    PgmOption, PgmccData, PgmccFeedback, ReceiverStatus, MAX_NAK_LIST,
+    BodyRepr, CcOptions, EmitErrorKind, FragmentOption, Gsi, OptionsRepr, Packet, PacketRepr,
+    PgmOption, PgmccData, PgmccFeedback, PgmccOptions, ReceiverStatus, MAX_NAK_LIST,
 };
 use proptest::collection::vec;
 use proptest::option::of;
@@ -99,14 +99,24 @@ fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
             detail,
         },
     ));
-    let convoy = (of(any::<u32>()), any::<bool>(), any::<bool>(), status).prop_map(
-        |(rxw_lead, election, acker_leaving, receiver_status)| ConvoyOptions {
-            rxw_lead,
-            election,
-            acker_leaving,
-            receiver_status,
-        },
-    );
+    let pgmcc = (
+        data,
+        feedback,
+        of(any::<u32>()),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(data, feedback, rxw_lead, election, acker_leaving)| CcOptions {
+                pgmcc: PgmccOptions {
+                    data,
+                    feedback,
+                    rxw_lead,
+                    election,
+                    acker_leaving,
+                },
+            },
+        );
     (
         fragment,
         vec(any::<u32>(), 0..=max_nak),
@@ -114,23 +124,19 @@ fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
         any::<bool>(),
         any::<bool>(),
         of(any::<u8>()),
-        data,
-        feedback,
-        convoy,
+        status,
+        pgmcc,
     )
         .prop_map(
-            |(fragment, nak_list, join, syn, fin, rst, pgmcc_data, pgmcc_feedback, convoy)| {
-                OptionsRepr {
-                    fragment,
-                    nak_list,
-                    join,
-                    syn,
-                    fin,
-                    rst,
-                    pgmcc_data,
-                    pgmcc_feedback,
-                    convoy,
-                }
+            |(fragment, nak_list, join, syn, fin, rst, receiver_status, cc)| OptionsRepr {
+                fragment,
+                nak_list,
+                join,
+                syn,
+                fin,
+                rst,
+                receiver_status,
+                cc,
             },
         )
 }
@@ -264,7 +270,9 @@ proptest! {
             body,
             options: OptionsRepr {
                 fragment: fragment.then_some(FragmentOption { first_sqn: 1, offset: 0, apdu_len: 9 }),
-                pgmcc_data: Some(PgmccData { tstamp: 7, acker }),
+                cc: CcOptions {
+                    pgmcc: PgmccOptions { data: Some(PgmccData { tstamp: 7, acker }), ..PgmccOptions::default() },
+                },
                 ..OptionsRepr::default()
             },
             payload: &payload,

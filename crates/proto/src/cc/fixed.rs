@@ -4,14 +4,15 @@
 //! rate"). It ignores all feedback; its receiver half only measures loss for statistics.
 
 use super::{
-    CcEvent, CcSnapshot, Feedback, Permit, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController,
-    ReceiverFeedback, SenderController,
+    CcEvent, CcSnapshot, FeedbackPacket, Permit, ReceiverCcEvent, ReceiverCcSnapshot,
+    ReceiverController, Scheme, SenderController, UpstreamPath,
 };
 use crate::loss_filter::LossFilter;
 use crate::seq;
 use crate::time::Instant;
-use convoy_wire::OptionsRepr;
+use convoy_wire::{OptionsRepr, PacketRepr};
 use rand_core::RngCore;
+use std::net::IpAddr;
 use std::time::Duration;
 
 /// Parameters of the fixed-rate controller.
@@ -70,7 +71,7 @@ impl SenderController for FixedSender {
         self.next_allowed = base + self.spacing(len);
     }
 
-    fn on_feedback(&mut self, _now: Instant, _feedback: &Feedback<'_>) {}
+    fn on_feedback(&mut self, _now: Instant, _from: IpAddr, _packet: &PacketRepr<'_>) {}
 
     fn on_timeout(&mut self, _now: Instant) {}
 
@@ -140,7 +141,7 @@ impl ReceiverController for FixedReceiver {
 
     fn add_nak_report(&mut self, _now: Instant, _options: &mut OptionsRepr) {}
 
-    fn poll_feedback(&mut self, _now: Instant) -> Option<ReceiverFeedback> {
+    fn poll_feedback(&mut self, _now: Instant, _path: &UpstreamPath) -> Option<FeedbackPacket> {
         None
     }
 
@@ -162,6 +163,23 @@ impl ReceiverController for FixedReceiver {
             rx_max: self.rx_max,
             ..Default::default()
         }
+    }
+}
+
+impl Scheme for FixedConfig {
+    const NAME: &'static str = "fixed";
+
+    fn build_sender(&self, now: Instant) -> Box<dyn SenderController> {
+        Box::new(FixedSender::new(self.clone(), now))
+    }
+
+    fn build_receiver(&self, _local: IpAddr) -> Box<dyn ReceiverController> {
+        Box::new(FixedReceiver::default())
+    }
+
+    /// A plain PGM source (pgmcc paper §3.1) puts no congestion-control option on its data.
+    fn recognises(odata: &OptionsRepr) -> bool {
+        odata.cc.iter().next().is_none()
     }
 }
 

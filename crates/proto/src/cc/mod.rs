@@ -4,14 +4,22 @@
 //! halves behind two small traits, in the manner of quinn-proto's `congestion::Controller`:
 //! [`SenderController`] decides when original data may leave and what congestion-control options it carries,
 //! and consumes feedback; [`ReceiverController`] measures what the receiver sees and decides which feedback to
-//! send. The configuration enum [`CcConfig`] doubles as the factory for both halves, so new schemes (TFMCC, the
-//! agent-based AIMD scheme) plug in without touching session code.
+//! send. Each half owns its feedback: the sender half reads it from any upstream packet of the session
+//! ([`SenderController::on_feedback`] gets the parsed packet), the receiver half writes the upstream packets it
+//! wants sent ([`ReceiverController::poll_feedback`] returns a [`FeedbackPacket`]) and the options it adds to
+//! NAKs, and the sender half the options on data. The session code carries bytes and reliability and names no
+//! scheme.
+//!
+//! A scheme is a module here (`cc/NAME`) whose configuration implements [`Scheme`]: the factory of both halves
+//! and the test by which a receiver recognises the scheme from a source's data. It is registered with one line
+//! in the `schemes!` list below, which generates [`CcConfig`]. Its wire options are a module of
+//! `convoy_wire::cc`. docs/adding-a-controller.md lists every file a new scheme adds.
 
 pub mod fixed;
 pub mod pgmcc;
 
 use crate::time::Instant;
-use convoy_wire::OptionsRepr;
+use convoy_wire::{BodyRepr, OptionsRepr, PacketRepr};
 use rand_core::RngCore;
 use std::net::IpAddr;
 
@@ -26,62 +34,24 @@ pub enum Permit {
     Blocked,
 }
 
-/// What kind of feedback packet reached the sender.
+/// Where a receiver's upstream packets go: what a controller needs to build a NAK-shaped packet (RFC 3208 §8.3:
+/// a NAK names the source and the group).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FeedbackKind {
-    /// A PGMCC ACK (type 0x0D) with RX_MAX and the 32-bit bitmap, LSB = RX_MAX (draft §2.1.2).
-    Ack {
-        /// Highest data sequence number the receiver has seen.
-        rx_max: u32,
-        /// Receive status of RX_MAX−31 … RX_MAX, bit i = RX_MAX−i, 1 = received.
-        bitmap: u32,
-    },
-    /// A NAK asking for repair of `sqn` (and possibly others).
-    Nak {
-        /// The NAK's first requested sequence number.
-        sqn: u32,
-    },
-    /// A report-only NAK sent to elect an acker (pgmcc "dummy NAK", paper §3.6, draft §2.3.1).
-    Election {
-        /// The sequence number of the data packet that asked for the election.
-        sqn: u32,
-    },
+pub struct UpstreamPath {
+    /// The source's unicast NLA (the SPM path NLA, else the data's source address).
+    pub source_nla: IpAddr,
+    /// The multicast group.
+    pub group_nla: IpAddr,
 }
 
-/// A receiver report carried by feedback: OPT_PGMCC_FEEDBACK plus Convoy's OPT_CONVOY_RXW_LEAD
-/// (paper §3.2: rx_id, rxw_lead, rx_loss; draft §2.1.2: timestamp echo and loss rate).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ReceiverReport {
-    /// The reporting receiver's identity (its unicast NLA).
-    pub reporter: IpAddr,
-    /// Echoed data timestamp, corrected by the receiver's holding time (draft §2.5.1).
-    pub tstamp_echo: u32,
-    /// Loss rate, 0 = none, 65535 = 100% (draft §2.1.3).
-    pub loss_rate: u16,
-    /// Highest sequence number the receiver knows (paper §3.2 `rxw_lead`), when carried.
-    pub rxw_lead: Option<u32>,
-}
-
-/// One feedback packet, as the session hands it to the sender's controller.
-#[derive(Clone, Copy, Debug)]
-pub struct Feedback<'a> {
-    /// What arrived.
-    pub kind: FeedbackKind,
-    /// The address the datagram came from (identity fallback when no report is carried).
-    pub from: IpAddr,
-    /// The receiver report, when the packet carries OPT_PGMCC_FEEDBACK.
-    pub report: Option<ReceiverReport>,
-    /// The acker says it is leaving the session (draft §2.3.2).
-    pub acker_leaving: bool,
-    /// All options of the packet, for controllers with options of their own.
-    pub options: &'a OptionsRepr,
-}
-
-impl Feedback<'_> {
-    /// The identity of the receiver this feedback speaks for.
-    pub fn receiver(&self) -> IpAddr {
-        self.report.map(|r| r.reporter).unwrap_or(self.from)
-    }
+/// An upstream packet a receiver-side controller wants sent, unicast towards the source: its type-specific part
+/// and options. The session adds ports, GSI and checksum.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FeedbackPacket {
+    /// The type-specific part (an ACK, a report-only NAK, ...).
+    pub body: BodyRepr,
+    /// The options, the controller's own among them.
+    pub options: OptionsRepr,
 }
 
 /// Why a controller reduced its window or rate.
@@ -153,8 +123,10 @@ pub trait SenderController: Send {
     fn permit(&self, now: Instant) -> Permit;
     /// An ODATA packet `sqn` of `len` bytes is leaving now: consume the permit and add this controller's options.
     fn on_data_sent(&mut self, now: Instant, sqn: u32, len: usize, options: &mut OptionsRepr);
-    /// A feedback packet arrived.
-    fn on_feedback(&mut self, now: Instant, feedback: &Feedback<'_>);
+    /// An upstream packet of the session (NAK, ACK, SPMR, ...) reached the source from `from`. The session
+    /// has done its own part (repairs for a NAK that asks for them); the controller reads its feedback — its own
+    /// options, or a packet type it uses — and ignores the rest.
+    fn on_feedback(&mut self, now: Instant, from: IpAddr, packet: &PacketRepr<'_>);
     /// A deadline returned by [`SenderController::poll_timeout`] passed.
     fn on_timeout(&mut self, now: Instant);
     /// The controller's next deadline.
@@ -163,27 +135,6 @@ pub trait SenderController: Send {
     fn poll_event(&mut self) -> Option<CcEvent>;
     /// Current state.
     fn snapshot(&self) -> CcSnapshot;
-}
-
-/// A feedback packet a receiver-side controller wants sent.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ReceiverFeedback {
-    /// A PGMCC ACK with these fields and options.
-    Ack {
-        /// Highest ODATA sequence number received.
-        rx_max: u32,
-        /// Receive bitmap, LSB = RX_MAX.
-        bitmap: u32,
-        /// OPT_PGMCC_FEEDBACK and Convoy options.
-        options: OptionsRepr,
-    },
-    /// A report-only NAK that asks the sender to elect an acker (paper §3.6, draft §2.3.1).
-    ElectionNak {
-        /// Sequence number of the data packet that asked for the election.
-        sqn: u32,
-        /// The receiver report options.
-        options: OptionsRepr,
-    },
 }
 
 /// Notifications from a receiver-side controller.
@@ -223,8 +174,8 @@ pub trait ReceiverController: Send {
     );
     /// Add this controller's receiver report to an outgoing repair NAK (paper §3.2: every NAK carries a report).
     fn add_nak_report(&mut self, now: Instant, options: &mut OptionsRepr);
-    /// Feedback the controller wants sent now.
-    fn poll_feedback(&mut self, now: Instant) -> Option<ReceiverFeedback>;
+    /// Feedback the controller wants sent now, towards `path`.
+    fn poll_feedback(&mut self, now: Instant, path: &UpstreamPath) -> Option<FeedbackPacket>;
     /// The controller's next deadline.
     fn poll_timeout(&self) -> Option<Instant>;
     /// A deadline passed.
@@ -237,43 +188,117 @@ pub trait ReceiverController: Send {
     fn snapshot(&self) -> ReceiverCcSnapshot;
 }
 
-/// Congestion control choice for a session; builds both halves.
-#[derive(Clone, Debug, PartialEq)]
-pub enum CcConfig {
-    /// pgmcc (Rizzo, SIGCOMM 2000; draft-ietf-rmt-bb-pgmcc-03).
+/// What a scheme's configuration provides: it doubles as the factory of the scheme's two halves (as quinn's
+/// `ControllerFactory`), and says how a receiver recognises the scheme in a source's data.
+pub trait Scheme: Clone + std::fmt::Debug + Default + PartialEq + Send + 'static {
+    /// The scheme's short name (`pgmcc`, `fixed`, ...): in scenario files, command lines and results.
+    const NAME: &'static str;
+    /// Build the sender half.
+    fn build_sender(&self, now: Instant) -> Box<dyn SenderController>;
+    /// Build the receiver half; `local` is this receiver's identity (its unicast NLA).
+    fn build_receiver(&self, local: IpAddr) -> Box<dyn ReceiverController>;
+    /// Whether the options of a source's original data (ODATA) show that the source runs this scheme.
+    fn recognises(odata: &OptionsRepr) -> bool;
+    /// Adapt the receiver half to a driver that reads several packets per system call (the real network);
+    /// by default nothing changes.
+    fn for_batched_reads(&mut self) {}
+}
+
+/// Generates [`CcConfig`] from the list of schemes, in the order a receiver tries to recognise them.
+macro_rules! schemes {
+    ($($variant:ident($module:ident::$ty:ident)),* $(,)?) => {
+        /// Congestion control choice for a session: one variant per registered scheme; builds both halves.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum CcConfig {
+            $(
+                #[doc = concat!("The `", stringify!($module), "` scheme.")]
+                $variant($module::$ty),
+            )*
+        }
+
+        $(
+            impl From<$module::$ty> for CcConfig {
+                fn from(c: $module::$ty) -> Self {
+                    CcConfig::$variant(c)
+                }
+            }
+        )*
+
+        impl CcConfig {
+            /// Every registered scheme's name, in registration order.
+            pub const NAMES: &'static [&'static str] = &[$(<$module::$ty as Scheme>::NAME),*];
+
+            /// The scheme's short name (`pgmcc`, `fixed`, ...).
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( CcConfig::$variant(_) => <$module::$ty as Scheme>::NAME, )*
+                }
+            }
+
+            /// The named scheme with its defaults.
+            pub fn by_name(name: &str) -> Option<CcConfig> {
+                $(
+                    if name == <$module::$ty as Scheme>::NAME {
+                        return Some(CcConfig::$variant(<$module::$ty>::default()));
+                    }
+                )*
+                None
+            }
+
+            /// Build the sender half.
+            pub fn build_sender(&self, now: Instant) -> Box<dyn SenderController> {
+                match self {
+                    $( CcConfig::$variant(c) => c.build_sender(now), )*
+                }
+            }
+
+            /// Build the receiver half; `local` is this receiver's identity (its unicast NLA).
+            pub fn build_receiver(&self, local: IpAddr) -> Box<dyn ReceiverController> {
+                match self {
+                    $( CcConfig::$variant(c) => c.build_receiver(local), )*
+                }
+            }
+
+            /// Whether the options of a source's ODATA show that it runs this configuration's scheme.
+            pub fn recognises(&self, odata: &OptionsRepr) -> bool {
+                match self {
+                    $( CcConfig::$variant(_) => <$module::$ty as Scheme>::recognises(odata), )*
+                }
+            }
+
+            /// The controller a receiver configured with `self` runs for a source whose ODATA carries `odata`:
+            /// `self` when it recognises the source's scheme, else the first registered scheme that does, with
+            /// its defaults, else `self`.
+            pub fn following(&self, odata: &OptionsRepr) -> CcConfig {
+                if self.recognises(odata) {
+                    return self.clone();
+                }
+                $(
+                    if <$module::$ty as Scheme>::recognises(odata) {
+                        return CcConfig::$variant(<$module::$ty>::default());
+                    }
+                )*
+                self.clone()
+            }
+
+            /// See [`Scheme::for_batched_reads`].
+            pub fn for_batched_reads(&mut self) {
+                match self {
+                    $( CcConfig::$variant(c) => c.for_batched_reads(), )*
+                }
+            }
+        }
+    };
+}
+
+schemes! {
     Pgmcc(pgmcc::PgmccConfig),
-    /// A fixed-rate baseline: no feedback-driven control at all.
     Fixed(fixed::FixedConfig),
 }
 
 impl Default for CcConfig {
+    /// pgmcc, Convoy's default scheme.
     fn default() -> Self {
         CcConfig::Pgmcc(pgmcc::PgmccConfig::default())
-    }
-}
-
-impl CcConfig {
-    /// The scheme's short name (`pgmcc`, `fixed`, ...).
-    pub fn name(&self) -> &'static str {
-        match self {
-            CcConfig::Pgmcc(_) => "pgmcc",
-            CcConfig::Fixed(_) => "fixed",
-        }
-    }
-
-    /// Build the sender half.
-    pub fn build_sender(&self, now: Instant) -> Box<dyn SenderController> {
-        match self {
-            CcConfig::Pgmcc(c) => Box::new(pgmcc::PgmccSender::new(c.clone(), now)),
-            CcConfig::Fixed(c) => Box::new(fixed::FixedSender::new(c.clone(), now)),
-        }
-    }
-
-    /// Build the receiver half; `local` is this receiver's identity (its unicast NLA).
-    pub fn build_receiver(&self, local: IpAddr) -> Box<dyn ReceiverController> {
-        match self {
-            CcConfig::Pgmcc(c) => Box::new(pgmcc::PgmccReceiver::new(c.clone(), local)),
-            CcConfig::Fixed(_) => Box::new(fixed::FixedReceiver::default()),
-        }
     }
 }

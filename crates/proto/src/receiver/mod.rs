@@ -5,9 +5,7 @@
 //! [`Receiver::close`]), then drain [`Receiver::poll_transmit`], read [`Receiver::poll_timeout`], drain
 //! [`Receiver::poll_event`].
 
-use crate::cc::{
-    CcConfig, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, ReceiverFeedback,
-};
+use crate::cc::{CcConfig, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, UpstreamPath};
 use crate::rxw::{Delivery, Fragment, ReceiveWindow, Room, RxwConfig, RxwStats};
 use crate::time::Instant;
 use crate::transmit::{Destination, Transmit};
@@ -112,12 +110,12 @@ pub struct ReceiverStats {
     pub ncfs: u64,
     /// NAK packets sent.
     pub naks_sent: u64,
-    /// ACK packets sent.
+    /// Feedback packets the congestion controller sent (pgmcc: ACKs and election NAKs).
+    pub feedback_sent: u64,
+    /// ACK packets among them.
     pub acks_sent: u64,
     /// Status reports sent (SPMR with OPT_CONVOY_RECEIVER_STATUS).
     pub statuses_sent: u64,
-    /// Election NAKs sent.
-    pub election_naks_sent: u64,
     /// Malformed datagrams.
     pub malformed: u64,
     /// Data rejected by the receive window (inconsistent fragments).
@@ -396,28 +394,18 @@ impl Receiver {
         let tsi = self.tsi?;
         let upstream = self.upstream?;
         let destination = Destination::Unicast(upstream);
-        if let Some(fb) = self.cc.poll_feedback(now) {
-            let (body, options, packet_type) = match fb {
-                ReceiverFeedback::Ack {
-                    rx_max,
-                    bitmap,
-                    options,
-                } => {
-                    self.stats.acks_sent += 1;
-                    (BodyRepr::Ack { rx_max, bitmap }, options, PacketType::Ack)
-                }
-                ReceiverFeedback::ElectionNak { sqn, mut options } => {
-                    self.stats.election_naks_sent += 1;
-                    options.convoy.election = true;
-                    let body = BodyRepr::Nak {
-                        sqn,
-                        source_nla: upstream,
-                        group_nla: self.config.group,
-                    };
-                    (body, options, PacketType::Nak)
-                }
-            };
-            let len = self.upstream_packet(tsi, body, options).emit(buf).ok()?;
+        let path = UpstreamPath {
+            source_nla: upstream,
+            group_nla: self.config.group,
+        };
+        if let Some(fb) = self.cc.poll_feedback(now, &path) {
+            let repr = self.upstream_packet(tsi, fb.body, fb.options);
+            let packet_type = repr.packet_type();
+            let len = repr.emit(buf).ok()?;
+            self.stats.feedback_sent += 1;
+            if packet_type == PacketType::Ack {
+                self.stats.acks_sent += 1;
+            }
             return Some(Transmit {
                 destination,
                 len,
@@ -426,10 +414,7 @@ impl Receiver {
         }
         if let Some(status) = self.status_out.take() {
             let options = OptionsRepr {
-                convoy: convoy_wire::ConvoyOptions {
-                    receiver_status: Some(status),
-                    ..Default::default()
-                },
+                receiver_status: Some(status),
                 ..OptionsRepr::default()
             };
             let len = self

@@ -15,9 +15,7 @@ pub use repair_elim::RecentRepairs;
 pub use spm::{SpmIntervals, SpmSchedule};
 pub use txw::{TransmitWindow, TxPacket, WriteError};
 
-use crate::cc::{
-    CcConfig, CcEvent, CcSnapshot, Feedback, FeedbackKind, Permit, ReceiverReport, SenderController,
-};
+use crate::cc::{CcConfig, CcEvent, CcSnapshot, Permit, SenderController};
 use crate::time::Instant;
 use crate::token_bucket::TokenBucket;
 use crate::transmit::{Destination, Transmit};
@@ -371,17 +369,15 @@ impl Sender {
             return;
         }
         match packet.body {
-            BodyRepr::Nak { sqn, .. } => self.on_nak(now, from, sqn, &packet.options),
-            BodyRepr::Ack { rx_max, bitmap } => {
-                self.stats.acks += 1;
-                self.feedback(
-                    now,
-                    from,
-                    FeedbackKind::Ack { rx_max, bitmap },
-                    &packet.options,
-                );
+            BodyRepr::Nak { sqn, .. } => {
+                self.stats.naks += 1;
+                // A NAK a controller marks as a report only asks for no repair (pgmcc's election NAK).
+                if !packet.options.cc.report_only() {
+                    self.on_nak(now, sqn, &packet.options);
+                }
             }
-            BodyRepr::Spmr => match packet.options.convoy.receiver_status {
+            BodyRepr::Ack { .. } => self.stats.acks += 1,
+            BodyRepr::Spmr => match packet.options.receiver_status {
                 // A Convoy status report, not a request for an SPM.
                 Some(status) => {
                     self.stats.receiver_statuses += 1;
@@ -391,32 +387,13 @@ impl Sender {
             },
             _ => self.stats.ignored += 1,
         }
+        // The controller reads its feedback from any upstream packet of the session.
+        self.cc.on_feedback(now, from, &packet);
         self.drain_cc_events();
     }
 
-    fn feedback(&mut self, now: Instant, from: IpAddr, kind: FeedbackKind, options: &OptionsRepr) {
-        let report = options.pgmcc_feedback.map(|f| ReceiverReport {
-            reporter: f.reporter,
-            tstamp_echo: f.tstamp,
-            loss_rate: f.loss_rate,
-            rxw_lead: options.convoy.rxw_lead,
-        });
-        let fb = Feedback {
-            kind,
-            from,
-            report,
-            acker_leaving: options.convoy.acker_leaving,
-            options,
-        };
-        self.cc.on_feedback(now, &fb);
-    }
-
-    fn on_nak(&mut self, now: Instant, from: IpAddr, sqn: u32, options: &OptionsRepr) {
-        self.stats.naks += 1;
-        if options.convoy.election {
-            self.feedback(now, from, FeedbackKind::Election { sqn }, options);
-            return;
-        }
+    /// Queue the repairs a NAK asks for, and NCFs for them (RFC 3208 §5.2, §6.3).
+    fn on_nak(&mut self, now: Instant, sqn: u32, options: &OptionsRepr) {
         let mut confirmed = Vec::new();
         // Twice the RTT when the controller knows it (a NAK that crossed the answer arrives within about one
         // RTT of it), else the configured interval, which also caps it.
@@ -467,7 +444,6 @@ impl Sender {
             }
             self.last_activity = now;
         }
-        self.feedback(now, from, FeedbackKind::Nak { sqn }, options);
     }
 
     /// A deadline from [`Sender::poll_timeout`] passed.

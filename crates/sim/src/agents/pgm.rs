@@ -6,6 +6,7 @@ use crate::observe::{Bins, CcSample, SeqMark, SeqTrace};
 use crate::packet::{Body, Dest, Packet, UDP_IP_OVERHEAD};
 use convoy_proto::cc::CcEvent;
 use convoy_proto::{Destination, Instant, Receiver, ReceiverEvent, Sender, SenderEvent};
+use convoy_wire::{Header, PacketType};
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::rc::Rc;
@@ -145,13 +146,13 @@ impl PgmSenderAgent {
             return;
         };
         if let Some(trace) = &mut self.record.trace {
-            if bytes.len() >= 20 {
-                let field = u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
-                match bytes[4] & 0x0f {
-                    0x0d => trace.marks.push((now, SeqMark::Ack(field))),
-                    0x08 => trace.marks.push((now, SeqMark::Nak(field))),
-                    _ => {}
+            let header = Header::new_unchecked(&bytes[..]);
+            match (header.packet_type(), header.leading_sqn()) {
+                (Ok(PacketType::Ack), Some(rx_max)) => {
+                    trace.marks.push((now, SeqMark::Ack(rx_max)))
                 }
+                (Ok(PacketType::Nak), Some(sqn)) => trace.marks.push((now, SeqMark::Nak(sqn))),
+                _ => {}
             }
         }
         let from = self.address_of(packet.src);
@@ -195,21 +196,17 @@ impl PgmSenderAgent {
         let mut buf = std::mem::take(&mut self.buf);
         while let Some(t) = self.sender.poll_transmit(now, &mut buf) {
             let bytes: Rc<[u8]> = Rc::from(&buf[..t.len]);
-            let kind = bytes[4] & 0x0f;
-            let payload = u16::from_be_bytes([bytes[14], bytes[15]]);
-            let sqn = if bytes.len() >= 20 {
-                u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]])
-            } else {
-                0
-            };
-            match kind {
-                0x04 => {
+            let header = Header::new_unchecked(&bytes[..]);
+            let payload = header.tsdu_length();
+            let sqn = header.leading_sqn().unwrap_or(0);
+            match t.packet_type {
+                PacketType::Odata => {
                     self.record.data_bins.add(now, f64::from(payload));
                     if let Some(tr) = &mut self.record.trace {
                         tr.marks.push((now, SeqMark::Data(sqn)));
                     }
                 }
-                0x05 => {
+                PacketType::Rdata => {
                     self.record.repair_bins.add(now, f64::from(payload));
                     if let Some(tr) = &mut self.record.trace {
                         tr.marks.push((now, SeqMark::Repair(sqn)));
@@ -362,8 +359,8 @@ impl PgmReceiverAgent {
         let Body::Pgm(bytes) = &packet.body else {
             return;
         };
-        if bytes.len() >= 20 && bytes[4] & 0x0f == 0x04 {
-            let sqn = u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
+        let header = Header::new_unchecked(&bytes[..]);
+        if let (Ok(PacketType::Odata), Some(sqn)) = (header.packet_type(), header.leading_sqn()) {
             self.record.odata_received += 1;
             if let Some(log) = &mut self.record.arrivals {
                 log.push(sqn);

@@ -9,20 +9,30 @@
 //! * [`AckerElection`] — who the acker is (paper §3.5–3.6, draft §2.3–2.4).
 //! * [`PgmccSender`] — the sender half tying them together with timeouts (draft §2.7, §3).
 //! * [`PgmccReceiver`] — the receiver half: loss filter, ACK bitmap, ACKs, reports, election NAKs (draft §4).
+//! * [`Feedback`] — what the sender reads from ACKs and NAKs (draft §2.1.2–2.1.3, §2.3).
+//!
+//! The options on the wire are `convoy-wire`'s `cc::pgmcc` module; [`PgmccConfig`] registers the scheme
+//! ([`crate::cc::Scheme`]).
 
 mod ack_tracker;
 mod election;
+mod feedback;
 mod receiver;
 mod sender;
 mod window;
 
 pub use ack_tracker::{AckOutcome, AckTracker};
 pub use election::{AckerElection, ElectionOutcome};
-pub use receiver::PgmccReceiver;
+pub use feedback::{Feedback, FeedbackKind, ReceiverReport};
+pub use receiver::{PgmccReceiver, ReceiverFeedback};
 pub use sender::PgmccSender;
 pub use window::TokenWindow;
 
+use crate::cc::{ReceiverController, Scheme, SenderController};
 use crate::throughput::ThroughputModel;
+use crate::time::Instant;
+use convoy_wire::OptionsRepr;
+use std::net::IpAddr;
 use std::time::Duration;
 
 /// How the sender measures the round-trip time it feeds into acker selection.
@@ -213,6 +223,28 @@ impl Default for PgmccConfig {
             ack_per_batch: false,
             congestion_report_ivl: Duration::from_millis(10),
         }
+    }
+}
+
+impl Scheme for PgmccConfig {
+    const NAME: &'static str = "pgmcc";
+
+    fn build_sender(&self, now: Instant) -> Box<dyn SenderController> {
+        Box::new(PgmccSender::new(self.clone(), now))
+    }
+
+    fn build_receiver(&self, local: IpAddr) -> Box<dyn ReceiverController> {
+        Box::new(PgmccReceiver::new(self.clone(), local))
+    }
+
+    /// A pgmcc source puts OPT_PGMCC_DATA on every ODATA (draft §2.1.1).
+    fn recognises(odata: &OptionsRepr) -> bool {
+        odata.cc.pgmcc.data.is_some()
+    }
+
+    /// One ACK per batch of packets read together ([`PgmccConfig::ack_per_batch`]).
+    fn for_batched_reads(&mut self) {
+        self.ack_per_batch = true;
     }
 }
 

@@ -1,12 +1,14 @@
 //! The pgmcc receiver half (draft §4 "Procedures – Receiver"; paper §3.2–3.3, §3.6).
 
 use super::{ElectionTimer, LossEstimator, PgmccConfig};
-use crate::cc::{ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, ReceiverFeedback};
+use crate::cc::{
+    FeedbackPacket, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, UpstreamPath,
+};
 use crate::loss_filter::LossFilter;
 use crate::seq;
 use crate::tfrc_loss::TfrcLossHistory;
 use crate::time::Instant;
-use convoy_wire::{OptionsRepr, PgmccFeedback};
+use convoy_wire::{BodyRepr, OptionsRepr, PgmccFeedback};
 use rand_core::RngCore;
 use std::collections::VecDeque;
 use std::net::IpAddr;
@@ -17,6 +19,55 @@ const MAX_GAP_FED: i64 = 1 << 16;
 
 /// Bound on queued feedback packets.
 const MAX_QUEUED_FEEDBACK: usize = 1024;
+
+/// A feedback packet the pgmcc receiver sends.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReceiverFeedback {
+    /// A PGMCC ACK with these fields and options (draft §2.1.2).
+    Ack {
+        /// Highest ODATA sequence number received.
+        rx_max: u32,
+        /// Receive bitmap, LSB = RX_MAX.
+        bitmap: u32,
+        /// OPT_PGMCC_FEEDBACK and Convoy options.
+        options: OptionsRepr,
+    },
+    /// A report-only NAK that asks the sender to elect an acker (paper §3.6, draft §2.3.1).
+    ElectionNak {
+        /// Sequence number of the data packet that asked for the election.
+        sqn: u32,
+        /// The receiver report options.
+        options: OptionsRepr,
+    },
+}
+
+impl ReceiverFeedback {
+    /// The upstream packet: an ACK, or a NAK marked OPT_CONVOY_ELECTION (draft §2.3.1: a NAK that asks for no
+    /// repair) towards `path`.
+    pub fn into_packet(self, path: &UpstreamPath) -> FeedbackPacket {
+        match self {
+            ReceiverFeedback::Ack {
+                rx_max,
+                bitmap,
+                options,
+            } => FeedbackPacket {
+                body: BodyRepr::Ack { rx_max, bitmap },
+                options,
+            },
+            ReceiverFeedback::ElectionNak { sqn, mut options } => {
+                options.cc.pgmcc.election = true;
+                FeedbackPacket {
+                    body: BodyRepr::Nak {
+                        sqn,
+                        source_nla: path.source_nla,
+                        group_nla: path.group_nla,
+                    },
+                    options,
+                }
+            }
+        }
+    }
+}
 
 #[derive(Debug)]
 enum Estimator {
@@ -138,11 +189,9 @@ impl PgmccReceiver {
     }
 
     fn report_options(&self, now: Instant) -> OptionsRepr {
-        let mut options = OptionsRepr {
-            pgmcc_feedback: Some(self.report(now)),
-            ..OptionsRepr::default()
-        };
-        options.convoy.rxw_lead = self.rx_max;
+        let mut options = OptionsRepr::default();
+        options.cc.pgmcc.feedback = Some(self.report(now));
+        options.cc.pgmcc.rxw_lead = self.rx_max;
         options
     }
 
@@ -155,11 +204,9 @@ impl PgmccReceiver {
 
     fn queue_ack(&mut self, now: Instant, leaving: bool) {
         let Some(rx_max) = self.rx_max else { return };
-        let mut options = OptionsRepr {
-            pgmcc_feedback: Some(self.report(now)),
-            ..OptionsRepr::default()
-        };
-        options.convoy.acker_leaving = leaving;
+        let mut options = OptionsRepr::default();
+        options.cc.pgmcc.feedback = Some(self.report(now));
+        options.cc.pgmcc.acker_leaving = leaving;
         let ack = ReceiverFeedback::Ack {
             rx_max,
             bitmap: self.bitmap,
@@ -184,7 +231,7 @@ impl PgmccReceiver {
         }
         let mut queued = self.feedback.iter().rev();
         match queued.next() {
-            Some(ReceiverFeedback::Ack { options, .. }) if !options.convoy.acker_leaving => {}
+            Some(ReceiverFeedback::Ack { options, .. }) if !options.cc.pgmcc.acker_leaving => {}
             _ => return false,
         }
         let heard_before = queued
@@ -244,7 +291,7 @@ impl PgmccReceiver {
         sqn: u32,
         options: &OptionsRepr,
     ) {
-        let Some(data) = options.pgmcc_data else {
+        let Some(data) = options.cc.pgmcc.data else {
             return;
         };
         self.last_tstamp = Some((data.tstamp, now));
@@ -285,6 +332,22 @@ impl PgmccReceiver {
             self.election = None;
         }
     }
+
+    /// The next feedback packet due now: an election answer whose back-off ended, else the oldest queued ACK.
+    pub fn next_feedback(&mut self, now: Instant) -> Option<ReceiverFeedback> {
+        if let Some((at, sqn)) = self.election {
+            if now >= at {
+                self.election = None;
+                let options = self.report_options(now);
+                self.queue(ReceiverFeedback::ElectionNak { sqn, options });
+            }
+        }
+        let fb = self.feedback.pop_front();
+        if let Some(ReceiverFeedback::Ack { rx_max, .. }) = &fb {
+            self.last_ack_out = Some(*rx_max);
+        }
+        fb
+    }
 }
 
 impl ReceiverController for PgmccReceiver {
@@ -314,23 +377,12 @@ impl ReceiverController for PgmccReceiver {
     }
 
     fn add_nak_report(&mut self, now: Instant, options: &mut OptionsRepr) {
-        options.pgmcc_feedback = Some(self.report(now));
-        options.convoy.rxw_lead = self.rx_max;
+        options.cc.pgmcc.feedback = Some(self.report(now));
+        options.cc.pgmcc.rxw_lead = self.rx_max;
     }
 
-    fn poll_feedback(&mut self, now: Instant) -> Option<ReceiverFeedback> {
-        if let Some((at, sqn)) = self.election {
-            if now >= at {
-                self.election = None;
-                let options = self.report_options(now);
-                self.queue(ReceiverFeedback::ElectionNak { sqn, options });
-            }
-        }
-        let fb = self.feedback.pop_front();
-        if let Some(ReceiverFeedback::Ack { rx_max, .. }) = &fb {
-            self.last_ack_out = Some(*rx_max);
-        }
-        fb
+    fn poll_feedback(&mut self, now: Instant, path: &UpstreamPath) -> Option<FeedbackPacket> {
+        self.next_feedback(now).map(|fb| fb.into_packet(path))
     }
 
     fn poll_timeout(&self) -> Option<Instant> {

@@ -1,16 +1,14 @@
 //! The pgmcc sender half (draft §3 "Procedures – Sender"; paper §3.4–3.6).
 
 use super::{
-    AckTracker, AckerElection, ElectionOutcome, OldAckerAcks, PgmccConfig, RttMethod,
-    TimeoutPolicy, TokenWindow,
+    AckTracker, AckerElection, ElectionOutcome, Feedback, FeedbackKind, OldAckerAcks, PgmccConfig,
+    RttMethod, TimeoutPolicy, TokenWindow,
 };
-use crate::cc::{
-    CcEvent, CcSnapshot, Feedback, FeedbackKind, Permit, ReductionCause, SenderController,
-};
+use crate::cc::{CcEvent, CcSnapshot, Permit, ReductionCause, SenderController};
 use crate::rtt::{RttConfig, RttEstimator};
 use crate::seq;
 use crate::time::Instant;
-use convoy_wire::{OptionsRepr, PgmccData};
+use convoy_wire::{OptionsRepr, PacketRepr, PgmccData};
 use std::collections::VecDeque;
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
@@ -110,7 +108,7 @@ impl PgmccSender {
     }
 
     /// RTT of a report for acker selection, per the configured method.
-    fn report_rtt(&self, now: Instant, feedback: &Feedback<'_>) -> Option<f64> {
+    fn report_rtt(&self, now: Instant, feedback: &Feedback) -> Option<f64> {
         match self.config.rtt_method {
             RttMethod::Timestamp => {
                 let report = feedback.report?;
@@ -134,7 +132,7 @@ impl PgmccSender {
         }
     }
 
-    fn election_step(&mut self, now: Instant, feedback: &Feedback<'_>) {
+    fn election_step(&mut self, now: Instant, feedback: &Feedback) {
         let Some(report) = feedback.report else {
             return;
         };
@@ -253,31 +251,9 @@ impl PgmccSender {
             }
         }
     }
-}
 
-impl SenderController for PgmccSender {
-    fn permit(&self, _now: Instant) -> Permit {
-        if self.window.can_send() {
-            Permit::Now
-        } else {
-            Permit::Blocked
-        }
-    }
-
-    fn on_data_sent(&mut self, now: Instant, sqn: u32, _len: usize, options: &mut OptionsRepr) {
-        let acker = self.election.acker();
-        self.window.on_send();
-        self.tracker.on_sent(now, sqn, acker);
-        if self.deadline.is_none() {
-            self.deadline = Some(now + self.rto());
-        }
-        options.pgmcc_data = Some(PgmccData {
-            tstamp: self.config.tstamp_unit.ticks(now.as_nanos()),
-            acker: acker.unwrap_or(self.no_acker),
-        });
-    }
-
-    fn on_feedback(&mut self, now: Instant, feedback: &Feedback<'_>) {
+    /// Feedback from a receiver: an ACK, a NAK or an election NAK, with or without its report.
+    pub fn on_report(&mut self, now: Instant, feedback: &Feedback) {
         let from = feedback.receiver();
         if feedback.acker_leaving && self.election.acker() == Some(from) {
             // Draft §2.3.2: the acker leaves; elect again at once. Its goodbye is an ACK (or a duplicate): the
@@ -300,6 +276,35 @@ impl SenderController for PgmccSender {
         self.election_step(now, feedback);
         if let FeedbackKind::Ack { rx_max, bitmap } = feedback.kind {
             self.on_ack(now, from, rx_max, bitmap);
+        }
+    }
+}
+
+impl SenderController for PgmccSender {
+    fn permit(&self, _now: Instant) -> Permit {
+        if self.window.can_send() {
+            Permit::Now
+        } else {
+            Permit::Blocked
+        }
+    }
+
+    fn on_data_sent(&mut self, now: Instant, sqn: u32, _len: usize, options: &mut OptionsRepr) {
+        let acker = self.election.acker();
+        self.window.on_send();
+        self.tracker.on_sent(now, sqn, acker);
+        if self.deadline.is_none() {
+            self.deadline = Some(now + self.rto());
+        }
+        options.cc.pgmcc.data = Some(PgmccData {
+            tstamp: self.config.tstamp_unit.ticks(now.as_nanos()),
+            acker: acker.unwrap_or(self.no_acker),
+        });
+    }
+
+    fn on_feedback(&mut self, now: Instant, from: IpAddr, packet: &PacketRepr<'_>) {
+        if let Some(feedback) = Feedback::read(from, packet) {
+            self.on_report(now, &feedback);
         }
     }
 

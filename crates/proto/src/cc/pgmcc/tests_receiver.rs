@@ -1,7 +1,7 @@
 //! Rule-by-rule tests of the pgmcc receiver half.
 
 use super::*;
-use crate::cc::{ReceiverCcEvent, ReceiverController, ReceiverFeedback};
+use crate::cc::{ReceiverCcEvent, ReceiverController};
 use crate::time::Instant;
 use convoy_wire::{OptionsRepr, PgmccData};
 use rand_chacha::ChaCha8Rng;
@@ -14,10 +14,9 @@ fn ip(n: u8) -> IpAddr {
 }
 
 fn data(acker: IpAddr, tstamp: u32) -> OptionsRepr {
-    OptionsRepr {
-        pgmcc_data: Some(PgmccData { tstamp, acker }),
-        ..OptionsRepr::default()
-    }
+    let mut options = OptionsRepr::default();
+    options.cc.pgmcc.data = Some(PgmccData { tstamp, acker });
+    options
 }
 
 fn none() -> IpAddr {
@@ -36,7 +35,7 @@ fn draft_4_acker_acks_every_data_packet_immediately() {
     let (mut r, mut rng) = rx();
     let now = Instant::from_millis(5);
     r.on_odata(now, &mut rng, 10, &data(ip(1), 77));
-    match r.poll_feedback(now) {
+    match r.next_feedback(now) {
         Some(ReceiverFeedback::Ack {
             rx_max,
             bitmap,
@@ -44,7 +43,7 @@ fn draft_4_acker_acks_every_data_packet_immediately() {
         }) => {
             assert_eq!(rx_max, 10);
             assert_eq!(bitmap & 1, 1);
-            let fb = options.pgmcc_feedback.unwrap();
+            let fb = options.cc.pgmcc.feedback.unwrap();
             assert_eq!(fb.reporter, ip(1));
             assert_eq!(fb.tstamp, 77, "immediate: no holding time added");
         }
@@ -53,7 +52,7 @@ fn draft_4_acker_acks_every_data_packet_immediately() {
     assert_eq!(r.poll_event(), Some(ReceiverCcEvent::AckerRole(true)));
     // Data naming someone else: no ACK.
     r.on_odata(now, &mut rng, 11, &data(ip(2), 78));
-    assert_eq!(r.poll_feedback(now), None);
+    assert_eq!(r.next_feedback(now), None);
     assert_eq!(r.poll_event(), Some(ReceiverCcEvent::AckerRole(false)));
 }
 
@@ -123,7 +122,7 @@ fn draft_2_5_1_echo_adds_holding_time() {
     r.on_odata(Instant::from_millis(100), &mut rng, 0, &data(ip(2), 5_000));
     let mut options = OptionsRepr::default();
     r.add_nak_report(Instant::from_millis(130), &mut options);
-    let fb = options.pgmcc_feedback.unwrap();
+    let fb = options.cc.pgmcc.feedback.unwrap();
     assert_eq!(fb.tstamp, 5_000 + 30_000, "30 ms held, in microseconds");
 }
 
@@ -134,10 +133,10 @@ fn paper_3_2_every_nak_carries_the_report() {
     r.on_odata(Instant::ZERO, &mut rng, 3, &data(ip(2), 0));
     let mut options = OptionsRepr::default();
     r.add_nak_report(Instant::ZERO, &mut options);
-    let fb = options.pgmcc_feedback.unwrap();
+    let fb = options.cc.pgmcc.feedback.unwrap();
     assert_eq!(fb.reporter, ip(1));
     assert!(fb.loss_rate > 0);
-    assert_eq!(options.convoy.rxw_lead, Some(3));
+    assert_eq!(options.cc.pgmcc.rxw_lead, Some(3));
 }
 
 #[test]
@@ -145,13 +144,13 @@ fn paper_3_6_election_request_answered_after_short_backoff() {
     let (mut r, mut rng) = rx();
     let t0 = Instant::from_millis(1000);
     r.on_odata(t0, &mut rng, 0, &data(none(), 0));
-    assert_eq!(r.poll_feedback(t0), None);
+    assert_eq!(r.next_feedback(t0), None);
     let due = r.poll_timeout().expect("an election answer is scheduled");
     assert!(due >= t0 && due <= t0 + PgmccConfig::default().election_backoff);
-    match r.poll_feedback(due) {
+    match r.next_feedback(due) {
         Some(ReceiverFeedback::ElectionNak { sqn, options }) => {
             assert_eq!(sqn, 0);
-            assert!(options.pgmcc_feedback.is_some());
+            assert!(options.cc.pgmcc.feedback.is_some());
         }
         other => panic!("expected an election NAK, got {other:?}"),
     }
@@ -163,23 +162,23 @@ fn election_answer_cancelled_once_an_acker_is_named() {
     r.on_odata(Instant::ZERO, &mut rng, 0, &data(none(), 0));
     r.on_odata(Instant::ZERO, &mut rng, 1, &data(ip(3), 0));
     assert_eq!(r.poll_timeout(), None);
-    assert_eq!(r.poll_feedback(Instant::from_secs_f64(1.0)), None);
+    assert_eq!(r.next_feedback(Instant::from_secs_f64(1.0)), None);
 }
 
 #[test]
 fn draft_2_3_2_acker_leaving_on_close() {
     let (mut r, mut rng) = rx();
     r.on_odata(Instant::ZERO, &mut rng, 0, &data(ip(1), 0));
-    let _ = r.poll_feedback(Instant::ZERO);
+    let _ = r.next_feedback(Instant::ZERO);
     r.close(Instant::ZERO);
-    match r.poll_feedback(Instant::ZERO) {
-        Some(ReceiverFeedback::Ack { options, .. }) => assert!(options.convoy.acker_leaving),
+    match r.next_feedback(Instant::ZERO) {
+        Some(ReceiverFeedback::Ack { options, .. }) => assert!(options.cc.pgmcc.acker_leaving),
         other => panic!("expected ACKER_LEAVING, got {other:?}"),
     }
 }
 
 fn acks(r: &mut PgmccReceiver, now: Instant) -> Vec<(u32, u32)> {
-    std::iter::from_fn(|| r.poll_feedback(now))
+    std::iter::from_fn(|| r.next_feedback(now))
         .map(|fb| match fb {
             ReceiverFeedback::Ack { rx_max, bitmap, .. } => (rx_max, bitmap),
             other => panic!("expected ACKs only, got {other:?}"),

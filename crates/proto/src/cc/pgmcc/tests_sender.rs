@@ -1,9 +1,7 @@
 //! Rule-by-rule tests of the pgmcc sender half; each names the section of shared/spec/pgmcc.md's sources.
 
 use super::*;
-use crate::cc::{
-    CcEvent, Feedback, FeedbackKind, Permit, ReceiverReport, ReductionCause, SenderController,
-};
+use crate::cc::{CcEvent, Permit, ReductionCause, SenderController};
 use crate::time::Instant;
 use convoy_wire::OptionsRepr;
 use std::net::{IpAddr, Ipv4Addr};
@@ -41,15 +39,13 @@ fn feedback(
     rep: ReceiverReport,
     leaving: bool,
 ) {
-    let options = OptionsRepr::default();
     let fb = Feedback {
         kind,
         from: rep.reporter,
         report: Some(rep),
         acker_leaving: leaving,
-        options: &options,
     };
-    s.on_feedback(now, &fb);
+    s.on_report(now, &fb);
 }
 
 fn ack(
@@ -107,7 +103,7 @@ fn running(w: f64) -> PgmccSender {
 fn paper_3_6_first_packet_asks_for_an_election_and_first_reporter_wins() {
     let mut s = PgmccSender::new(PgmccConfig::default(), Instant::ZERO);
     let o = send(&mut s, ms(0), 0);
-    let data = o.pgmcc_data.expect("OPT_PGMCC_DATA on every ODATA");
+    let data = o.cc.pgmcc.data.expect("OPT_PGMCC_DATA on every ODATA");
     assert!(
         data.acker.is_unspecified(),
         "no acker yet: election request"
@@ -133,14 +129,14 @@ fn paper_3_6_first_packet_asks_for_an_election_and_first_reporter_wins() {
     );
     // Draft §3: T = T + 1 on the initial election, so the next packet (naming the acker) may go.
     let o = send(&mut s, ms(10), 1);
-    assert_eq!(o.pgmcc_data.unwrap().acker, ip(2));
+    assert_eq!(o.cc.pgmcc.data.unwrap().acker, ip(2));
 }
 
 #[test]
 fn draft_2_1_1_data_carries_a_timestamp() {
     let mut s = PgmccSender::new(PgmccConfig::default(), Instant::ZERO);
     let o = send(&mut s, Instant::from_micros(123_456), 0);
-    assert_eq!(o.pgmcc_data.unwrap().tstamp, 123_456);
+    assert_eq!(o.cc.pgmcc.data.unwrap().tstamp, 123_456);
 }
 
 #[test]
@@ -332,30 +328,27 @@ fn draft_2_5_3_sequence_number_rtt_selectable() {
         let mut o = OptionsRepr::default();
         s.on_data_sent(ms(0), sqn, 1464, &mut o);
     }
-    let options = OptionsRepr::default();
     let mut rep = report(ip(1), 0, 0.02);
     rep.rxw_lead = Some(45);
-    s.on_feedback(
+    s.on_report(
         ms(1),
         &Feedback {
             kind: FeedbackKind::Nak { sqn: 40 },
             from: ip(1),
             report: Some(rep),
             acker_leaving: false,
-            options: &options,
         },
     );
     // ip(2) has the same loss but is 20 packets behind (RTT 24 packets vs 4): it becomes acker.
     rep = report(ip(2), 0, 0.02);
     rep.rxw_lead = Some(25);
-    s.on_feedback(
+    s.on_report(
         ms(1),
         &Feedback {
             kind: FeedbackKind::Nak { sqn: 20 },
             from: ip(2),
             report: Some(rep),
             acker_leaving: false,
-            options: &options,
         },
     );
     assert_eq!(s.snapshot().acker, Some(ip(2)));
@@ -392,7 +385,7 @@ fn draft_2_7_adaptive_timeout_restarts_window_and_reelects_after_two() {
     );
     let o = send(&mut s, second, 3);
     assert!(
-        o.pgmcc_data.unwrap().acker.is_unspecified(),
+        o.cc.pgmcc.data.unwrap().acker.is_unspecified(),
         "next packet asks for an election"
     );
 }
@@ -478,7 +471,7 @@ fn draft_2_3_2_acker_leaving_triggers_election() {
         }]
     );
     let o = send(&mut s, ms(51), 1);
-    assert!(o.pgmcc_data.unwrap().acker.is_unspecified());
+    assert!(o.cc.pgmcc.data.unwrap().acker.is_unspecified());
 }
 
 #[test]

@@ -9,13 +9,18 @@
 //! * in the rx_loss-aware variant (pgmcc paper §3.7) it remembers the loss rate reported by the NAK it
 //!   forwarded and forwards a later NAK for the same number if that one reports a higher loss.
 //!
-//! pgmcc's election NAKs (report-only "dummy" NAKs, draft §2.3.1) go through the same suppression ("the usual
+//! Report-only NAKs — pgmcc's election NAKs ("dummy" NAKs, draft §2.3.1), marked so by the scheme's options
+//! (`convoy_wire::SchemeOptions::report_only`) — go through the same suppression ("the usual
 //! feedback suppression mechanism"), but on state of their own: they ask for no repair, so they get no NCF and
 //! never suppress, nor are suppressed by, a real NAK for the same sequence number, and RDATA ignores them.
 //!
 //! Modelling choice: NAKs travel towards the source's address and every element on the path intercepts them,
 //! which is what PGM's hop-by-hop NAK forwarding along the SPM path achieves; SPM path NLAs are not rewritten.
 //! Each behaviour can be switched off.
+
+mod packets;
+
+pub use packets::{rdata_key, NakPacket};
 
 use crate::ids::LinkId;
 use convoy_proto::Instant;
@@ -57,7 +62,7 @@ pub type RepairKey = (Gsi, u16, u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct StateKey {
     repair: RepairKey,
-    election: bool,
+    report_only: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -109,8 +114,8 @@ pub struct NakSeen<'a> {
     pub down: LinkId,
     /// The loss rate of its receiver report.
     pub loss: Option<u16>,
-    /// A report-only election NAK.
-    pub election: bool,
+    /// A report-only NAK (pgmcc's election NAK): it asks for no repair.
+    pub report_only: bool,
 }
 
 /// What to do with a NAK.
@@ -153,7 +158,7 @@ impl NetworkElement {
             sqns,
             down,
             loss,
-            election,
+            report_only,
         } = *nak;
         self.expire(now);
         let mut any_new = false;
@@ -161,7 +166,7 @@ impl NetworkElement {
         for &sqn in sqns {
             let key = StateKey {
                 repair: (gsi, port, sqn),
-                election,
+                report_only,
             };
             match self.entries.get_mut(&key) {
                 None => {
@@ -196,7 +201,7 @@ impl NetworkElement {
         } else {
             self.stats.naks_suppressed += 1;
         }
-        let ncf = self.config.send_ncf && !election;
+        let ncf = self.config.send_ncf && !report_only;
         if ncf {
             self.stats.ncfs += 1;
         }
@@ -209,7 +214,7 @@ impl NetworkElement {
         self.expire(now);
         let key = StateKey {
             repair: (gsi, port, sqn),
-            election: false,
+            report_only: false,
         };
         if !self.config.selective_rdata {
             self.entries.remove(&key);
@@ -229,7 +234,7 @@ impl NetworkElement {
 
     /// Repair states held now (election suppression state not counted).
     pub fn state_count(&self) -> usize {
-        self.entries.keys().filter(|k| !k.election).count()
+        self.entries.keys().filter(|k| !k.report_only).count()
     }
 }
 
@@ -252,7 +257,7 @@ mod tests {
                     sqns: &[5],
                     down: LinkId(1),
                     loss: Some(100),
-                    election: false
+                    report_only: false
                 }
             ),
             NakDecision {
@@ -269,7 +274,7 @@ mod tests {
                     sqns: &[5],
                     down: LinkId(2),
                     loss: Some(100),
-                    election: false
+                    report_only: false
                 }
             ),
             NakDecision {
@@ -289,7 +294,7 @@ mod tests {
                     sqns: &[5],
                     down: LinkId(2),
                     loss: Some(100),
-                    election: false
+                    report_only: false
                 }
             )
             .forward
@@ -312,7 +317,7 @@ mod tests {
                     sqns: &[5],
                     down: LinkId(1),
                     loss: Some(1000),
-                    election: false
+                    report_only: false
                 }
             )
             .forward
@@ -326,7 +331,7 @@ mod tests {
                     sqns: &[5],
                     down: LinkId(2),
                     loss: Some(900),
-                    election: false
+                    report_only: false
                 }
             )
             .forward
@@ -340,7 +345,7 @@ mod tests {
                     sqns: &[5],
                     down: LinkId(2),
                     loss: Some(3000),
-                    election: false
+                    report_only: false
                 }
             )
             .forward
@@ -354,7 +359,7 @@ mod tests {
                     sqns: &[5],
                     down: LinkId(3),
                     loss: Some(2000),
-                    election: false
+                    report_only: false
                 }
             )
             .forward
@@ -374,7 +379,7 @@ mod tests {
                 sqns: &[5],
                 down: LinkId(1),
                 loss: Some(1000),
-                election: false,
+                report_only: false,
             },
         );
         assert!(
@@ -386,7 +391,7 @@ mod tests {
                     sqns: &[5],
                     down: LinkId(2),
                     loss: Some(60_000),
-                    election: false
+                    report_only: false
                 }
             )
             .forward
@@ -404,7 +409,7 @@ mod tests {
                 sqns: &[5],
                 down: LinkId(1),
                 loss: None,
-                election: false,
+                report_only: false,
             },
         );
         assert!(
@@ -416,7 +421,7 @@ mod tests {
                     sqns: &[5],
                     down: LinkId(1),
                     loss: None,
-                    election: false
+                    report_only: false
                 }
             )
             .forward
@@ -430,7 +435,7 @@ mod tests {
                     sqns: &[5],
                     down: LinkId(1),
                     loss: None,
-                    election: false
+                    report_only: false
                 }
             )
             .forward
@@ -452,7 +457,7 @@ mod tests {
                 sqns: &[5],
                 down: LinkId(1),
                 loss: None,
-                election: true,
+                report_only: true,
             },
         );
         assert_eq!(
@@ -471,14 +476,14 @@ mod tests {
                     sqns: &[5],
                     down: LinkId(1),
                     loss: None,
-                    election: false
+                    report_only: false
                 }
             )
             .forward
         );
     }
 
-    fn nak(ne: &mut NetworkElement, t: Instant, down: u32, election: bool) -> NakDecision {
+    fn nak(ne: &mut NetworkElement, t: Instant, down: u32, report_only: bool) -> NakDecision {
         ne.on_nak(
             t,
             &NakSeen {
@@ -487,7 +492,7 @@ mod tests {
                 sqns: &[7],
                 down: LinkId(down),
                 loss: Some(100),
-                election,
+                report_only,
             },
         )
     }
