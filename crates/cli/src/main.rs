@@ -8,12 +8,13 @@
 
 mod bench_net;
 mod demo;
+mod progress;
 mod transfer_cmd;
 mod units;
 
 use clap::{Parser, Subcommand};
-use convoy_cli::bench;
-use convoy_cli::simrun::{self, SimOptions};
+use convoy_experiments::bench;
+use convoy_experiments::simrun::{self, SimOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -114,12 +115,12 @@ struct ReproduceArgs {
 
 fn reproduce(args: ReproduceArgs) -> ExitCode {
     if args.list {
-        for e in convoy_cli::reproduce::registry::all() {
+        for e in convoy_experiments::reproduce::registry::all() {
             println!("{}", e.id);
         }
         return ExitCode::SUCCESS;
     }
-    let opts = convoy_cli::reproduce::ReproduceOptions {
+    let opts = convoy_experiments::reproduce::ReproduceOptions {
         ids: args.ids,
         out: args.out,
         seeds: args.seeds,
@@ -127,9 +128,21 @@ fn reproduce(args: ReproduceArgs) -> ExitCode {
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         scenarios: args.scenarios,
-        quiet: args.quiet,
     };
-    match convoy_cli::reproduce::reproduce(&opts) {
+    let mut on_run = |r: &convoy_experiments::reproduce::RunDone<'_>| {
+        if !args.quiet {
+            let v = if r.variant.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", r.variant)
+            };
+            eprintln!(
+                "[{}/{}] {}{v} seed {}: {:.1} s",
+                r.done, r.total, r.id, r.seed, r.seconds
+            );
+        }
+    };
+    match convoy_experiments::reproduce::reproduce(&opts, &mut on_run) {
         Ok(verdicts) => {
             for v in &verdicts {
                 println!(
@@ -179,11 +192,10 @@ fn sim(args: SimArgs) -> ExitCode {
         seed: args.seed,
         sets: args.sets,
         pcap: args.pcap,
-        quiet: args.quiet,
     };
-    match simrun::run(&opts) {
+    match simrun::run(&opts, &mut progress::SimBar::new(args.quiet)) {
         Ok(report) => {
-            if !opts.quiet {
+            if !args.quiet {
                 let s = &report.summary;
                 println!(
                     "{}: {} simulated s, {} events in {:.2} s wall (seed {})",

@@ -333,7 +333,7 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         "malformed": s.malformed,
         "receivers": report.receivers,
         "closed": report.closed,
-        "peak_rss_bytes": convoy_cli::bench::procfs::vm_bytes("VmHWM"),
+        "peak_rss_bytes": convoy_experiments::bench::procfs::vm_bytes("VmHWM"),
         "io": io,
         "exit_code": code,
     });
@@ -438,7 +438,7 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
         "statuses_sent": s.statuses_sent,
         "malformed": s.malformed,
         "sqns_lost": w.sqns_lost,
-        "peak_rss_bytes": convoy_cli::bench::procfs::vm_bytes("VmHWM"),
+        "peak_rss_bytes": convoy_experiments::bench::procfs::vm_bytes("VmHWM"),
         "buffer": {
             "max_bytes": rx.receiver().config().rxw.max_buffered_bytes,
             "peak_held_bytes": w.peak_held_bytes,

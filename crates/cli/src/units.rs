@@ -1,8 +1,8 @@
 //! Rates, durations and sizes on the command line: the same grammar and parser as scenario files
-//! ([`convoy_cli::scenario::units`]), so `--wait 2min` and `wait = "2min"` mean the same and `2m` is refused in
+//! ([`convoy_experiments::scenario::units`]), so `--wait 2min` and `wait = "2min"` mean the same and `2m` is refused in
 //! both places with the units that would be accepted.
 
-use convoy_cli::scenario::units::{Bytes, Dur, Rate};
+use convoy_experiments::scenario::units::{Bytes, Dur, Rate};
 use std::time::Duration;
 
 /// A rate in bits per second, with its unit: `20Mbit`, `1.5Gbit`, `800kbit`, `2MB/s`.

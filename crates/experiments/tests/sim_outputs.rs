@@ -1,6 +1,6 @@
 //! `convoy sim` end to end: the outputs exist and parse, and a run is a pure function of (scenario, seed).
 
-use convoy_cli::simrun::{self, SimOptions};
+use convoy_experiments::simrun::{self, SimOptions};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -88,9 +88,8 @@ fn run(dir: &Path, seed: Option<u64>, pcap: Option<&str>) -> simrun::SimReport {
         seed,
         sets: Vec::new(),
         pcap: pcap.map(str::to_string),
-        quiet: true,
     };
-    simrun::run(&opts).unwrap_or_else(|e| panic!("{e}"))
+    simrun::run(&opts, &mut ()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn without_wall(text: &str) -> Value {
@@ -253,9 +252,8 @@ fn bad_pcap_link_is_named() {
         scenario: dir.join("small.toml"),
         out: Some(dir.join("out")),
         pcap: Some("nope".into()),
-        quiet: true,
         ..SimOptions::default()
     };
-    let e = simrun::run(&opts).unwrap_err().to_string();
+    let e = simrun::run(&opts, &mut ()).unwrap_err().to_string();
     assert!(e.contains("--pcap nope") && e.contains("LA:rev"), "{e}");
 }

@@ -2,7 +2,7 @@
 //! `--set` overrides, and the switch-inflation experiment (100 s of the congested chain) runs, shows the old
 //! acker's ACKs arriving after a switch, reports its variants and draws its Fig. 11.
 
-use convoy_cli::reproduce::{registry, reproduce, ReproduceOptions};
+use convoy_experiments::reproduce::{registry, reproduce, ReproduceOptions};
 use std::path::PathBuf;
 
 fn root() -> PathBuf {
@@ -14,7 +14,7 @@ fn every_run_plan_loads_with_its_overrides() {
     for exp in registry::all() {
         for plan in exp.runs {
             let sets: Vec<String> = plan.sets.iter().map(|s| s.to_string()).collect();
-            convoy_cli::scenario::load(&root().join("scenarios").join(plan.scenario), &sets)
+            convoy_experiments::scenario::load(&root().join("scenarios").join(plan.scenario), &sets)
                 .unwrap_or_else(|e| panic!("{} [{}]: {e}", exp.id, plan.variant));
         }
     }
@@ -29,9 +29,8 @@ fn switch_inflation_runs_and_draws_fig11() {
         seeds: 1,
         jobs: 2,
         scenarios: root().join("scenarios"),
-        quiet: true,
     };
-    let verdicts = reproduce(&opts).expect("the experiment runs");
+    let verdicts = reproduce(&opts, &mut |_| {}).expect("the experiment runs");
     let v = verdicts
         .iter()
         .find(|v| v.id == "wf-switch-inflation")

@@ -7,8 +7,8 @@
 //! traffic (`convoy bench sim-endpoint`'s method). Live bytes are exact whatever ran before, so the readings
 //! can share the process. Prints one JSON object. `--quick` skips star-10000 (about three minutes).
 
-use convoy_cli::bench::child::{endpoint_growth, star_reading, StarReading};
-use convoy_cli::bench::{ENDPOINT_RECEIVERS, ENDPOINT_SECONDS, STAR_RSS_AT_PACKETS};
+use convoy_experiments::bench::child::{endpoint_growth, star_reading, StarReading};
+use convoy_experiments::bench::{ENDPOINT_RECEIVERS, ENDPOINT_SECONDS, STAR_RSS_AT_PACKETS};
 use stats_alloc::{StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
 use std::process::ExitCode;

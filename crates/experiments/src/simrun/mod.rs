@@ -7,7 +7,6 @@ pub mod summary;
 
 use crate::scenario::{self, Scenario};
 use convoy_proto::Instant;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -25,8 +24,18 @@ pub struct SimOptions {
     pub sets: Vec<String>,
     /// Link direction to capture (`name` or `name:rev`).
     pub pcap: Option<String>,
-    /// No progress bar and no report on stdout.
-    pub quiet: bool,
+}
+
+/// Told how a run advances (the `convoy` command draws a progress bar from it); `()` ignores it.
+pub trait RunProgress {
+    /// Scenario `scenario` has simulated `simulated` of `end`, in `events` events so far.
+    fn advanced(&mut self, scenario: &str, simulated: Duration, end: Duration, events: u64);
+    /// The run is over.
+    fn finished(&mut self) {}
+}
+
+impl RunProgress for () {
+    fn advanced(&mut self, _: &str, _: Duration, _: Duration, _: u64) {}
 }
 
 /// A failed `convoy sim`.
@@ -70,11 +79,8 @@ pub struct SimReport {
     pub summary: summary::Summary,
 }
 
-/// Wall time after which the progress bar appears.
-const QUIET_PERIOD: Duration = Duration::from_secs(2);
-
 /// Load, run and write. `--seed` becomes one more `--set run.seed=N` (after the others).
-pub fn run(opts: &SimOptions) -> Result<SimReport, SimError> {
+pub fn run(opts: &SimOptions, progress: &mut dyn RunProgress) -> Result<SimReport, SimError> {
     let mut sets = opts.sets.clone();
     if let Some(seed) = opts.seed {
         sets.push(format!("run.seed={seed}"));
@@ -84,7 +90,7 @@ pub fn run(opts: &SimOptions) -> Result<SimReport, SimError> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("out").join(&s.name));
-    let (report, _net) = run_scenario(&s, &dir, opts.pcap.as_deref(), opts.quiet)?;
+    let (report, _net) = run_scenario(&s, &dir, opts.pcap.as_deref(), progress)?;
     Ok(report)
 }
 
@@ -94,7 +100,7 @@ pub fn run_scenario(
     s: &Scenario,
     dir: &Path,
     pcap: Option<&str>,
-    quiet: bool,
+    progress: &mut dyn RunProgress,
 ) -> Result<(SimReport, convoy_sim::Network), SimError> {
     let mut built = scenario::build_network(s)
         .map_err(|e| SimError::Other(format!("building the network: {e}")))?;
@@ -117,7 +123,7 @@ pub fn run_scenario(
         built.net.capture(id);
     }
     let started = std::time::Instant::now();
-    let events = drive(&mut built.net, s, quiet);
+    let events = drive(&mut built.net, s, progress);
     let wall_s = started.elapsed().as_secs_f64();
     std::fs::create_dir_all(dir).map_err(other(format!("creating {}", dir.display())))?;
     let net = &built.net;
@@ -146,36 +152,18 @@ pub fn run_scenario(
     Ok((report, built.net))
 }
 
-/// Run the network to the scenario's end in chunks, with a progress bar once the run has taken a while.
-fn drive(net: &mut convoy_sim::Network, s: &Scenario, quiet: bool) -> u64 {
+/// Run the network to the scenario's end in 500 chunks, telling `progress` after each.
+fn drive(net: &mut convoy_sim::Network, s: &Scenario, progress: &mut dyn RunProgress) -> u64 {
     let end = s.duration.as_nanos() as u64;
     let chunk = (end / 500).max(1_000_000);
-    let bar = ProgressBar::with_draw_target(Some(end / 1_000_000), ProgressDrawTarget::hidden());
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{prefix} [{bar:30}] {pos}/{len} ms simulated, {elapsed} (ETA {eta}) {msg}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
-    );
-    bar.set_prefix(s.name.clone());
-    let started = std::time::Instant::now();
-    let mut shown = false;
     let mut events = 0;
     let mut t = 0u64;
     while t < end {
         t = (t + chunk).min(end);
         events += net.run(Instant::from_nanos(t));
-        if !quiet && !shown && started.elapsed() > QUIET_PERIOD {
-            bar.set_draw_target(ProgressDrawTarget::stderr());
-            shown = true;
-        }
-        bar.set_position(t / 1_000_000);
-        if shown {
-            bar.set_message(format!("{}k events", events / 1000));
-        }
+        progress.advanced(&s.name, Duration::from_nanos(t), s.duration, events);
     }
-    bar.finish_and_clear();
+    progress.finished();
     events
 }
 

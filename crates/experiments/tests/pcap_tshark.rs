@@ -1,7 +1,7 @@
 //! `--pcap`: Wireshark's dissectors decode what Convoy writes. Runs tshark when it is installed
 //! (scripts/test.sh installs it: Debian package `tshark`); skipped with a message otherwise.
 
-use convoy_cli::simrun::{self, pcap, SimOptions};
+use convoy_experiments::simrun::{self, pcap, SimOptions};
 use convoy_proto::Instant;
 use convoy_sim::packet::{Body, Dest, Packet};
 use convoy_sim::tcp::TcpSegment;
@@ -93,10 +93,9 @@ fn wireshark_decodes_pgm_of_a_simulated_link() {
             scenario: d.join("p.toml"),
             out: Some(d.join("out")),
             pcap: Some(link.into()),
-            quiet: true,
             ..SimOptions::default()
         };
-        let report = simrun::run(&opts).unwrap_or_else(|e| panic!("{e}"));
+        let report = simrun::run(&opts, &mut ()).unwrap_or_else(|e| panic!("{e}"));
         assert!(report.files.iter().any(|f| f.ends_with(".pcap")));
     }
     let down = d.join("out/L.pcap");

@@ -2,7 +2,7 @@
 //! experiment passes; the TCP-sharing experiment's checks are computed, its fairness checks pass, and its
 //! switch control shows that acker switches leave the rate untouched.
 
-use convoy_cli::reproduce::{reproduce, ReproduceOptions};
+use convoy_experiments::reproduce::{reproduce, ReproduceOptions};
 use std::path::PathBuf;
 
 #[test]
@@ -15,9 +15,8 @@ fn fig5_acker_and_fig4_nonlossy_verdicts() {
         seeds: 1,
         jobs: 2,
         scenarios: root.join("scenarios"),
-        quiet: true,
     };
-    let verdicts = reproduce(&opts).expect("the experiments run");
+    let verdicts = reproduce(&opts, &mut |_| {}).expect("the experiments run");
     let fig5 = verdicts
         .iter()
         .find(|v| v.id == "pgmcc-fig5-acker")
@@ -72,9 +71,8 @@ fn fig2_filter_lists_each_figure_once() {
         seeds: 1,
         jobs: 1,
         scenarios: root.join("scenarios"),
-        quiet: true,
     };
-    let verdicts = reproduce(&opts).expect("the experiment runs");
+    let verdicts = reproduce(&opts, &mut |_| {}).expect("the experiment runs");
     let figures = &verdicts[0].figures;
     let mut unique = figures.clone();
     unique.sort();

@@ -39,8 +39,23 @@ pub struct ReproduceOptions {
     pub jobs: usize,
     /// Where the scenario files are.
     pub scenarios: PathBuf,
-    /// Print nothing but errors.
-    pub quiet: bool,
+}
+
+/// One simulation of a reproduction finished (for progress lines).
+#[derive(Clone, Debug)]
+pub struct RunDone<'a> {
+    /// Runs finished so far, this one included.
+    pub done: usize,
+    /// Runs in all.
+    pub total: usize,
+    /// The experiment.
+    pub id: &'a str,
+    /// The run's variant (empty for an experiment's only run).
+    pub variant: &'a str,
+    /// The seed.
+    pub seed: u64,
+    /// Wall seconds it took.
+    pub seconds: f64,
 }
 
 /// One experiment's outcome over all seeds.
@@ -105,7 +120,7 @@ fn run_job(opts: &ReproduceOptions, exp: &Experiment, job: &Job) -> Result<RunDa
     sets.push(format!("run.seed={}", job.seed));
     let s = scenario::load(&path, &sets).map_err(|e| e.to_string())?;
     let dir = run_dir(&opts.out, exp, plan.variant, job.seed);
-    let (report, net) = simrun::run_scenario(&s, &dir, None, true).map_err(|e| e.to_string())?;
+    let (report, net) = simrun::run_scenario(&s, &dir, None, &mut ()).map_err(|e| e.to_string())?;
     Ok(RunData::extract(
         plan.variant,
         job.seed,
@@ -147,7 +162,10 @@ fn select(all: &[Experiment], ids: &[String]) -> Result<Vec<usize>, String> {
 }
 
 /// Run the selected experiments and write the report. Returns the verdicts.
-pub fn reproduce(opts: &ReproduceOptions) -> Result<Vec<Verdict>, String> {
+pub fn reproduce(
+    opts: &ReproduceOptions,
+    on_run: &mut dyn FnMut(&RunDone<'_>),
+) -> Result<Vec<Verdict>, String> {
     let all = registry::all();
     let chosen = select(&all, &opts.ids)?;
     let mut jobs = Vec::new();
@@ -195,19 +213,14 @@ pub fn reproduce(opts: &ReproduceOptions) -> Result<Vec<Verdict>, String> {
         let variant = exp.runs[r].variant;
         match res {
             Ok(data) => {
-                if !opts.quiet {
-                    let v = if variant.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" [{variant}]")
-                    };
-                    eprintln!(
-                        "[{}/{total}] {}{v} seed {seed}: {:.1} s",
-                        done + 1,
-                        exp.id,
-                        secs
-                    );
-                }
+                on_run(&RunDone {
+                    done: done + 1,
+                    total,
+                    id: exp.id,
+                    variant,
+                    seed,
+                    seconds: secs,
+                });
                 runs.entry(seed)
                     .or_default()
                     .insert((exp.id.to_string(), variant.to_string()), data);

@@ -1,6 +1,6 @@
 //! The scenario loader: units, defaults, expansion, errors with file/line/key, and `--set` overrides.
 
-use convoy_cli::scenario::{self, Origin, Scenario, ScenarioError};
+use convoy_experiments::scenario::{self, Origin, Scenario, ScenarioError};
 use convoy_proto::cc::pgmcc::TimeoutPolicy;
 use convoy_proto::cc::CcConfig;
 use convoy_sim::impairment::ImpairmentConfig;
@@ -532,7 +532,7 @@ fn examples_load() {
         if path.extension().is_some_and(|e| e == "toml") {
             let s = scenario::load(&path, &[]).unwrap_or_else(|e| panic!("{e}"));
             assert!(!s.sessions.is_empty());
-            convoy_cli::scenario::build_network(&s).unwrap();
+            convoy_experiments::scenario::build_network(&s).unwrap();
             n += 1;
         }
     }
