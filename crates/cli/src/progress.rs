@@ -18,7 +18,8 @@ impl SimBar {
     /// A bar, or none at all when `quiet`.
     pub fn new(quiet: bool) -> Self {
         SimBar {
-            bar: (!quiet).then(|| ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden())),
+            bar: (!quiet)
+                .then(|| ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden())),
             started: std::time::Instant::now(),
             shown: false,
         }

@@ -14,8 +14,11 @@ fn every_run_plan_loads_with_its_overrides() {
     for exp in registry::all() {
         for plan in exp.runs {
             let sets: Vec<String> = plan.sets.iter().map(|s| s.to_string()).collect();
-            convoy_experiments::scenario::load(&root().join("scenarios").join(plan.scenario), &sets)
-                .unwrap_or_else(|e| panic!("{} [{}]: {e}", exp.id, plan.variant));
+            convoy_experiments::scenario::load(
+                &root().join("scenarios").join(plan.scenario),
+                &sets,
+            )
+            .unwrap_or_else(|e| panic!("{} [{}]: {e}", exp.id, plan.variant));
         }
     }
 }

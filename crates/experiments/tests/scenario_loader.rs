@@ -282,9 +282,9 @@ fn bad_values_name_line_and_key() {
         ),
         (
             "pgmcc = { c",
-            "cc = \"tfmcc\"\npgmcc = { c",
+            "cc = \"tcp\"\npgmcc = { c",
             "session[0].cc",
-            "not yet implemented",
+            "unknown variant `tcp`, expected `pgmcc` or `fixed`",
         ),
         (
             "duration = \"400s\"",

@@ -2,7 +2,7 @@
 //! paper's Fig. 2: filter output × 2^16 against packet number, losses marked.
 
 use super::data::RunData;
-use super::registry::Ctx;
+use super::experiment::Ctx;
 use convoy_proto::loss_filter::LossFilter;
 use plotters::prelude::*;
 use rand_chacha::ChaCha8Rng;

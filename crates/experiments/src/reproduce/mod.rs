@@ -7,6 +7,7 @@
 //! `--seeds K` every run is repeated with seeds 1..K and a verdict passes only if it passes for every seed.
 
 pub mod data;
+pub mod experiment;
 pub mod filter_figure;
 pub mod measure;
 pub mod pgmcc_paper;
@@ -14,17 +15,17 @@ pub mod registry;
 pub mod report;
 pub mod verdict;
 pub mod wang_fahmy;
-pub mod wf_figures;
 
 use crate::scenario;
 use crate::simrun;
 use data::RunData;
-use registry::{Ctx, Experiment};
+use experiment::{Ctx, Experiment};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use verdict::Check;
+pub use verdict::{SeedCount, Verdict};
 
 /// What `convoy reproduce` was asked to do.
 #[derive(Clone, Debug)]
@@ -56,43 +57,6 @@ pub struct RunDone<'a> {
     pub seed: u64,
     /// Wall seconds it took.
     pub seconds: f64,
-}
-
-/// One experiment's outcome over all seeds.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct Verdict {
-    /// Experiment id.
-    pub id: String,
-    /// Seed file and figure or table.
-    pub source: String,
-    /// The paper's claim.
-    pub claim: String,
-    /// Expected ranges and their sources, one per check.
-    pub expected: Vec<String>,
-    /// Measured values (seed 1), one per check.
-    pub measured: Vec<String>,
-    /// Whether every check passed for every seed.
-    pub pass: bool,
-    /// Seeds run and passed.
-    pub seeds: SeedCount,
-    /// The checks of seed 1, in full.
-    pub checks: Vec<Check>,
-    /// Seeds whose verdict failed, with the failing checks.
-    pub failures: Vec<String>,
-    /// Investigation notes.
-    pub note: String,
-    /// Figures (paths relative to the output directory).
-    #[serde(skip)]
-    pub figures: Vec<String>,
-}
-
-/// Seeds run and passed.
-#[derive(Clone, Copy, Debug, serde::Serialize)]
-pub struct SeedCount {
-    /// How many seeds ran.
-    pub run: u64,
-    /// How many passed.
-    pub passed: u64,
 }
 
 struct Job {

@@ -2,9 +2,9 @@
 //! Ranges come from shared/experiments.md, section "pgmcc paper".
 
 use super::data::RunData;
+use super::experiment::{Ctx, Experiment, RunPlan};
 use super::filter_figure;
 use super::measure::{acker_share, kbps, mean, sample_mean, window_means};
-use super::registry::{Ctx, Experiment, RunPlan};
 use super::verdict::{trim, Check};
 use convoy_proto::throughput::tcp_throughput;
 

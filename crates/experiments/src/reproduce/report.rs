@@ -1,6 +1,6 @@
 //! verdicts.json and index.html: one page a person reads in a browser, offline (figures are SVG files beside it).
 
-use super::Verdict;
+use super::verdict::Verdict;
 use std::fmt::Write as _;
 use std::path::Path;
 

@@ -1,4 +1,5 @@
-//! Checks: a paper's claim turned into a comparison of a measured number with an expected range.
+//! Checks — a paper's claim turned into a comparison of a measured number with an expected range — and the
+//! verdict of an experiment over every seed.
 
 use serde::Serialize;
 
@@ -94,4 +95,41 @@ pub fn trim(v: f64) -> String {
     } else {
         s
     }
+}
+
+/// One experiment's outcome over all seeds.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Verdict {
+    /// Experiment id.
+    pub id: String,
+    /// Seed file and figure or table.
+    pub source: String,
+    /// The paper's claim.
+    pub claim: String,
+    /// Expected ranges and their sources, one per check.
+    pub expected: Vec<String>,
+    /// Measured values (seed 1), one per check.
+    pub measured: Vec<String>,
+    /// Whether every check passed for every seed.
+    pub pass: bool,
+    /// Seeds run and passed.
+    pub seeds: SeedCount,
+    /// The checks of seed 1, in full.
+    pub checks: Vec<Check>,
+    /// Seeds whose verdict failed, with the failing checks.
+    pub failures: Vec<String>,
+    /// Investigation notes.
+    pub note: String,
+    /// Figures (paths relative to the output directory).
+    #[serde(skip)]
+    pub figures: Vec<String>,
+}
+
+/// Seeds run and passed.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct SeedCount {
+    /// How many seeds ran.
+    pub run: u64,
+    /// How many passed.
+    pub passed: u64,
 }

@@ -1,22 +1,14 @@
 //! Flows of a scenario: multicast sessions with their receivers and controller parameters, TCP transfers, CBR
 //! and on/off UDP sources.
 
+use super::cc::{self, SchemeKeys};
+use super::context::{check_name, fail, fail_related, positive_rate, Ctx, Res};
 use super::locate::KeyPath;
 use super::model::{ReceiverDef, Scenario, SessionDef, TcpDef, UdpDef};
-use super::resolve::{fail, fail_related, Ctx, Res};
-use super::schema::{
-    CcSpec, ElectionTimerSpec, LossSpec, ModelSpec, OldAckerSpec, PgmccSpec, RttSpec,
-    SessionFileSpec, TcpSpec, TcpVariantSpec, TimeoutSpec, TstampSpec,
-};
+use super::schema::{CcSpec, SessionFileSpec, TcpSpec, TcpVariantSpec};
 use super::units::{Dur, Size};
-use convoy_proto::cc::fixed::FixedConfig;
-use convoy_proto::cc::pgmcc::{
-    ElectionTimer, LossEstimator, OldAckerAcks, PgmccConfig, RttMethod, TimeoutPolicy,
-    TimestampUnit,
-};
 use convoy_proto::cc::CcConfig;
 use convoy_proto::rxw::RxwConfig;
-use convoy_proto::throughput::ThroughputModel;
 use convoy_sim::agents::udp::UdpPattern;
 use convoy_sim::tcp::{TcpConfig, TcpVariant};
 use std::time::Duration;
@@ -134,13 +126,6 @@ pub fn resolve_flows(cx: &mut Ctx<'_>, s: &mut Scenario) -> Res<()> {
     Ok(())
 }
 
-fn positive_rate(r: u64, p: &KeyPath) -> Res<u64> {
-    if r == 0 {
-        return fail(p, "the rate must be above 0 bit/s");
-    }
-    Ok(r)
-}
-
 fn udp_size(size: Option<u64>, p: &KeyPath) -> Res<u32> {
     let size = size.unwrap_or(1000);
     if !(29..=65_535).contains(&size) {
@@ -247,47 +232,7 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionDef> {
     let p = KeyPath::root().key("session").index(i);
     cx.add_flow_name(&s.name, &p.key("name"))?;
     let source = cx.node(&s.source, &p.key("source"))?;
-    let cc = match s.cc.unwrap_or(CcSpec::Pgmcc) {
-        CcSpec::Pgmcc => {
-            if s.fixed.is_some() {
-                return fail(
-                    &p.key("fixed"),
-                    "`fixed` parameters given but cc = \"pgmcc\"",
-                );
-            }
-            CcConfig::Pgmcc(pgmcc(
-                &s.pgmcc.clone().unwrap_or_default(),
-                &p.key("pgmcc"),
-            )?)
-        }
-        CcSpec::Fixed => {
-            if s.pgmcc.is_some() {
-                return fail(
-                    &p.key("pgmcc"),
-                    "`pgmcc` parameters given but cc = \"fixed\"",
-                );
-            }
-            let Some(f) = &s.fixed else {
-                return fail(&p, "cc = \"fixed\" needs `fixed = { rate = \"...\" }`");
-            };
-            let d = FixedConfig::default();
-            CcConfig::Fixed(FixedConfig {
-                rate_bytes_per_s: positive_rate(f.rate.0, &p.key("fixed").key("rate"))? / 8,
-                burst: f.burst.map_or(d.burst, |b| b.0),
-            })
-        }
-        other @ (CcSpec::Tfmcc | CcSpec::Aimd) => {
-            let n = if other == CcSpec::Tfmcc {
-                "tfmcc"
-            } else {
-                "aimd"
-            };
-            return fail(
-                &p.key("cc"),
-                format!("cc = \"{n}\" is not yet implemented; use \"pgmcc\" or \"fixed\""),
-            );
-        }
-    };
+    let cc = controller(s, &p)?;
     let mut start = s.start.map_or(Duration::ZERO, |d| d.0);
     if let Some(j) = s.start_jitter {
         start += j.0.mul_f64(cx.draw(&format!("start:{}", s.name)));
@@ -340,7 +285,7 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionDef> {
         let rp = p.key("receivers").index(k);
         let node = cx.node(&r.node, &rp.key("node"))?;
         let name = r.name.clone().unwrap_or_else(|| r.node.clone());
-        super::resolve::check_name(&name, &rp.key("name"))?;
+        check_name(&name, &rp.key("name"))?;
         let def = ReceiverDef {
             name,
             node,
@@ -409,131 +354,6 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionDef> {
         rate_max: s.rate_max.map(|r| r.bytes_per_s()),
         nak_elim: s.nak_elim.map(|d| d.0),
         rxw,
-    })
-}
-
-/// pgmcc parameters over the engine's defaults (shared/experiments.md's common defaults).
-fn pgmcc(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
-    let d = PgmccConfig::default();
-    let c = g.c.unwrap_or(d.c);
-    if !(c > 0.0 && c <= 1.0) {
-        return fail(
-            &p.key("c"),
-            format!("c = {c}: the switch threshold is in (0, 1] (paper §3.5)"),
-        );
-    }
-    let ssthresh = g.ssthresh.unwrap_or(d.ssthresh);
-    if !(ssthresh >= 1.0 && ssthresh.is_finite()) {
-        return fail(
-            &p.key("ssthresh"),
-            format!("ssthresh = {ssthresh} packets must be at least 1"),
-        );
-    }
-    let dupack = g.dupack.unwrap_or(d.dupack_threshold);
-    if dupack == 0 {
-        return fail(&p.key("dupack"), "the dupack threshold must be at least 1");
-    }
-    let adaptive_keys = [
-        ("timeout_initial", g.timeout_initial),
-        ("timeout_min", g.timeout_min),
-        ("timeout_max", g.timeout_max),
-    ];
-    let timeout = match g.timeout.unwrap_or(TimeoutSpec::Adaptive) {
-        TimeoutSpec::Fixed(t) => {
-            if let Some((k, _)) = adaptive_keys.iter().find(|(_, v)| v.is_some()) {
-                return fail(
-                    &p.key(k),
-                    format!("`{k}` applies to timeout = \"adaptive\" only"),
-                );
-            }
-            if t.0.is_zero() {
-                return fail(&p.key("timeout"), "a fixed timeout must be above 0s");
-            }
-            TimeoutPolicy::Fixed(t.0)
-        }
-        TimeoutSpec::Adaptive => {
-            let TimeoutPolicy::Adaptive { initial, min, max } = TimeoutPolicy::default() else {
-                unreachable!("the default timeout is adaptive")
-            };
-            let (initial, min, max) = (
-                g.timeout_initial.map_or(initial, |x| x.0),
-                g.timeout_min.map_or(min, |x| x.0),
-                g.timeout_max.map_or(max, |x| x.0),
-            );
-            if min > max {
-                return fail(&p.key("timeout_min"), "timeout_min exceeds timeout_max");
-            }
-            TimeoutPolicy::Adaptive { initial, min, max }
-        }
-    };
-    let loss_estimator = match g.loss.unwrap_or(LossSpec::Ewma) {
-        LossSpec::Ewma => {
-            if g.tfrc_rtt.is_some() {
-                return fail(
-                    &p.key("tfrc_rtt"),
-                    "`tfrc_rtt` applies to loss = \"tfrc\" only",
-                );
-            }
-            let weight = g.loss_weight.unwrap_or(65_000);
-            if weight >= 65_536 {
-                return fail(
-                    &p.key("loss_weight"),
-                    format!("loss_weight {weight} is out of 65536: use 0..65535"),
-                );
-            }
-            LossEstimator::Ewma { weight }
-        }
-        LossSpec::Tfrc => {
-            if g.loss_weight.is_some() {
-                return fail(
-                    &p.key("loss_weight"),
-                    "`loss_weight` applies to loss = \"ewma\" only",
-                );
-            }
-            LossEstimator::Tfrc {
-                rtt_hint: g.tfrc_rtt.map_or(Duration::from_millis(100), |x| x.0),
-            }
-        }
-    };
-    Ok(PgmccConfig {
-        ssthresh,
-        dupack_threshold: dupack,
-        c,
-        model: match g.model {
-            None => d.model,
-            Some(ModelSpec::Paper) => ThroughputModel::Paper,
-            Some(ModelSpec::Draft) => ThroughputModel::Draft,
-        },
-        rtt_method: match g.rtt {
-            None => d.rtt_method,
-            Some(RttSpec::Timestamp) => RttMethod::Timestamp,
-            Some(RttSpec::Seqno) => RttMethod::SequenceNumber,
-        },
-        timeout,
-        reelect_after_timeouts: g.reelect_after.unwrap_or(d.reelect_after_timeouts),
-        old_acker_acks: match g.old_acker_acks {
-            None => d.old_acker_acks,
-            Some(OldAckerSpec::Count) => OldAckerAcks::Count,
-            Some(OldAckerSpec::TokensOnly) => OldAckerAcks::TokensOnly,
-            Some(OldAckerSpec::Ignore) => OldAckerAcks::Ignore,
-        },
-        tstamp_unit: match g.tstamp {
-            None => d.tstamp_unit,
-            Some(TstampSpec::Us) => TimestampUnit::Micros,
-            Some(TstampSpec::Ms) => TimestampUnit::Millis,
-        },
-        loss_estimator,
-        election_backoff: g.election_backoff.map_or(d.election_backoff, |x| x.0),
-        election_timer: match g.election_timer {
-            None => d.election_timer,
-            Some(ElectionTimerSpec::Uniform) => ElectionTimer::Uniform,
-            Some(ElectionTimerSpec::Biased) => ElectionTimer::Biased {
-                receivers_max: 10_000,
-            },
-        },
-        report_events: d.report_events,
-        ack_per_batch: d.ack_per_batch,
-        congestion_report_ivl: d.congestion_report_ivl,
     })
 }
 
@@ -609,3 +429,34 @@ fn tcp_config(t: &TcpSpec, p: &KeyPath) -> Res<TcpConfig> {
         max_cwnd: t.max_cwnd.map(bytes_of),
     })
 }
+
+/// Generates [`controller`] from the registered schemes ([`super::cc`]).
+macro_rules! controller_fn {
+    ($($field:ident: $variant:ident($module:ident::$spec:ident)),* $(,)?) => {
+        /// The session's controller: the scheme `cc` names (the engine's default scheme when absent), configured
+        /// by its table; a table of another scheme is an error.
+        fn controller(s: &SessionFileSpec, p: &KeyPath) -> Res<CcConfig> {
+            let chosen = s.cc.map_or(CcConfig::default().name(), CcSpec::name);
+            $(
+                if s.$field.is_some() && chosen != stringify!($field) {
+                    return fail(
+                        &p.key(stringify!($field)),
+                        format!("`{}` parameters given but cc = \"{chosen}\"", stringify!($field)),
+                    );
+                }
+            )*
+            $(
+                if chosen == stringify!($field) {
+                    return <cc::$module::$spec as SchemeKeys>::resolve(
+                        s.$field.as_ref(),
+                        &p.key(stringify!($field)),
+                        p,
+                    );
+                }
+            )*
+            fail(&p.key("cc"), format!("no scheme `{chosen}`"))
+        }
+    };
+}
+
+cc::for_each_scheme!(controller_fn);

@@ -11,6 +11,8 @@
 //!    the value.
 
 mod build;
+pub mod cc;
+mod context;
 pub mod error;
 mod flows;
 pub mod locate;
@@ -24,9 +26,9 @@ pub use build::{build_network, session_spec, Built};
 pub use error::{Origin, ScenarioError};
 pub use model::{LinkDef, NodeDef, ReceiverDef, Scenario, SeqPlot, SessionDef, TcpDef, UdpDef};
 
+use context::SemError;
 use locate::{KeyPath, Located};
 use overrides::Override;
-use resolve::SemError;
 use schema::ScenarioFile;
 use std::path::Path;
 

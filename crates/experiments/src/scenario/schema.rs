@@ -255,200 +255,75 @@ pub struct FanoutSpec {
     pub delay_range: Option<[Dur; 2]>,
 }
 
-/// `[[session]]`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SessionFileSpec {
-    /// Unique flow name.
-    pub name: String,
-    /// Controller (default pgmcc).
-    pub cc: Option<CcSpec>,
-    /// The source's node.
-    pub source: String,
-    /// Application starts (default 0 s).
-    pub start: Option<Dur>,
-    /// The application starts at a uniformly random time in [start, start + start_jitter).
-    pub start_jitter: Option<Dur>,
-    /// Application stops.
-    pub stop: Option<Dur>,
-    /// Total bytes to send.
-    pub bytes: Option<Bytes>,
-    /// PGM rate limit on all data.
-    pub rate_max: Option<Rate>,
-    /// The source's NAK elimination interval ("0s" turns it off).
-    pub nak_elim: Option<Dur>,
-    /// Record the time–sequence trace (default: true for the first session only).
-    pub trace: Option<bool>,
-    /// Record, at every receiver, the sequence numbers of the original data it received (default false; the
-    /// loss-filter experiment replays these patterns).
-    pub arrivals: Option<bool>,
-    /// Payload bytes per data packet (default 1400B, pgmcc paper §4).
-    pub payload: Option<Bytes>,
-    /// pgmcc parameters.
-    pub pgmcc: Option<PgmccSpec>,
-    /// fixed-rate parameters.
-    pub fixed: Option<FixedSpec>,
-    /// Receive-window and NAK timing.
-    pub rxw: Option<RxwSpec>,
-    /// Receivers one by one.
-    #[serde(default)]
-    pub receivers: Vec<ReceiverSpec>,
-    /// Receivers by host-name range.
-    #[serde(default)]
-    pub receiver_range: Vec<ReceiverRangeSpec>,
-}
-
-/// `pgmcc = { ... }`.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PgmccSpec {
-    /// Acker switch threshold c (default 0.75).
-    pub c: Option<f64>,
-    /// Fixed slow-start threshold, packets (default 6).
-    pub ssthresh: Option<f64>,
-    /// Dupack threshold (default 3).
-    pub dupack: Option<u32>,
-    /// Throughput formula: "draft" (default) or "paper".
-    pub model: Option<ModelSpec>,
-    /// RTT measurement: "timestamp" (default) or "seqno".
-    pub rtt: Option<RttSpec>,
-    /// "adaptive" (default) or `"fixed:<duration>"`.
-    pub timeout: Option<TimeoutSpec>,
-    /// Adaptive timeout before the first sample (default 3 s).
-    pub timeout_initial: Option<Dur>,
-    /// Adaptive timeout lower bound (default 1 s).
-    pub timeout_min: Option<Dur>,
-    /// Adaptive timeout upper bound (default 60 s).
-    pub timeout_max: Option<Dur>,
-    /// Consecutive timeouts before a forced re-election (default 2).
-    pub reelect_after: Option<u32>,
-    /// "count" (default), "tokens-only" or "ignore".
-    pub old_acker_acks: Option<OldAckerSpec>,
-    /// Timestamp unit: "us" (default) or "ms".
-    pub tstamp: Option<TstampSpec>,
-    /// Receiver loss estimator: "ewma" (default) or "tfrc".
-    pub loss: Option<LossSpec>,
-    /// EWMA weight out of 65536 (default 65000).
-    pub loss_weight: Option<u32>,
-    /// TFRC estimator's loss-event RTT (default 100 ms).
-    pub tfrc_rtt: Option<Dur>,
-    /// Largest random delay before answering an election request (default 20 ms).
-    pub election_backoff: Option<Dur>,
-    /// Its distribution: "uniform" (default) or "biased" (TFMCC's exponential timer, N = 10,000).
-    pub election_timer: Option<ElectionTimerSpec>,
-}
-
-/// Congestion controllers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CcSpec {
-    /// pgmcc.
-    Pgmcc,
-    /// Fixed rate.
-    Fixed,
-    /// TFMCC (not yet implemented).
-    Tfmcc,
-    /// The agent-based AIMD scheme (not yet implemented).
-    Aimd,
-}
-
-/// pgmcc's throughput formula.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ModelSpec {
-    /// The paper's 1/(RTT·√p).
-    Paper,
-    /// The draft's full formula.
-    Draft,
-}
-
-/// pgmcc's RTT measurement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RttSpec {
-    /// Echoed timestamps.
-    Timestamp,
-    /// Sequence-number distance.
-    Seqno,
-}
-
-/// What ACKs of a former acker may do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum OldAckerSpec {
-    /// Count in full.
-    Count,
-    /// Return the tokens of packets sent before the switch, never grow the window.
-    TokensOnly,
-    /// Ignore.
-    Ignore,
-}
-
-/// Timestamp unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TstampSpec {
-    /// Microseconds.
-    Us,
-    /// Milliseconds.
-    Ms,
-}
-
-/// Receiver loss estimator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LossSpec {
-    /// EWMA filter.
-    Ewma,
-    /// TFRC loss intervals.
-    Tfrc,
-}
-
-/// The election answer's delay distribution.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ElectionTimerSpec {
-    /// Uniform on [0, election_backoff].
-    Uniform,
-    /// TFMCC's biased timer (RFC 4654 §4.5) with N = 10,000.
-    Biased,
-}
-
-/// pgmcc's feedback timeout: "adaptive" or `"fixed:<duration>"`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TimeoutSpec {
-    /// TCP-like SRTT/RTTVAR timeout.
-    Adaptive,
-    /// A fixed timeout.
-    Fixed(Dur),
-}
-
-impl<'de> Deserialize<'de> for TimeoutSpec {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        if s == "adaptive" {
-            return Ok(TimeoutSpec::Adaptive);
+/// Generates [`CcSpec`] (the names `cc = "..."` takes) and [`SessionFileSpec`] (with one table per scheme)
+/// from the registered schemes ([`super::cc`]).
+macro_rules! session_file_spec {
+    ($($field:ident: $variant:ident($module:ident::$spec:ident)),* $(,)?) => {
+        /// `cc = "..."`: the registered congestion-control schemes.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+        #[serde(rename_all = "lowercase")]
+        pub enum CcSpec {
+            $(
+                #[doc = concat!("`", stringify!($field), "`.")]
+                $variant,
+            )*
         }
-        match s.strip_prefix("fixed:") {
-            Some(v) => Dur::parse(v)
-                .map(TimeoutSpec::Fixed)
-                .map_err(de::Error::custom),
-            None => Err(de::Error::custom(format!(
-                "unknown timeout `{s}`; use \"adaptive\" or \"fixed:<duration>\", e.g. \"fixed:1s\""
-            ))),
+
+        impl CcSpec {
+            /// The scheme's name.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( CcSpec::$variant => <super::cc::$module::$spec as super::cc::SchemeKeys>::NAME, )*
+                }
+            }
         }
-    }
+
+        /// `[[session]]`.
+        #[derive(Clone, Debug, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct SessionFileSpec {
+            /// Unique flow name.
+            pub name: String,
+            /// Controller (default pgmcc).
+            pub cc: Option<CcSpec>,
+            /// The source's node.
+            pub source: String,
+            /// Application starts (default 0 s).
+            pub start: Option<Dur>,
+            /// The application starts at a uniformly random time in [start, start + start_jitter).
+            pub start_jitter: Option<Dur>,
+            /// Application stops.
+            pub stop: Option<Dur>,
+            /// Total bytes to send.
+            pub bytes: Option<Bytes>,
+            /// PGM rate limit on all data.
+            pub rate_max: Option<Rate>,
+            /// The source's NAK elimination interval ("0s" turns it off).
+            pub nak_elim: Option<Dur>,
+            /// Record the time–sequence trace (default: true for the first session only).
+            pub trace: Option<bool>,
+            /// Record, at every receiver, the sequence numbers of the original data it received (default false; the
+            /// loss-filter experiment replays these patterns).
+            pub arrivals: Option<bool>,
+            /// Payload bytes per data packet (default 1400B, pgmcc paper §4).
+            pub payload: Option<Bytes>,
+            $(
+                #[doc = concat!("`", stringify!($field), " = { ... }`: the `", stringify!($field), "` scheme's keys.")]
+                pub $field: Option<super::cc::$module::$spec>,
+            )*
+            /// Receive-window and NAK timing.
+            pub rxw: Option<RxwSpec>,
+            /// Receivers one by one.
+            #[serde(default)]
+            pub receivers: Vec<ReceiverSpec>,
+            /// Receivers by host-name range.
+            #[serde(default)]
+            pub receiver_range: Vec<ReceiverRangeSpec>,
+        }
+    };
 }
 
-/// `fixed = { ... }`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FixedSpec {
-    /// Data rate (whole PGM packets).
-    pub rate: Rate,
-    /// Catch-up burst (default 10 ms).
-    pub burst: Option<Dur>,
-}
+super::cc::for_each_scheme!(session_file_spec);
 
 /// `rxw = { ... }`: receive-window and NAK timing (RFC 3208 §6.3 names).
 #[derive(Clone, Debug, Deserialize)]

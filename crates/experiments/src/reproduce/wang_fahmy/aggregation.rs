@@ -1,7 +1,7 @@
 //! Feedback aggregation (Wang and Fahmy §III, Figs 5–7): network elements forward only the first NAK per
 //! packet, so the sender may hear the wrong receiver.
 
-use super::*;
+use super::common::*;
 
 /// Length of the aggregation runs.
 const AGG_END: f64 = 60.0;

@@ -1,7 +1,7 @@
 //! Fairness dynamics (Wang and Fahmy §IV, Figs 8–15, Tables I–II): congested, medium and uncongested
 //! scale, and the fixed timeout's effect on the window.
 
-use super::*;
+use super::common::*;
 
 /// Length of the dynamics runs.
 const DYN_END: f64 = 900.0;

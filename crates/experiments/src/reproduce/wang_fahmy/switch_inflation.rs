@@ -1,6 +1,6 @@
 //! Window inflation by the old acker's ACKs after a switch (Wang and Fahmy §IV-A).
 
-use super::*;
+use super::common::*;
 
 /// What happened around one acker switch, read from the sender's trace and window samples.
 #[derive(Clone, Debug)]

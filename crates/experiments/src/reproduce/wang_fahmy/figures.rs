@@ -2,8 +2,8 @@
 //! and their Fig. 11 (data sent and ACKs received at the sender around the first acker switches) with the window
 //! below it.
 
-use super::registry::Ctx;
-use super::wang_fahmy::{receiving_rates, switch_episodes, SESSION};
+use super::common::{receiving_rates, Ctx, SESSION};
+use super::switch_inflation::switch_episodes;
 use convoy_sim::observe::SeqMark;
 use plotters::prelude::*;
 use std::fmt::Write as _;
@@ -85,7 +85,7 @@ fn svg_table(title: &str, header: &[String], rows: &[Vec<String>], note: &str) -
 }
 
 fn pct(v: f64) -> String {
-    format!("{}%", super::verdict::trim(100.0 * v))
+    format!("{}%", super::common::trim(100.0 * v))
 }
 
 /// `table2.svg`: Table II's "Highly Congested" row beside the receiving rates of the fixed-timeout and adaptive
@@ -160,8 +160,8 @@ pub fn fig11(ctx: &Ctx<'_>, dir: &Path) -> Result<Vec<String>, String> {
             .caption(
                 format!(
                     "wf-switch-inflation: data sent and ACKs received at the sender, {}–{} s (WF Fig. 11)",
-                    super::verdict::trim(from),
-                    super::verdict::trim(to)
+                    super::common::trim(from),
+                    super::common::trim(to)
                 ),
                 ("sans-serif", 17),
             )

@@ -1,0 +1,278 @@
+//! pgmcc's scenario keys: `pgmcc = { ... }` of a session (docs/scenario-format.md, "pgmcc"), resolved over the
+//! engine's defaults (shared/experiments.md's common defaults) into [`PgmccConfig`].
+
+use super::SchemeKeys;
+use crate::scenario::context::{fail, Res};
+use crate::scenario::locate::KeyPath;
+use crate::scenario::units::Dur;
+use convoy_proto::cc::pgmcc::{
+    ElectionTimer, LossEstimator, OldAckerAcks, PgmccConfig, RttMethod, TimeoutPolicy,
+    TimestampUnit,
+};
+use convoy_proto::cc::CcConfig;
+use convoy_proto::throughput::ThroughputModel;
+use serde::de::{self, Deserializer};
+use serde::Deserialize;
+use std::time::Duration;
+
+/// `pgmcc = { ... }`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PgmccSpec {
+    /// Acker switch threshold c (default 0.75).
+    pub c: Option<f64>,
+    /// Fixed slow-start threshold, packets (default 6).
+    pub ssthresh: Option<f64>,
+    /// Dupack threshold (default 3).
+    pub dupack: Option<u32>,
+    /// Throughput formula: "draft" (default) or "paper".
+    pub model: Option<ModelSpec>,
+    /// RTT measurement: "timestamp" (default) or "seqno".
+    pub rtt: Option<RttSpec>,
+    /// "adaptive" (default) or `"fixed:<duration>"`.
+    pub timeout: Option<TimeoutSpec>,
+    /// Adaptive timeout before the first sample (default 3 s).
+    pub timeout_initial: Option<Dur>,
+    /// Adaptive timeout lower bound (default 1 s).
+    pub timeout_min: Option<Dur>,
+    /// Adaptive timeout upper bound (default 60 s).
+    pub timeout_max: Option<Dur>,
+    /// Consecutive timeouts before a forced re-election (default 2).
+    pub reelect_after: Option<u32>,
+    /// "count" (default), "tokens-only" or "ignore".
+    pub old_acker_acks: Option<OldAckerSpec>,
+    /// Timestamp unit: "us" (default) or "ms".
+    pub tstamp: Option<TstampSpec>,
+    /// Receiver loss estimator: "ewma" (default) or "tfrc".
+    pub loss: Option<LossSpec>,
+    /// EWMA weight out of 65536 (default 65000).
+    pub loss_weight: Option<u32>,
+    /// TFRC estimator's loss-event RTT (default 100 ms).
+    pub tfrc_rtt: Option<Dur>,
+    /// Largest random delay before answering an election request (default 20 ms).
+    pub election_backoff: Option<Dur>,
+    /// Its distribution: "uniform" (default) or "biased" (TFMCC's exponential timer, N = 10,000).
+    pub election_timer: Option<ElectionTimerSpec>,
+}
+
+/// pgmcc's throughput formula.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ModelSpec {
+    /// The paper's 1/(RTT·√p).
+    Paper,
+    /// The draft's full formula.
+    Draft,
+}
+
+/// pgmcc's RTT measurement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RttSpec {
+    /// Echoed timestamps.
+    Timestamp,
+    /// Sequence-number distance.
+    Seqno,
+}
+
+/// What ACKs of a former acker may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OldAckerSpec {
+    /// Count in full.
+    Count,
+    /// Return the tokens of packets sent before the switch, never grow the window.
+    TokensOnly,
+    /// Ignore.
+    Ignore,
+}
+
+/// Timestamp unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TstampSpec {
+    /// Microseconds.
+    Us,
+    /// Milliseconds.
+    Ms,
+}
+
+/// Receiver loss estimator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LossSpec {
+    /// EWMA filter.
+    Ewma,
+    /// TFRC loss intervals.
+    Tfrc,
+}
+
+/// The election answer's delay distribution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElectionTimerSpec {
+    /// Uniform on [0, election_backoff].
+    Uniform,
+    /// TFMCC's biased timer (RFC 4654 §4.5) with N = 10,000.
+    Biased,
+}
+
+/// pgmcc's feedback timeout: "adaptive" or `"fixed:<duration>"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeoutSpec {
+    /// TCP-like SRTT/RTTVAR timeout.
+    Adaptive,
+    /// A fixed timeout.
+    Fixed(Dur),
+}
+
+impl<'de> Deserialize<'de> for TimeoutSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        if s == "adaptive" {
+            return Ok(TimeoutSpec::Adaptive);
+        }
+        match s.strip_prefix("fixed:") {
+            Some(v) => Dur::parse(v)
+                .map(TimeoutSpec::Fixed)
+                .map_err(de::Error::custom),
+            None => Err(de::Error::custom(format!(
+                "unknown timeout `{s}`; use \"adaptive\" or \"fixed:<duration>\", e.g. \"fixed:1s\""
+            ))),
+        }
+    }
+}
+
+impl SchemeKeys for PgmccSpec {
+    const NAME: &'static str = "pgmcc";
+
+    /// The engine's defaults where the table is absent.
+    fn resolve(keys: Option<&Self>, path: &KeyPath, _session: &KeyPath) -> Res<CcConfig> {
+        config(&keys.cloned().unwrap_or_default(), path).map(CcConfig::Pgmcc)
+    }
+}
+
+/// pgmcc parameters over the engine's defaults (shared/experiments.md's common defaults).
+fn config(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
+    let d = PgmccConfig::default();
+    let c = g.c.unwrap_or(d.c);
+    if !(c > 0.0 && c <= 1.0) {
+        return fail(
+            &p.key("c"),
+            format!("c = {c}: the switch threshold is in (0, 1] (paper §3.5)"),
+        );
+    }
+    let ssthresh = g.ssthresh.unwrap_or(d.ssthresh);
+    if !(ssthresh >= 1.0 && ssthresh.is_finite()) {
+        return fail(
+            &p.key("ssthresh"),
+            format!("ssthresh = {ssthresh} packets must be at least 1"),
+        );
+    }
+    let dupack = g.dupack.unwrap_or(d.dupack_threshold);
+    if dupack == 0 {
+        return fail(&p.key("dupack"), "the dupack threshold must be at least 1");
+    }
+    let adaptive_keys = [
+        ("timeout_initial", g.timeout_initial),
+        ("timeout_min", g.timeout_min),
+        ("timeout_max", g.timeout_max),
+    ];
+    let timeout = match g.timeout.unwrap_or(TimeoutSpec::Adaptive) {
+        TimeoutSpec::Fixed(t) => {
+            if let Some((k, _)) = adaptive_keys.iter().find(|(_, v)| v.is_some()) {
+                return fail(
+                    &p.key(k),
+                    format!("`{k}` applies to timeout = \"adaptive\" only"),
+                );
+            }
+            if t.0.is_zero() {
+                return fail(&p.key("timeout"), "a fixed timeout must be above 0s");
+            }
+            TimeoutPolicy::Fixed(t.0)
+        }
+        TimeoutSpec::Adaptive => {
+            let TimeoutPolicy::Adaptive { initial, min, max } = TimeoutPolicy::default() else {
+                unreachable!("the default timeout is adaptive")
+            };
+            let (initial, min, max) = (
+                g.timeout_initial.map_or(initial, |x| x.0),
+                g.timeout_min.map_or(min, |x| x.0),
+                g.timeout_max.map_or(max, |x| x.0),
+            );
+            if min > max {
+                return fail(&p.key("timeout_min"), "timeout_min exceeds timeout_max");
+            }
+            TimeoutPolicy::Adaptive { initial, min, max }
+        }
+    };
+    let loss_estimator = match g.loss.unwrap_or(LossSpec::Ewma) {
+        LossSpec::Ewma => {
+            if g.tfrc_rtt.is_some() {
+                return fail(
+                    &p.key("tfrc_rtt"),
+                    "`tfrc_rtt` applies to loss = \"tfrc\" only",
+                );
+            }
+            let weight = g.loss_weight.unwrap_or(65_000);
+            if weight >= 65_536 {
+                return fail(
+                    &p.key("loss_weight"),
+                    format!("loss_weight {weight} is out of 65536: use 0..65535"),
+                );
+            }
+            LossEstimator::Ewma { weight }
+        }
+        LossSpec::Tfrc => {
+            if g.loss_weight.is_some() {
+                return fail(
+                    &p.key("loss_weight"),
+                    "`loss_weight` applies to loss = \"ewma\" only",
+                );
+            }
+            LossEstimator::Tfrc {
+                rtt_hint: g.tfrc_rtt.map_or(Duration::from_millis(100), |x| x.0),
+            }
+        }
+    };
+    Ok(PgmccConfig {
+        ssthresh,
+        dupack_threshold: dupack,
+        c,
+        model: match g.model {
+            None => d.model,
+            Some(ModelSpec::Paper) => ThroughputModel::Paper,
+            Some(ModelSpec::Draft) => ThroughputModel::Draft,
+        },
+        rtt_method: match g.rtt {
+            None => d.rtt_method,
+            Some(RttSpec::Timestamp) => RttMethod::Timestamp,
+            Some(RttSpec::Seqno) => RttMethod::SequenceNumber,
+        },
+        timeout,
+        reelect_after_timeouts: g.reelect_after.unwrap_or(d.reelect_after_timeouts),
+        old_acker_acks: match g.old_acker_acks {
+            None => d.old_acker_acks,
+            Some(OldAckerSpec::Count) => OldAckerAcks::Count,
+            Some(OldAckerSpec::TokensOnly) => OldAckerAcks::TokensOnly,
+            Some(OldAckerSpec::Ignore) => OldAckerAcks::Ignore,
+        },
+        tstamp_unit: match g.tstamp {
+            None => d.tstamp_unit,
+            Some(TstampSpec::Us) => TimestampUnit::Micros,
+            Some(TstampSpec::Ms) => TimestampUnit::Millis,
+        },
+        loss_estimator,
+        election_backoff: g.election_backoff.map_or(d.election_backoff, |x| x.0),
+        election_timer: match g.election_timer {
+            None => d.election_timer,
+            Some(ElectionTimerSpec::Uniform) => ElectionTimer::Uniform,
+            Some(ElectionTimerSpec::Biased) => ElectionTimer::Biased {
+                receivers_max: 10_000,
+            },
+        },
+        report_events: d.report_events,
+        ack_per_batch: d.ack_per_batch,
+        congestion_report_ivl: d.congestion_report_ivl,
+    })
+}
