@@ -3,6 +3,7 @@
 use convoy_experiments::scenario::{self, Origin, Scenario, ScenarioError};
 use convoy_proto::cc::pgmcc::TimeoutPolicy;
 use convoy_proto::cc::CcConfig;
+use convoy_proto::Instant;
 use convoy_sim::impairment::ImpairmentConfig;
 use convoy_sim::queue::{Limit, QueueConfig};
 use convoy_sim::tcp::TcpVariant;
@@ -135,11 +136,11 @@ fn units_defaults_and_parameters() {
         matches!(s.links[3].forward.impairment, ImpairmentConfig::GilbertElliott { loss_bad, .. } if loss_bad == 1.0)
     );
     let sess = &s.sessions[0];
-    assert_eq!(sess.payload, 1400);
+    assert_eq!(sess.apdu_size, 1400);
     assert!(sess.trace, "the first session is traced by default");
     assert_eq!(sess.receivers[0].name, "PR1a");
     assert_eq!(sess.receivers[1].name, "H2");
-    assert_eq!(sess.receivers[1].leave, Some(Duration::from_secs(300)));
+    assert_eq!(sess.receivers[1].leave, Some(Instant::from_millis(300_000)));
     let CcConfig::Pgmcc(p) = &sess.cc else {
         panic!()
     };
@@ -360,7 +361,10 @@ fn set_overrides_any_value() {
         panic!()
     };
     assert_eq!(p.c, 0.75);
-    assert_eq!(s.sessions[0].receivers[0].join, Duration::from_secs(10));
+    assert_eq!(
+        s.sessions[0].receivers[0].join,
+        Instant::from_millis(10_000)
+    );
     assert_eq!(s.tcp[0].start, Duration::from_secs(50));
     // A table the file does not have is created.
     let s = parse(
@@ -377,7 +381,7 @@ fn set_overrides_any_value() {
         s.sessions[0].rxw.as_ref().unwrap().nak_bo_ivl,
         Duration::from_millis(10)
     );
-    assert_eq!(s.sessions[0].nak_elim, Some(Duration::ZERO));
+    assert_eq!(s.sessions[0].nak_elim_ivl, Some(Duration::ZERO));
     let CcConfig::Pgmcc(p) = &s.sessions[0].cc else {
         panic!()
     };
@@ -387,7 +391,7 @@ fn set_overrides_any_value() {
             receivers_max: 10_000
         }
     );
-    assert_eq!(parse(BASE, &[]).unwrap().sessions[0].nak_elim, None);
+    assert_eq!(parse(BASE, &[]).unwrap().sessions[0].nak_elim_ivl, None);
 }
 
 #[test]
@@ -501,7 +505,7 @@ off = "500ms"
     let r = &s.sessions[0].receivers;
     assert_eq!(r.len(), 20);
     assert_eq!((r[0].name.as_str(), r[19].name.as_str()), ("PR1", "PR20"));
-    assert_eq!(r[10].join, Duration::from_secs(5));
+    assert_eq!(r[10].join, Instant::from_millis(5_000));
     let names: Vec<&str> = s.tcp.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["T1", "T2", "T3"]);
     assert_eq!(s.nodes[s.tcp[2].to].name, "D3");

@@ -3,7 +3,7 @@
 
 use super::procfs::{cpu_seconds, vm_bytes};
 use super::scenario_text;
-use crate::scenario::{self, build_network, session_spec};
+use crate::scenario::{self, build_network};
 use convoy_proto::{Instant, Receiver};
 use convoy_sim::dumbbell::jain;
 use convoy_sim::network::session_receiver;
@@ -302,7 +302,7 @@ pub fn endpoint_growth(
         .iter()
         .map(|(t, p)| (*t, p.src.0, p.body.clone()))
         .collect();
-    let spec = session_spec(&s.sessions[0], |i| NodeId(i as u32));
+    let spec = s.sessions[0].clone();
     let seed = s.seed;
     drop(built);
     drop(s);

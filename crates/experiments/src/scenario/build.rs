@@ -1,8 +1,8 @@
 //! A validated scenario becomes a simulator [`Network`].
 
-use super::model::{Scenario, SessionDef};
+use super::model::Scenario;
 use convoy_proto::Instant;
-use convoy_sim::{BuildError, LinkId, Network, NodeId, SessionReceiver, SessionSpec};
+use convoy_sim::{BuildError, LinkId, Network, NodeId};
 use std::time::Duration;
 
 /// The network and what is needed to read its results.
@@ -17,40 +17,21 @@ fn at(d: Duration) -> Instant {
     Instant::from_nanos(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
 
-/// The simulator's description of session `sess`; `node` maps scenario node indices to the network's ids.
-pub fn session_spec(sess: &SessionDef, node: impl Fn(usize) -> NodeId) -> SessionSpec {
-    SessionSpec {
-        name: sess.name.clone(),
-        source: node(sess.source),
-        receivers: sess
-            .receivers
-            .iter()
-            .map(|r| SessionReceiver {
-                name: r.name.clone(),
-                node: node(r.node),
-                join: at(r.join),
-                leave: r.leave.map(at),
-            })
-            .collect(),
-        cc: sess.cc.clone(),
-        apdu_size: sess.payload,
-        start: at(sess.start),
-        stop: sess.stop.map(at),
-        bytes: sess.bytes,
-        trace: sess.trace,
-        rate_max: sess.rate_max,
-        nak_elim_ivl: sess.nak_elim,
-        record_arrivals: sess.arrivals,
-        rxw: sess.rxw.clone(),
-    }
-}
-
 /// Build the network of `s`. Flows are added in the order of [`Scenario::flow_names`].
 pub fn build_network(s: &Scenario) -> Result<Built, BuildError> {
     let mut net = Network::new(s.seed, s.interval, s.sample);
     let mut ids = Vec::with_capacity(s.nodes.len());
-    for n in &s.nodes {
-        ids.push(net.add_node(&n.name, n.kind)?);
+    for (i, n) in s.nodes.iter().enumerate() {
+        let id = net.add_node(&n.name, n.kind)?;
+        // Sessions were resolved with the node indices as ids.
+        if id.index() != i {
+            return Err(BuildError(format!(
+                "node `{}` got id {} instead of {i}",
+                n.name,
+                id.index()
+            )));
+        }
+        ids.push(id);
     }
     let node = |i: usize| -> NodeId { ids[i] };
     let mut link_ids = Vec::with_capacity(s.links.len());
@@ -71,7 +52,7 @@ pub fn build_network(s: &Scenario) -> Result<Built, BuildError> {
         link_ids.push((f, b));
     }
     for sess in &s.sessions {
-        net.add_session(session_spec(sess, node))?;
+        net.add_session(sess.clone())?;
     }
     for t in &s.tcp {
         net.add_tcp(

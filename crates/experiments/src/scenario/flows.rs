@@ -4,14 +4,21 @@
 use super::cc::{self, SchemeKeys};
 use super::context::{check_name, fail, fail_related, positive_rate, Ctx, Res};
 use super::locate::KeyPath;
-use super::model::{ReceiverDef, Scenario, SessionDef, TcpDef, UdpDef};
+use super::model::{Scenario, TcpDef, UdpDef};
 use super::schema::{CcSpec, SessionFileSpec, TcpSpec, TcpVariantSpec};
 use super::units::{Dur, Size};
 use convoy_proto::cc::CcConfig;
 use convoy_proto::rxw::RxwConfig;
+use convoy_proto::Instant;
 use convoy_sim::agents::udp::UdpPattern;
 use convoy_sim::tcp::{TcpConfig, TcpVariant};
+use convoy_sim::{NodeId, SessionReceiver, SessionSpec};
 use std::time::Duration;
+
+/// The simulator's instant `d` after the start of the run.
+pub fn at(d: Duration) -> Instant {
+    Instant::from_nanos(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
 
 /// Resolve every flow into `s`.
 pub fn resolve_flows(cx: &mut Ctx<'_>, s: &mut Scenario) -> Res<()> {
@@ -228,10 +235,10 @@ fn expand(
     Ok(out)
 }
 
-fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionDef> {
+fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> {
     let p = KeyPath::root().key("session").index(i);
     cx.add_flow_name(&s.name, &p.key("name"))?;
-    let source = cx.node(&s.source, &p.key("source"))?;
+    let source = NodeId(cx.node(&s.source, &p.key("source"))? as u32);
     let cc = controller(s, &p)?;
     let mut start = s.start.map_or(Duration::ZERO, |d| d.0);
     if let Some(j) = s.start_jitter {
@@ -249,9 +256,13 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionDef> {
         );
     }
     // Receivers placed so far, with the key of their node (for errors that involve two of them).
-    let mut receivers: Vec<(ReceiverDef, KeyPath)> = Vec::new();
+    let mut receivers: Vec<(SessionReceiver, KeyPath)> = Vec::new();
     let source_key = p.key("source");
-    let mut place = |cx: &Ctx<'_>, r: ReceiverDef, rp: &KeyPath, node_key: KeyPath| -> Res<()> {
+    let mut place = |cx: &Ctx<'_>,
+                     r: SessionReceiver,
+                     rp: &KeyPath,
+                     node_key: KeyPath|
+     -> Res<()> {
         if r.node == source {
             let msg = format!(
                 "receiver `{}` is on the source's node `{}`",
@@ -263,7 +274,9 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionDef> {
             let msg = format!(
                 "receivers `{}` and `{}` are both on node `{}`; a receiver is identified by its host's \
                  address, so give each its own host",
-                o.name, r.name, cx.nodes[r.node].name
+                o.name,
+                r.name,
+                cx.nodes[r.node.index()].name
             );
             return fail_related(&node_key, std::slice::from_ref(okey), msg);
         }
@@ -277,20 +290,20 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionDef> {
             let msg = format!("receiver `{}` leaves before it joins", r.name);
             return fail_related(&rp.key("leave"), &[rp.key("join")], msg);
         }
-        cx.check_connected(source, r.node, rp)?;
+        cx.check_connected(source.index(), r.node.index(), rp)?;
         receivers.push((r, node_key));
         Ok(())
     };
     for (k, r) in s.receivers.iter().enumerate() {
         let rp = p.key("receivers").index(k);
-        let node = cx.node(&r.node, &rp.key("node"))?;
+        let node = NodeId(cx.node(&r.node, &rp.key("node"))? as u32);
         let name = r.name.clone().unwrap_or_else(|| r.node.clone());
         check_name(&name, &rp.key("name"))?;
-        let def = ReceiverDef {
+        let def = SessionReceiver {
             name,
             node,
-            join: r.join.map_or(Duration::ZERO, |d| d.0),
-            leave: r.leave.map(|d| d.0),
+            join: at(r.join.map_or(Duration::ZERO, |d| d.0)),
+            leave: r.leave.map(|d| at(d.0)),
         };
         place(cx, def, &rp, rp.key("node"))?;
     }
@@ -304,17 +317,17 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionDef> {
         }
         for n in r.first..=r.last {
             let host = format!("{}{n}", r.prefix);
-            let node = cx.node(&host, &rp.key("prefix"))?;
-            let def = ReceiverDef {
+            let node = NodeId(cx.node(&host, &rp.key("prefix"))? as u32);
+            let def = SessionReceiver {
                 name: host,
                 node,
-                join: r.join.map_or(Duration::ZERO, |d| d.0),
-                leave: r.leave.map(|d| d.0),
+                join: at(r.join.map_or(Duration::ZERO, |d| d.0)),
+                leave: r.leave.map(|d| at(d.0)),
             };
             place(cx, def, &rp, rp.key("prefix"))?;
         }
     }
-    let receivers: Vec<ReceiverDef> = receivers.into_iter().map(|(r, _)| r).collect();
+    let receivers: Vec<SessionReceiver> = receivers.into_iter().map(|(r, _)| r).collect();
     if receivers.is_empty() {
         return fail(
             &p,
@@ -340,19 +353,19 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionDef> {
             max_buffered_bytes: r.max_buffered.map_or(d.max_buffered_bytes, |b| b.0),
         }
     });
-    Ok(SessionDef {
+    Ok(SessionSpec {
         name: s.name.clone(),
         source,
         receivers,
         cc,
-        payload: payload as usize,
-        start,
-        stop,
+        apdu_size: payload as usize,
+        start: at(start),
+        stop: stop.map(at),
         bytes: s.bytes.map(|b| b.0),
         trace: s.trace.unwrap_or(i == 0),
-        arrivals: s.arrivals.unwrap_or(false),
+        record_arrivals: s.arrivals.unwrap_or(false),
         rate_max: s.rate_max.map(|r| r.bytes_per_s()),
-        nak_elim: s.nak_elim.map(|d| d.0),
+        nak_elim_ivl: s.nak_elim.map(|d| d.0),
         rxw,
     })
 }

@@ -22,9 +22,10 @@ mod resolve;
 pub mod schema;
 pub mod units;
 
-pub use build::{build_network, session_spec, Built};
+pub use build::{build_network, Built};
+pub use convoy_sim::{SessionReceiver, SessionSpec};
 pub use error::{Origin, ScenarioError};
-pub use model::{LinkDef, NodeDef, ReceiverDef, Scenario, SeqPlot, SessionDef, TcpDef, UdpDef};
+pub use model::{LinkDef, NodeDef, Scenario, SeqPlot, TcpDef, UdpDef};
 
 use context::SemError;
 use locate::{KeyPath, Located};

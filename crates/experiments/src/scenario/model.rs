@@ -1,13 +1,12 @@
 //! A scenario resolved and validated: defaults applied, fanouts and flow counts expanded, names turned into
-//! indices, values converted into the simulator's own configuration types. Building the network from it
+//! indices, values converted into the simulator's own configuration types (sessions are the simulator's
+//! `SessionSpec`s themselves). Building the network from it
 //! cannot fail on anything a person wrote.
 
-use convoy_proto::cc::CcConfig;
-use convoy_proto::rxw::RxwConfig;
 use convoy_sim::agents::udp::UdpPattern;
 use convoy_sim::link::LinkConfig;
 use convoy_sim::tcp::TcpConfig;
-use convoy_sim::NodeKind;
+use convoy_sim::{NodeKind, SessionSpec};
 use std::time::Duration;
 
 /// A validated scenario.
@@ -27,8 +26,8 @@ pub struct Scenario {
     pub nodes: Vec<NodeDef>,
     /// Duplex links.
     pub links: Vec<LinkDef>,
-    /// Multicast sessions.
-    pub sessions: Vec<SessionDef>,
+    /// Multicast sessions, as the simulator takes them (node ids are the indices of `nodes`).
+    pub sessions: Vec<SessionSpec>,
     /// TCP flows.
     pub tcp: Vec<TcpDef>,
     /// UDP flows (CBR, then on/off).
@@ -63,50 +62,6 @@ pub struct LinkDef {
     pub observe_forward: bool,
     /// Record the backward queue.
     pub observe_back: bool,
-}
-
-/// A multicast receiver.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ReceiverDef {
-    /// Name.
-    pub name: String,
-    /// Host (node index).
-    pub node: usize,
-    /// Join time.
-    pub join: Duration,
-    /// Leave time.
-    pub leave: Option<Duration>,
-}
-
-/// A multicast session.
-#[derive(Clone, Debug)]
-pub struct SessionDef {
-    /// Name.
-    pub name: String,
-    /// Source host (node index).
-    pub source: usize,
-    /// Receivers.
-    pub receivers: Vec<ReceiverDef>,
-    /// Controller.
-    pub cc: CcConfig,
-    /// Payload bytes per data packet.
-    pub payload: usize,
-    /// Application start.
-    pub start: Duration,
-    /// Application stop.
-    pub stop: Option<Duration>,
-    /// Total bytes.
-    pub bytes: Option<u64>,
-    /// Record the time–sequence trace.
-    pub trace: bool,
-    /// Record each receiver's ODATA arrivals.
-    pub arrivals: bool,
-    /// PGM rate limit, bytes per second.
-    pub rate_max: Option<u64>,
-    /// The source's NAK elimination interval.
-    pub nak_elim: Option<Duration>,
-    /// Receive-window configuration.
-    pub rxw: Option<RxwConfig>,
 }
 
 /// A TCP bulk transfer.

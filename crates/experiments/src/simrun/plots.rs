@@ -5,7 +5,7 @@
 //! plotters draws text as SVG `<text>` elements, so no font is read or fetched: the viewer renders them with
 //! its own sans-serif font (plotters only estimates text extents for layout).
 
-use crate::scenario::{Scenario, SessionDef};
+use crate::scenario::{Scenario, SessionSpec};
 use convoy_sim::observe::{CcSample, SeqMark, SeqTrace};
 use convoy_sim::results::RunResult;
 use plotters::coord::types::RangedCoordf64;
@@ -151,7 +151,7 @@ fn tick(v: &f64) -> String {
 pub fn window(
     path: &Path,
     s: &Scenario,
-    sess: &SessionDef,
+    sess: &SessionSpec,
     samples: &[CcSample],
     switches: &[(f64, Option<String>)],
 ) -> Res {
@@ -226,12 +226,12 @@ const MAX_MARKS: usize = 60_000;
 pub fn sequence(
     path: &Path,
     s: &Scenario,
-    sess: &SessionDef,
+    sess: &SessionSpec,
     trace: &SeqTrace,
     (from, to): (f64, f64),
 ) -> Res {
     let base = super::series::first_data(trace);
-    let payload = sess.payload as f64;
+    let payload = sess.apdu_size as f64;
     let y_of = |seq: u32| f64::from(seq.wrapping_sub(base) as i32) * payload;
     let in_window: Vec<(f64, SeqMark)> = trace
         .marks

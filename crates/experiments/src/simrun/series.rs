@@ -194,7 +194,7 @@ pub fn write_all(
         if let Some(trace) = &agent.record.trace {
             put(
                 format!("seq-{}.csv", sess.name),
-                sequence_csv(trace, sess.payload, &names),
+                sequence_csv(trace, sess.apdu_size, &names),
             )?;
         }
     }

@@ -104,7 +104,12 @@ pub fn summarize(
     unroutable: u64,
 ) -> Summary {
     let mut times = Vec::new();
-    times.extend(s.sessions.iter().map(|x| (x.start, x.stop)));
+    let since = |t: convoy_proto::Instant| std::time::Duration::from_nanos(t.as_nanos());
+    times.extend(
+        s.sessions
+            .iter()
+            .map(|x| (since(x.start), x.stop.map(since))),
+    );
     times.extend(s.tcp.iter().map(|x| (x.start, x.stop)));
     times.extend(s.udp.iter().map(|x| (x.start, x.stop)));
     let flows = r
