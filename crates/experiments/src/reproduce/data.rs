@@ -1,9 +1,11 @@
 //! What a verdict reads from one run: the results plus the series the summary does not carry.
 
+use crate::scenario::Scenario;
 use convoy_sim::observe::SeqMark;
 use convoy_sim::results::RunResult;
 use convoy_sim::Network;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// One multicast session's sender-side series.
 #[derive(Clone, Debug, Default)]
@@ -28,9 +30,13 @@ pub struct SessionData {
     pub odata_received: Vec<(String, u64)>,
 }
 
-/// One run's data, detached from the simulator (so it can cross threads).
+/// One run's data, detached from the simulator (so it can cross threads): the resolved scenario it ran and
+/// what was measured.
 #[derive(Clone, Debug)]
 pub struct RunData {
+    /// The scenario as resolved for this run (overrides and seed applied): verdicts read link rates,
+    /// durations, start, stop and join times from it.
+    pub scenario: Scenario,
     /// Variant name within the experiment (empty when there is one run).
     pub variant: String,
     /// Seed.
@@ -49,7 +55,14 @@ pub struct RunData {
 
 impl RunData {
     /// Extract from a finished network.
-    pub fn extract(variant: &str, seed: u64, dir: PathBuf, net: &Network, events: u64) -> Self {
+    pub fn extract(
+        scenario: &Scenario,
+        variant: &str,
+        seed: u64,
+        dir: PathBuf,
+        net: &Network,
+        events: u64,
+    ) -> Self {
         let result = net.results();
         let mut sessions = Vec::new();
         for f in &result.flows {
@@ -100,6 +113,7 @@ impl RunData {
             });
         }
         RunData {
+            scenario: scenario.clone(),
             variant: variant.to_string(),
             seed,
             dir,
@@ -118,5 +132,57 @@ impl RunData {
     /// The session series called `name`.
     pub fn session(&self, name: &str) -> Option<&SessionData> {
         self.sessions.iter().find(|s| s.name == name)
+    }
+
+    /// The run's length, seconds.
+    pub fn end_s(&self) -> f64 {
+        self.scenario.duration.as_secs_f64()
+    }
+
+    /// When flow `name` (a session, TCP or UDP flow) starts, seconds.
+    pub fn start_s(&self, name: &str) -> Result<f64, String> {
+        self.flow_times(name).map(|(start, _)| start)
+    }
+
+    /// When flow `name` stops, seconds (the end of the run when it runs to the end).
+    pub fn stop_s(&self, name: &str) -> Result<f64, String> {
+        self.flow_times(name)
+            .map(|(_, stop)| stop.unwrap_or_else(|| self.end_s()))
+    }
+
+    fn flow_times(&self, name: &str) -> Result<(f64, Option<f64>), String> {
+        let s = &self.scenario;
+        let secs = |d: Duration| d.as_secs_f64();
+        if let Some(x) = s.sessions.iter().find(|x| x.name == name) {
+            return Ok((x.start.as_secs_f64(), x.stop.map(|t| t.as_secs_f64())));
+        }
+        if let Some(x) = s.tcp.iter().find(|x| x.name == name) {
+            return Ok((secs(x.start), x.stop.map(secs)));
+        }
+        if let Some(x) = s.udp.iter().find(|x| x.name == name) {
+            return Ok((secs(x.start), x.stop.map(secs)));
+        }
+        Err(format!("no flow `{name}` in scenario {}", s.name))
+    }
+
+    /// When the last receiver of session `session` joins, seconds.
+    pub fn last_join_s(&self, session: &str) -> Result<f64, String> {
+        self.scenario
+            .sessions
+            .iter()
+            .find(|x| x.name == session)
+            .and_then(|x| x.receivers.iter().map(|r| r.join).max())
+            .map(|t| t.as_secs_f64())
+            .ok_or_else(|| format!("no receivers of session `{session}`"))
+    }
+
+    /// The rate of link `name` (its forward direction), bits per second.
+    pub fn link_rate_bps(&self, name: &str) -> Result<f64, String> {
+        self.scenario
+            .links
+            .iter()
+            .find(|l| l.name == name)
+            .map(|l| l.forward.rate_bps as f64)
+            .ok_or_else(|| format!("no link `{name}` in scenario {}", self.scenario.name))
     }
 }

@@ -86,6 +86,7 @@ fn run_job(opts: &ReproduceOptions, exp: &Experiment, job: &Job) -> Result<RunDa
     let dir = run_dir(&opts.out, exp, plan.variant, job.seed);
     let (report, net) = simrun::run_scenario(&s, &dir, None, &mut ()).map_err(|e| e.to_string())?;
     Ok(RunData::extract(
+        &s,
         plan.variant,
         job.seed,
         dir,

@@ -109,21 +109,22 @@ fn episode_text(e: &SwitchEpisode) -> String {
     )
 }
 
-/// Length of the switch-inflation runs, and the early window the goodput is compared over.
-const INFL_END: f64 = 100.0;
-const INFL_EARLY: f64 = 50.0;
-
 pub(super) fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let r = need(ctx, "")?;
     let f = pgm(r)?;
-    let eps = switch_episodes(session(r)?, &f.switches, INFL_END);
+    let end = r.end_s();
+    // The early window the goodput is compared over (experiments.md: "the first 50 s") is the length of the
+    // `first50` run, identical to the beginning of this one.
+    let early = need(ctx, "first50")?;
+    let early_s = early.end_s();
+    let eps = switch_episodes(session(r)?, &f.switches, end);
     let first = eps.first();
     let c1 = Check::holds(
         "ACKs from the old acker keep arriving after the first switch",
         first.is_some_and(|e| e.old_acks > 0),
         "≥ 1 (WF §IV-A: PR1 ACKed until packet 173; PR4's first ACK 26.7 s after the switch)",
         first.map_or(
-            "no acker switch in the first 100 s".to_string(),
+            format!("no acker switch in the first {} s", trim(end)),
             episode_text,
         ),
     );
@@ -139,11 +140,11 @@ pub(super) fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     // rapid opening of the PGM sender window between initial acker switches". What each sender sent: PGM's
     // original data (repairs excluded), TCP flow 4's segments (retransmissions included, so TCP is not
     // understated).
-    let pgm_sent = mean(&f.throughput_bps, f.interval_s, 0.0, INFL_EARLY);
+    let pgm_sent = mean(&f.throughput_bps, f.interval_s, 0.0, early_s);
     let t4 = r.flow(TCP4).ok_or("no flow tcp4")?;
-    let tcp_sent = mean(&t4.throughput_bps, t4.interval_s, 0.0, INFL_EARLY);
+    let tcp_sent = mean(&t4.throughput_bps, t4.interval_s, 0.0, early_s);
     let c3 = Check::holds(
-        "PGM sends more than TCP flow 4 over the first 50 s",
+        &format!("PGM sends more than TCP flow 4 over the first {} s", trim(early_s)),
         pgm_sent > tcp_sent,
         "PGM's original data rate above TCP flow 4's sending rate (experiments.md: PGM goodput > TCP flow 4 in \
          the first 50 s; WF Fig. 9 and conclusions: \"initially sends more\"); receiver side reported below",
@@ -156,7 +157,6 @@ pub(super) fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     // Receiver side, from the 50 s run (identical to the first 50 s of this one): distinct original packets each
     // PGM receiver got (goodput "excluding duplicate packets", WF's [6]; repairs not counted) and TCP flow 4's
     // in-order delivery.
-    let early = need(ctx, "first50")?;
     let ef = pgm(early)?;
     let es = session(early)?;
     let payload =
@@ -164,15 +164,13 @@ pub(super) fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let per_rx: Vec<String> = es
         .odata_received
         .iter()
-        .map(|(n, k)| {
-            format!(
-                "{n} {}",
-                trim(*k as f64 * payload * 8.0 / INFL_EARLY / 1000.0)
-            )
-        })
+        .map(|(n, k)| format!("{n} {}", trim(*k as f64 * payload * 8.0 / early_s / 1000.0)))
         .collect();
     let receiver_side = report(
-        "receiver side, first 50 s: distinct original data at each PGM receiver; TCP flow 4 delivered (kbit/s)",
+        &format!(
+            "receiver side, first {} s: distinct original data at each PGM receiver; TCP flow 4 delivered (kbit/s)",
+            trim(early_s)
+        ),
         format!(
             "{}; TCP flow 4 {}",
             per_rx.join(", "),
@@ -182,7 +180,10 @@ pub(super) fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     );
     let mut checks = vec![c1, c2, c3, receiver_side];
     checks.push(report(
-        "every acker switch in the first 100 s (old_acker_acks = \"count\")",
+        &format!(
+            "every acker switch in the first {} s (old_acker_acks = \"count\")",
+            trim(end)
+        ),
         if eps.is_empty() {
             "none".to_string()
         } else {
@@ -204,17 +205,18 @@ pub(super) fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     ] {
         let Some(b) = ctx.run(variant) else { continue };
         let bf = pgm(b)?;
-        let beps = switch_episodes(session(b)?, &bf.switches, INFL_END);
+        let beps = switch_episodes(session(b)?, &bf.switches, b.end_s());
         checks.push(report(
-            &format!("{what}: every switch in the first 100 s"),
+            &format!("{what}: every switch in the first {} s", trim(b.end_s())),
             format!(
-                "{}; {} packets sent in 100 s (\"count\": {})",
+                "{}; {} packets sent in {} s (\"count\": {})",
                 if beps.is_empty() {
                     "no switch".to_string()
                 } else {
                     beps.iter().map(episode_text).collect::<Vec<_>>().join("; ")
                 },
                 session(b)?.odata_sent,
+                trim(b.end_s()),
                 session(r)?.odata_sent,
             ),
             "(not in the paper; shared/spec/pgmcc.md \"Known weaknesses\")",
