@@ -29,13 +29,16 @@ const SETTLE_S: f64 = 15.0;
 /// The bottleneck's link name in the Figs 3–4 scenarios.
 const BOTTLENECK: &str = "bottleneck";
 
+/// A time window [from, to), seconds.
+type Window = (f64, f64);
+
 /// "a–b s".
 fn span(from: f64, to: f64) -> String {
     format!("{}–{} s", trim(from), trim(to))
 }
 
 /// Fig. 3's two windows: S1 alone (after settling, until S2 starts) and both running (after S2 settled).
-fn fig3_windows(r: &RunData) -> Result<((f64, f64), (f64, f64)), String> {
+fn fig3_windows(r: &RunData) -> Result<(Window, Window), String> {
     let s2 = r.start_s("S2")?;
     Ok(((SETTLE_S, s2), (s2 + SETTLE_S, r.end_s())))
 }
@@ -128,7 +131,7 @@ const REGAIN_WITHIN_S: f64 = 30.0;
 const REGAIN_MEAN_S: f64 = 5.0;
 
 /// pgmcc / TCP while both run (from TCP's start, settled, to its stop): (ratio, pgmcc, TCP, window).
-fn fig4_ratio(r: &RunData) -> Result<(f64, f64, f64, (f64, f64)), String> {
+fn fig4_ratio(r: &RunData) -> Result<(f64, f64, f64, Window), String> {
     let w = (r.start_s("tcp")? + SETTLE_S, r.stop_s("tcp")?);
     let p = flow_mean(r, "pgmcc", w.0, w.1)?;
     let t = flow_mean(r, "tcp", w.0, w.1)?;
@@ -343,7 +346,7 @@ fn fig5_x10(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
 const FIG7_SETTLE_S: f64 = 50.0;
 
 /// Fig. 7's halves: with the first receivers, and after the last ones joined, each settled.
-fn fig7_halves(r: &RunData) -> Result<((f64, f64), (f64, f64)), String> {
+fn fig7_halves(r: &RunData) -> Result<(Window, Window), String> {
     let joined = r.last_join_s("pgmcc")?;
     Ok((
         (r.start_s("pgmcc")? + FIG7_SETTLE_S, joined),
@@ -358,7 +361,7 @@ fn fig7(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let second = flow_mean(r, "pgmcc", h2.0, h2.1)?;
     let t1 = flow_mean(r, "tcp", h1.0, h1.1)?;
     let t2 = flow_mean(r, "tcp", h2.0, h2.1)?;
-    let receivers = |w: (f64, f64)| {
+    let receivers = |w: Window| {
         r.scenario
             .sessions
             .iter()
