@@ -12,14 +12,14 @@
 
 use crate::units::{parse_bytes, parse_duration, parse_rate_bps};
 use clap::{Args, ValueEnum};
+use convoy_net::transfer::setup::{self, SinkSetup, SourceSetup};
 use convoy_net::transfer::sink::{self, Output, RecvOptions};
 use convoy_net::transfer::source::{self, SendInput, SendOptions};
 use convoy_net::transfer::{exit, Observer, Progress};
-use convoy_net::{GroupOptions, Interface, NetReceiver, NetSender};
+use convoy_net::{GroupOptions, Interface};
 use convoy_proto::cc::fixed::FixedConfig;
 use convoy_proto::cc::pgmcc::{PgmccConfig, TimeoutPolicy};
 use convoy_proto::cc::CcConfig;
-use convoy_proto::LateJoin;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -33,7 +33,7 @@ pub enum CcChoice {
     Pgmcc,
     /// A fixed rate (`--rate`), no congestion control.
     Fixed,
-    /// Receivers: follow the source (pgmcc if its data carries OPT_PGMCC_DATA, else fixed).
+    /// Receivers: follow the source (the scheme its data shows: pgmcc if it carries OPT_PGMCC_DATA, else fixed).
     Auto,
 }
 
@@ -236,22 +236,13 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         return ExitCode::from(exit::USAGE);
     }
     let cc = cc_config(args.cc, args.rate, args.rto_min);
-    let rate_max = args.rate_max.map(|r| r / 8);
-    let repair = args
-        .repair_rate_max
-        .map(|r| r / 8)
-        .or(rate_max.map(|r| r / 2))
-        .unwrap_or(100_000_000 / 8);
-    let mut tx = match NetSender::open(&g, |c| {
-        c.cc = cc.clone();
-        c.rate_max = rate_max;
-        c.repair_rate_max = Some(repair);
-        // Receivers behind plain multicast routers all NAK a packet lost upstream of them: answer each
-        // sequence number once per (at most) 250 ms instead of once per NAK (RFC 3208 §7.4 at the source).
-        c.nak_elim_ivl = std::time::Duration::from_millis(250);
-        // By default up to ~56 MB stay in memory for repairs; older data is re-read from the files.
-        c.txw_max_packets = args.txw_packets.max(1);
-    }) {
+    let source_setup = SourceSetup {
+        cc: cc.clone(),
+        rate_max_bps: args.rate_max,
+        repair_rate_max_bps: args.repair_rate_max,
+        txw_packets: args.txw_packets,
+    };
+    let mut tx = match source_setup.open(&g) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("convoy send: {e}");
@@ -282,16 +273,12 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         }
     };
     let s = tx.sender().stats().clone();
-    let io = tx.io_stats().clone();
     let complete = report
         .receivers
         .iter()
         .filter(|r| r.state == "complete")
         .count();
-    let mut code = exit::OK;
-    if complete < report.receivers.len() || report.receivers.len() < args.wait_receivers {
-        code = exit::INCOMPLETE;
-    }
+    let code = setup::send_exit_code(&report, args.wait_receivers);
     if !args.common.quiet {
         let mbit = report.bytes as f64 * 8.0 / report.seconds.max(1e-9) / 1e6;
         eprintln!(
@@ -313,30 +300,7 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
             args.wait_receivers
         );
     }
-    let json = serde_json::json!({
-        "transfer_id": report.transfer_id,
-        "cc": cc.name(),
-        "bytes": report.bytes,
-        "files": report.files,
-        "seconds": report.seconds,
-        "goodput_bps": report.bytes as f64 * 8.0 / report.seconds.max(1e-9),
-        "packets": { "odata": s.odata_packets, "rdata": s.rdata_packets, "spm": s.spms, "ncf": s.ncfs },
-        "odata_bytes": s.odata_bytes,
-        "rdata_bytes": s.rdata_bytes,
-        "wire_bytes": io.bytes_sent,
-        "naks": s.naks,
-        "nak_sqns": s.nak_sqns,
-        "acks": s.acks,
-        "acker_changes": report.acker_changes,
-        "timeouts": report.timeouts,
-        "app_repairs": s.app_repairs_requested,
-        "malformed": s.malformed,
-        "receivers": report.receivers,
-        "closed": report.closed,
-        "peak_rss_bytes": convoy_experiments::bench::procfs::vm_bytes("VmHWM"),
-        "io": io,
-        "exit_code": code,
-    });
+    let json = setup::send_stats(&tx, &report, code);
     if let Err(e) = write_json(&args.common.stats_json, &json) {
         eprintln!("convoy send: stats: {e}");
     }
@@ -354,19 +318,12 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
         }
     };
     let g = args.common.group_options();
-    let cc = cc_config(args.cc, 100_000_000, Duration::from_secs(1));
-    let configure = |c: &mut convoy_proto::ReceiverConfig| {
-        c.cc = cc.clone();
-        c.late_join = LateJoin::FromTrail;
-        c.rxw.max_packets = 1 << 20;
-        c.rxw.max_buffered_bytes = args.max_buffer;
+    let sink_setup = SinkSetup {
+        cc: cc_config(args.cc, 100_000_000, Duration::from_secs(1)),
+        follow_source: args.cc == CcChoice::Auto,
+        max_buffer_bytes: args.max_buffer,
     };
-    let opened = if args.cc == CcChoice::Auto {
-        NetReceiver::open_following_cc(&g, configure)
-    } else {
-        NetReceiver::open(&g, configure)
-    };
-    let mut rx = match opened {
+    let mut rx = match sink_setup.open(&g) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("convoy recv: {e}");
@@ -422,31 +379,7 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
             );
         }
     }
-    let s = rx.receiver().stats().clone();
-    let w = rx.receiver().rxw_stats().cloned().unwrap_or_default();
-    let json = serde_json::json!({
-        "transfer_id": report.transfer_id,
-        "bytes": report.bytes,
-        "seconds": report.seconds,
-        "files": report.files,
-        "end": report.end,
-        "exit_code": report.exit_code,
-        "packets": { "odata": s.odata, "rdata": s.rdata, "spm": s.spms, "ncf": s.ncfs },
-        "naks_sent": s.naks_sent,
-        "acks_sent": s.acks_sent,
-        "feedback_sent": s.feedback_sent,
-        "statuses_sent": s.statuses_sent,
-        "malformed": s.malformed,
-        "sqns_lost": w.sqns_lost,
-        "peak_rss_bytes": convoy_experiments::bench::procfs::vm_bytes("VmHWM"),
-        "buffer": {
-            "max_bytes": rx.receiver().config().rxw.max_buffered_bytes,
-            "peak_held_bytes": w.peak_held_bytes,
-            "congested_odata": s.congested,
-            "refused_packets": w.overflow_refused,
-        },
-        "io": rx.io_stats(),
-    });
+    let json = setup::recv_stats(&rx, &report);
     if let Err(e) = write_json(&args.common.stats_json, &json) {
         eprintln!("convoy recv: stats: {e}");
     }

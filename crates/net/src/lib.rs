@@ -14,9 +14,11 @@
 //!
 //! See `examples/ticker.rs` for a feed that adapts what it sends to the tokens pgmcc grants.
 
+pub mod bench;
 pub mod burst;
 mod detect;
 pub mod driver;
+pub mod procfs;
 mod receiver;
 mod sender;
 pub mod socket;

@@ -10,7 +10,6 @@
 //! The scenario files are compiled into the executable, so the benchmark is the same wherever it runs.
 
 pub mod child;
-pub mod procfs;
 
 pub use child::{EndpointSize, ScenarioRun};
 use serde::{Deserialize, Serialize};

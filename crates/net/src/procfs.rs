@@ -1,4 +1,5 @@
-//! What the benchmark reads about its own process from Linux's /proc: resident memory and CPU time.
+//! What a process reads about itself from Linux's /proc: resident memory and CPU time (for benchmarks and
+//! transfer statistics).
 
 /// A `VmXXX:` line of /proc/self/status (`VmRSS`, `VmHWM`), in bytes; `None` where /proc is missing.
 pub fn vm_bytes(field: &str) -> Option<u64> {
