@@ -11,14 +11,14 @@
 //! | 4 | an input file changed while it was being sent |
 
 use crate::units::{parse_bytes, parse_duration, parse_rate_bps};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use convoy_net::transfer::setup::{self, SinkSetup, SourceSetup};
 use convoy_net::transfer::sink::{self, Output, RecvOptions};
 use convoy_net::transfer::source::{self, SendInput, SendOptions};
 use convoy_net::transfer::{exit, Observer, Progress};
 use convoy_net::{GroupOptions, Interface};
 use convoy_proto::cc::fixed::FixedConfig;
-use convoy_proto::cc::pgmcc::{PgmccConfig, TimeoutPolicy};
+use convoy_proto::cc::pgmcc::TimeoutPolicy;
 use convoy_proto::cc::CcConfig;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::net::SocketAddr;
@@ -26,15 +26,30 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-/// Congestion control choice.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+/// `--cc`: a scheme Convoy registers (`convoy_proto::cc::CcConfig::NAMES`), or `auto` (receivers: follow the
+/// source, the scheme its data shows).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CcChoice {
-    /// pgmcc: TCP-friendly window controller clocked by an elected acker.
-    Pgmcc,
-    /// A fixed rate (`--rate`), no congestion control.
-    Fixed,
-    /// Receivers: follow the source (the scheme its data shows: pgmcc if it carries OPT_PGMCC_DATA, else fixed).
+    /// This scheme, by name.
+    Scheme(&'static str),
+    /// Follow the source.
     Auto,
+}
+
+fn parse_cc(s: &str) -> Result<CcChoice, String> {
+    if s == "auto" {
+        return Ok(CcChoice::Auto);
+    }
+    CcConfig::NAMES
+        .iter()
+        .find(|n| **n == s)
+        .map(|n| CcChoice::Scheme(n))
+        .ok_or_else(|| {
+            format!(
+                "no scheme `{s}`; choose {} or auto",
+                CcConfig::NAMES.join(", ")
+            )
+        })
 }
 
 /// Options both commands share.
@@ -64,22 +79,27 @@ impl CommonArgs {
     }
 }
 
-/// The controller configuration of a choice (`Auto` starts as pgmcc and follows the source).
-fn cc_config(choice: CcChoice, rate_bps: u64, rto_min: Duration) -> CcConfig {
-    match choice {
-        CcChoice::Pgmcc | CcChoice::Auto => CcConfig::Pgmcc(PgmccConfig {
-            timeout: TimeoutPolicy::Adaptive {
-                initial: Duration::from_secs(3),
-                min: rto_min,
-                max: Duration::from_secs(60),
-            },
-            ..PgmccConfig::default()
-        }),
-        CcChoice::Fixed => CcConfig::Fixed(FixedConfig {
+/// The controller configuration of a choice (`Auto` starts from the default scheme and follows the source), with
+/// the knobs the command line offers for the schemes that have them: pgmcc's timeout floor, the fixed rate.
+fn cc_config(choice: &CcChoice, rate_bps: u64, rto_min: Duration) -> CcConfig {
+    let mut cc = match choice {
+        CcChoice::Scheme(name) => CcConfig::by_name(name).unwrap_or_default(),
+        CcChoice::Auto => CcConfig::default(),
+    };
+    if let CcConfig::Pgmcc(p) = &mut cc {
+        p.timeout = TimeoutPolicy::Adaptive {
+            initial: Duration::from_secs(3),
+            min: rto_min,
+            max: Duration::from_secs(60),
+        };
+    }
+    if let CcConfig::Fixed(f) = &mut cc {
+        *f = FixedConfig {
             rate_bytes_per_s: (rate_bps / 8).max(1),
             burst: Duration::from_millis(5),
-        }),
+        };
     }
+    cc
 }
 
 /// Options of `convoy send`.
@@ -90,8 +110,8 @@ pub struct SendArgs {
     paths: Vec<String>,
     #[command(flatten)]
     common: CommonArgs,
-    /// Congestion control (receivers follow it by default).
-    #[arg(long, value_enum, default_value_t = CcChoice::Pgmcc)]
+    /// Congestion control: pgmcc or fixed (receivers follow it by default).
+    #[arg(long, value_parser = parse_cc, default_value = "pgmcc")]
     cc: CcChoice,
     /// Floor of pgmcc's feedback timeout (draft §2.7 with RFC 6298: 1 s). Lower floors recover faster from
     /// stalls on LAN paths with sub-millisecond RTTs, where small windows cannot produce three duplicate ACKs.
@@ -133,7 +153,7 @@ pub struct RecvArgs {
     #[command(flatten)]
     common: CommonArgs,
     /// Congestion control: follow the source (auto), or force one (must then match the source's).
-    #[arg(long, value_enum, default_value_t = CcChoice::Auto)]
+    #[arg(long, value_parser = parse_cc, default_value = "auto")]
     cc: CcChoice,
     /// Directory to write the files into (created if missing).
     #[arg(long, conflicts_with = "stdout")]
@@ -235,7 +255,7 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         eprintln!("convoy send: --cc auto is for receivers; choose pgmcc or fixed");
         return ExitCode::from(exit::USAGE);
     }
-    let cc = cc_config(args.cc, args.rate, args.rto_min);
+    let cc = cc_config(&args.cc, args.rate, args.rto_min);
     let source_setup = SourceSetup {
         cc: cc.clone(),
         rate_max_bps: args.rate_max,
@@ -319,7 +339,7 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
     };
     let g = args.common.group_options();
     let sink_setup = SinkSetup {
-        cc: cc_config(args.cc, 100_000_000, Duration::from_secs(1)),
+        cc: cc_config(&args.cc, 100_000_000, Duration::from_secs(1)),
         follow_source: args.cc == CcChoice::Auto,
         max_buffer_bytes: args.max_buffer,
     };

@@ -428,7 +428,7 @@ pub enum PgmOption<'a> {
     Unknown(RawOption<'a>),
 }
 
-pub(crate) fn exact_len(
+fn exact_len(
     raw: &RawOption<'_>,
     pt: Option<PacketType>,
     len: usize,
@@ -507,7 +507,7 @@ impl<'a> PgmOption<'a> {
                     detail: be32(b, field::CONVOY_STATUS_DETAIL.start),
                 })
             }
-            _ => match CcOptions::decode(&raw, pt) {
+            _ => match CcOptions::decode(raw.bytes(), raw.offset(), pt) {
                 Some(cc) => Self::Cc(cc?),
                 None => Self::Unknown(raw),
             },

@@ -10,11 +10,25 @@ pub mod data;
 pub mod experiment;
 pub mod filter_figure;
 pub mod measure;
-pub mod pgmcc_paper;
 pub mod registry;
 pub mod report;
 pub mod verdict;
-pub mod wang_fahmy;
+
+/// Declares the papers' modules, each with its `experiments()`, and lists their experiments in report order.
+macro_rules! papers {
+    ($($module:ident),* $(,)?) => {
+        $( pub mod $module; )*
+
+        /// Every paper's experiments, in report order.
+        fn papers_experiments() -> Vec<Experiment> {
+            let mut v = Vec::new();
+            $( v.extend($module::experiments()); )*
+            v
+        }
+    };
+}
+
+papers!(pgmcc_paper, wang_fahmy);
 
 use crate::scenario;
 use crate::simrun;
@@ -131,7 +145,7 @@ pub fn reproduce(
     opts: &ReproduceOptions,
     on_run: &mut dyn FnMut(&RunDone<'_>),
 ) -> Result<Vec<Verdict>, String> {
-    let all = registry::all();
+    let all = papers_experiments();
     let chosen = select(&all, &opts.ids)?;
     let mut jobs = Vec::new();
     for seed in 1..=opts.seeds.max(1) {

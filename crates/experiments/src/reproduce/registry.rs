@@ -1,10 +1,9 @@
-//! The experiments `convoy reproduce` knows, in report order: one line per paper's module.
+//! The experiments `convoy reproduce` knows, in report order (the papers' modules are listed once, in
+//! `reproduce`'s `papers!` line).
 
 use super::experiment::Experiment;
 
 /// All experiments, in report order.
 pub fn all() -> Vec<Experiment> {
-    let mut v = super::pgmcc_paper::experiments();
-    v.extend(super::wang_fahmy::experiments());
-    v
+    super::papers_experiments()
 }

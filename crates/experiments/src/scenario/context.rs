@@ -1,44 +1,12 @@
-//! The resolution state the steps share ([`Ctx`]: the file, the nodes and links so far, flow names) and the
-//! semantic errors they raise ([`SemError`]), each naming the key it is about.
+//! The resolution state the steps share ([`Ctx`]: the file, the nodes and links so far, flow names).
 
 use super::locate::KeyPath;
 use super::model::{LinkDef, NodeDef};
 use super::schema::ScenarioFile;
+use super::semantic::{check_name, fail, Res};
 use convoy_sim::seed::{component_rng, unit};
 use convoy_sim::NodeKind;
 use std::collections::BTreeMap;
-
-/// A semantic error: the key it is about and what is wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SemError {
-    /// Where in the file (or which `--set` touched it).
-    pub path: KeyPath,
-    /// What is wrong.
-    pub message: String,
-    /// Other keys whose values take part (a `--set` of any of them is blamed too).
-    pub related: Vec<KeyPath>,
-}
-
-/// Result of a resolution step.
-pub type Res<T> = Result<T, SemError>;
-
-/// Fail with an error about `path`.
-pub fn fail<T>(path: &KeyPath, message: impl Into<String>) -> Res<T> {
-    Err(SemError {
-        path: path.clone(),
-        message: message.into(),
-        related: Vec::new(),
-    })
-}
-
-/// Fail with an error about `path` that other keys take part in.
-pub fn fail_related<T>(path: &KeyPath, related: &[KeyPath], message: impl Into<String>) -> Res<T> {
-    Err(SemError {
-        path: path.clone(),
-        message: message.into(),
-        related: related.to_vec(),
-    })
-}
 
 /// The resolution state shared by the steps.
 pub struct Ctx<'a> {
@@ -56,31 +24,6 @@ pub struct Ctx<'a> {
     pub flow_names: BTreeMap<String, KeyPath>,
     /// Connected component of each node (filled once the topology is complete).
     pub component: Vec<usize>,
-}
-
-/// Names: letters, digits, `_`, `-`, `+` (no dots: they separate `--set` keys; no `:`: reserved for `:rev`).
-pub fn check_name(name: &str, path: &KeyPath) -> Res<()> {
-    if name.is_empty() {
-        return fail(path, "a name cannot be empty");
-    }
-    if let Some(c) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+')))
-    {
-        return fail(
-            path,
-            format!("name `{name}` contains `{c}`; use letters, digits, `_`, `-` and `+`"),
-        );
-    }
-    Ok(())
-}
-
-/// A probability.
-pub fn check_prob(v: f64, path: &KeyPath) -> Res<()> {
-    if !(0.0..=1.0).contains(&v) || v.is_nan() {
-        return fail(path, format!("{v} is not a probability in [0, 1]"));
-    }
-    Ok(())
 }
 
 impl<'a> Ctx<'a> {
@@ -151,12 +94,4 @@ impl<'a> Ctx<'a> {
     pub fn draw(&self, what: &str) -> f64 {
         unit(&mut component_rng(self.seed, &format!("scenario:{what}")))
     }
-}
-
-/// A rate above zero, bits per second.
-pub fn positive_rate(r: u64, p: &KeyPath) -> Res<u64> {
-    if r == 0 {
-        return fail(p, "the rate must be above 0 bit/s");
-    }
-    Ok(r)
 }

@@ -2,10 +2,11 @@
 //! and on/off UDP sources.
 
 use super::cc::{self, SchemeKeys};
-use super::context::{check_name, fail, fail_related, positive_rate, Ctx, Res};
+use super::context::Ctx;
 use super::locate::KeyPath;
 use super::model::{Scenario, TcpDef, UdpDef};
 use super::schema::{CcSpec, SessionFileSpec, TcpSpec, TcpVariantSpec};
+use super::semantic::{check_name, fail, fail_related, positive_rate, Res};
 use super::units::{Dur, Size};
 use convoy_proto::cc::CcConfig;
 use convoy_proto::rxw::RxwConfig;

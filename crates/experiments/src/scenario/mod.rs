@@ -20,6 +20,7 @@ pub mod model;
 pub mod overrides;
 mod resolve;
 pub mod schema;
+mod semantic;
 pub mod units;
 
 pub use build::{build_network, Built};
@@ -27,10 +28,10 @@ pub use convoy_sim::{SessionReceiver, SessionSpec};
 pub use error::{Origin, ScenarioError};
 pub use model::{LinkDef, NodeDef, Scenario, SeqPlot, TcpDef, UdpDef};
 
-use context::SemError;
 use locate::{KeyPath, Located};
 use overrides::Override;
 use schema::ScenarioFile;
+use semantic::SemError;
 use std::path::Path;
 
 /// Read and validate the scenario at `path`, with `--set` overrides applied in order.

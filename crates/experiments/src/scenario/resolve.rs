@@ -1,12 +1,13 @@
 //! From the file's structures to a validated [`Scenario`]: run parameters, nodes, links, fanouts, plots and
 //! reachability. Flows are in `flows`.
 
-use super::context::{check_name, check_prob, fail, fail_related, Ctx, Res};
+use super::context::Ctx;
 use super::locate::KeyPath;
 use super::model::{LinkDef, Scenario, SeqPlot};
 use super::schema::{
     FanoutSpec, GilbertSpec, LinkSpec, NodeKindSpec, Observe, RedSpec, ScenarioFile,
 };
+use super::semantic::{check_name, check_prob, fail, fail_related, Res};
 use super::units::Size;
 use convoy_sim::impairment::ImpairmentConfig;
 use convoy_sim::link::LinkConfig;

@@ -15,9 +15,6 @@
 //! in the `schemes!` list below, which generates [`CcConfig`]. Its wire options are a module of
 //! `convoy_wire::cc`. docs/adding-a-controller.md lists every file a new scheme adds.
 
-pub mod fixed;
-pub mod pgmcc;
-
 use crate::time::Instant;
 use convoy_wire::{BodyRepr, OptionsRepr, PacketRepr};
 use rand_core::RngCore;
@@ -207,6 +204,8 @@ pub trait Scheme: Clone + std::fmt::Debug + Default + PartialEq + Send + 'static
 /// Generates [`CcConfig`] from the list of schemes, in the order a receiver tries to recognise them.
 macro_rules! schemes {
     ($($variant:ident($module:ident::$ty:ident)),* $(,)?) => {
+        $( pub mod $module; )*
+
         /// Congestion control choice for a session: one variant per registered scheme; builds both halves.
         #[derive(Clone, Debug, PartialEq)]
         pub enum CcConfig {

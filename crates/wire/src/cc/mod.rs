@@ -12,12 +12,52 @@
 //! [`SchemeOptions::iter`] gives (type-code order by convention). Type codes must not overlap between schemes
 //! (checked by a test below) nor with RFC 3208's or Convoy's session options ([`crate::opt`]).
 
-pub mod pgmcc;
-
-use crate::options::RawOption;
-use crate::{PacketType, ParseError};
+use crate::{PacketType, ParseError, ParseErrorKind};
 use std::fmt::Debug;
 use std::hash::Hash;
+
+/// One option of a scheme's type, as the option walk found it (the TLV structure already checked): its bytes
+/// and where it is, for errors that name the packet, the option and its offset.
+#[derive(Clone, Copy, Debug)]
+pub struct SchemeOption<'a> {
+    /// The whole option, TLV header included.
+    pub bytes: &'a [u8],
+    /// Its offset from the start of the packet.
+    pub offset: usize,
+    /// The packet's type, when known.
+    pub packet_type: Option<PacketType>,
+    /// The option's name (from the scheme's [`SchemeOptions::TYPES`]).
+    pub name: &'static str,
+}
+
+impl SchemeOption<'_> {
+    /// The 7-bit option type.
+    pub fn option_type(&self) -> u8 {
+        self.bytes.first().map_or(0, |b| b & 0x7F)
+    }
+
+    /// The option's length byte.
+    pub fn length(&self) -> usize {
+        self.bytes.get(1).map_or(0, |b| usize::from(*b))
+    }
+
+    /// An error about this option.
+    pub fn error(&self, kind: ParseErrorKind) -> ParseError {
+        ParseError::new(self.packet_type, self.name, self.offset, kind)
+    }
+
+    /// Fail unless the option is exactly `len` bytes long (`expected` says so in the error).
+    pub fn exact_len(&self, len: usize, expected: &'static str) -> Result<(), ParseError> {
+        if self.length() == len {
+            Ok(())
+        } else {
+            Err(self.error(ParseErrorKind::OptionLength {
+                len: self.length(),
+                expected,
+            }))
+        }
+    }
+}
 
 /// What a scheme's wire module provides: the scheme's options of one packet as a value.
 pub trait SchemeOptions: Clone + Default + Debug + PartialEq + Eq + Hash {
@@ -25,11 +65,8 @@ pub trait SchemeOptions: Clone + Default + Debug + PartialEq + Eq + Hash {
     type Option: Copy + Debug + PartialEq + Eq;
     /// The type codes this scheme owns, each with its name (e.g. `(0x12, "OPT_PGMCC_DATA")`).
     const TYPES: &'static [(u8, &'static str)];
-    /// Decode `raw`, whose type is one of [`SchemeOptions::TYPES`]: check its exact length and fields.
-    fn decode(
-        raw: &RawOption<'_>,
-        packet_type: Option<PacketType>,
-    ) -> Result<Self::Option, ParseError>;
+    /// Decode `option`, whose type is one of [`SchemeOptions::TYPES`]: check its exact length and fields.
+    fn decode(option: &SchemeOption<'_>) -> Result<Self::Option, ParseError>;
     /// Keep a decoded option (a later one of the same type replaces an earlier one).
     fn insert(&mut self, option: Self::Option);
     /// The options that are set, in emission order.
@@ -64,6 +101,8 @@ fn owns<S: SchemeOptions>(option_type: u8) -> bool {
 /// Generates [`CcOptions`] and [`CcOption`] from the list of schemes: `field: Variant(module::Type)`.
 macro_rules! schemes {
     ($($field:ident: $variant:ident($module:ident::$ty:ident)),* $(,)?) => {
+        $( pub mod $module; )*
+
         /// The congestion-control options of one packet: one field per registered scheme.
         #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
         pub struct CcOptions {
@@ -97,15 +136,23 @@ macro_rules! schemes {
                 [$(<$module::$ty as SchemeOptions>::TYPES),*].into_iter().flatten().copied()
             }
 
-            /// Decode `raw` if a scheme owns its type.
+            /// Decode the option of type `option_type` in `bytes` (at `offset` of a packet of type
+            /// `packet_type`) if a scheme owns its type.
             pub(crate) fn decode(
-                raw: &RawOption<'_>,
+                bytes: &[u8],
+                offset: usize,
                 packet_type: Option<PacketType>,
             ) -> Option<Result<CcOption, ParseError>> {
-                let t = raw.option_type();
+                let t = bytes.first().map_or(0, |b| b & 0x7F);
                 $(
                     if owns::<$module::$ty>(t) {
-                        return Some(<$module::$ty>::decode(raw, packet_type).map(CcOption::$variant));
+                        let option = SchemeOption {
+                            bytes,
+                            offset,
+                            packet_type,
+                            name: Self::type_name(t).unwrap_or("unknown option"),
+                        };
+                        return Some(<$module::$ty>::decode(&option).map(CcOption::$variant));
                     }
                 )*
                 None

@@ -11,10 +11,9 @@
 //! The PGMCC options' length must match their NLA's AFI (16 with IPv4, 28 with IPv6); OpenPGM, Wireshark and
 //! tcpdump decode 0x12 and 0x13 and skip Convoy's 0x30–0x32.
 
-use super::SchemeOptions;
+use super::{SchemeOption, SchemeOptions};
 use crate::field::{be16, be32, put16, put32, Field};
-use crate::options::{exact_len, RawOption};
-use crate::{nla, PacketType, ParseError, ParseErrorKind};
+use crate::{nla, ParseError, ParseErrorKind};
 use std::net::IpAddr;
 
 /// pgmcc's option type codes.
@@ -112,25 +111,20 @@ const fn nla_option_len(addr: &IpAddr) -> usize {
 }
 
 /// Decode the acker / reporter NLA of a PGMCC option; the option length must match the AFI.
-fn decode_nla(raw: &RawOption<'_>, pt: Option<PacketType>) -> Result<IpAddr, ParseError> {
+fn decode_nla(raw: &SchemeOption<'_>) -> Result<IpAddr, ParseError> {
     const EXPECTED: &str = "16 (IPv4 NLA) or 28 (IPv6 NLA)";
     let bad_length = || {
-        ParseError::new(
-            pt,
-            raw.name(),
-            raw.offset(),
-            ParseErrorKind::OptionLength {
-                len: raw.length(),
-                expected: EXPECTED,
-            },
-        )
+        raw.error(ParseErrorKind::OptionLength {
+            len: raw.length(),
+            expected: EXPECTED,
+        })
     };
     if raw.length() < field::NLA + nla::NLA_LEN_IPV4 {
         return Err(bad_length());
     }
     let (addr, end) =
-        nla::parse(raw.bytes(), field::NLA, pt, raw.name()).map_err(|e| ParseError {
-            offset: raw.offset() + field::NLA,
+        nla::parse(raw.bytes, field::NLA, raw.packet_type, raw.name).map_err(|e| ParseError {
+            offset: raw.offset + field::NLA,
             kind: match e.kind {
                 ParseErrorKind::Truncated { .. } => ParseErrorKind::OptionLength {
                     len: raw.length(),
@@ -161,28 +155,28 @@ impl SchemeOptions for PgmccOptions {
         (opt::ACKER_LEAVING, "OPT_CONVOY_ACKER_LEAVING"),
     ];
 
-    fn decode(raw: &RawOption<'_>, pt: Option<PacketType>) -> Result<PgmccOption, ParseError> {
-        let b = raw.bytes();
+    fn decode(raw: &SchemeOption<'_>) -> Result<PgmccOption, ParseError> {
+        let b = raw.bytes;
         Ok(match raw.option_type() {
             opt::DATA => PgmccOption::Data(PgmccData {
-                acker: decode_nla(raw, pt)?,
+                acker: decode_nla(raw)?,
                 tstamp: at(b, field::TSTAMP),
             }),
             opt::FEEDBACK => PgmccOption::Feedback(PgmccFeedback {
-                reporter: decode_nla(raw, pt)?,
+                reporter: decode_nla(raw)?,
                 tstamp: at(b, field::TSTAMP),
                 loss_rate: be16(b, field::LOSS_RATE.start),
             }),
             opt::RXW_LEAD => {
-                exact_len(raw, pt, 8, "8")?;
+                raw.exact_len(8, "8")?;
                 PgmccOption::RxwLead(at(b, field::RXW_LEAD))
             }
             opt::ELECTION => {
-                exact_len(raw, pt, 4, "4")?;
+                raw.exact_len(4, "4")?;
                 PgmccOption::Election
             }
             _ => {
-                exact_len(raw, pt, 4, "4")?;
+                raw.exact_len(4, "4")?;
                 PgmccOption::AckerLeaving
             }
         })

@@ -1,7 +1,7 @@
 //! The fixed-rate baseline's scenario keys: `fixed = { rate = "...", burst = "..." }` (docs/scenario-format.md).
 
 use super::SchemeKeys;
-use crate::scenario::context::{fail, positive_rate, Res};
+use crate::scenario::semantic::{fail, positive_rate, Res};
 use crate::scenario::locate::KeyPath;
 use crate::scenario::units::{Dur, Rate};
 use convoy_proto::cc::fixed::FixedConfig;

@@ -6,11 +6,8 @@
 //! names `cc` takes and the session's tables (`schema::SessionFileSpec`), and the flow resolution picks the
 //! chosen scheme's table and rejects the others'.
 
-pub mod fixed;
-pub mod pgmcc;
-
-use super::context::Res;
 use super::locate::KeyPath;
+use super::semantic::Res;
 use convoy_proto::cc::CcConfig;
 
 /// What a scheme's scenario-keys module provides.
@@ -34,6 +31,15 @@ macro_rules! for_each_scheme {
     };
 }
 pub(crate) use for_each_scheme;
+
+/// Declares each scheme's module.
+macro_rules! declare_modules {
+    ($($field:ident: $variant:ident($module:ident::$spec:ident)),* $(,)?) => {
+        $( pub mod $module; )*
+    };
+}
+
+for_each_scheme!(declare_modules);
 
 #[cfg(test)]
 mod tests {

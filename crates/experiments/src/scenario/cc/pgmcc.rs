@@ -2,7 +2,7 @@
 //! engine's defaults (shared/experiments.md's common defaults) into [`PgmccConfig`].
 
 use super::SchemeKeys;
-use crate::scenario::context::{fail, Res};
+use crate::scenario::semantic::{fail, Res};
 use crate::scenario::locate::KeyPath;
 use crate::scenario::units::Dur;
 use convoy_proto::cc::pgmcc::{
