@@ -5,7 +5,7 @@
 //! * [`simrun`] — one simulation run and its outputs: summary.json, CSV series, SVG plots, pcap.
 //! * [`reproduce`] — the seed papers' experiments: the registry, runs over seeds in parallel, verdicts computed
 //!   from the resolved scenario and the measured series, verdicts.json and the HTML report.
-//! * [`bench`] — the simulator benchmark on scenarios/bench/ (speed and memory, each scenario in a child
+//! * [`bench`](mod@bench) — the simulator benchmark on scenarios/bench/ (speed and memory, each scenario in a child
 //!   process).
 //!
 //! The `convoy` binary parses arguments, shows progress and prints; it calls [`simrun::run`],

@@ -1,4 +1,4 @@
-//! Congestion-control options: one module per scheme, registered once in the [`schemes!`] line at the end of
+//! Congestion-control options: one module per scheme, registered once in the `schemes!` line at the end of
 //! this file.
 //!
 //! A scheme's module defines its options as one value type implementing [`SchemeOptions`] (what is set on a

@@ -2,7 +2,7 @@
 //! a scheme and its table `NAME = { ... }` configures it.
 //!
 //! A scheme's module defines its table (a serde struct that rejects unknown keys) and implements
-//! [`SchemeKeys`]. It is registered once, in [`for_each_scheme!`]; from that list the schema generates the
+//! [`SchemeKeys`]. It is registered once, in `for_each_scheme!`; from that list the schema generates the
 //! names `cc` takes and the session's tables (`schema::SessionFileSpec`), and the flow resolution picks the
 //! chosen scheme's table and rejects the others'.
 
