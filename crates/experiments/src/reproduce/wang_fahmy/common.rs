@@ -160,7 +160,10 @@ pub fn receiving_rates(run: &RunData) -> Result<Vec<ReceivingRate>, String> {
         .collect())
 }
 
+/// Convoy's pgmcc instead of theirs: the adaptive timeout, re-election after two timeouts (draft §2.7) and the
+/// draft's restart on a timeout.
 pub const ADAPTIVE: &[&str] = &[
     "session.pgm.pgmcc.timeout=adaptive",
     "session.pgm.pgmcc.reelect_after=2",
+    "session.pgm.pgmcc.timeout_restart=draft",
 ];

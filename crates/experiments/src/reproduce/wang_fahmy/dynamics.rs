@@ -101,6 +101,17 @@ pub(super) fn congested(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
         dyn_summary(adaptive)?,
         "(not in the paper: they propose it)",
     ));
+    if let Some(draft) = ctx.run("fixed-draft") {
+        checks.push(report(
+            "goodput, fixed 1 s timeout with the draft's restart (W = T = 1 and send, draft §3)",
+            format!(
+                "{}; PGM goodput {} kbit/s",
+                dyn_summary(draft)?,
+                trim(pgm(draft)?.goodput_bps / 1000.0)
+            ),
+            "(not in the paper: Convoy's default rule under their timer)",
+        ));
+    }
     let delay = |x: &SessionData, end: f64| {
         median_ack_delay(x, 0.0, end).map_or("no ACK".to_string(), |d| format!("{} s", trim(d)))
     };

@@ -7,7 +7,7 @@ use crate::scenario::locate::KeyPath;
 use crate::scenario::units::Dur;
 use convoy_proto::cc::pgmcc::{
     ElectionTimer, LossEstimator, OldAckerAcks, PgmccConfig, RttMethod, TimeoutPolicy,
-    TimestampUnit,
+    TimeoutRestart, TimestampUnit,
 };
 use convoy_proto::cc::CcConfig;
 use convoy_proto::throughput::ThroughputModel;
@@ -39,6 +39,9 @@ pub struct PgmccSpec {
     pub timeout_max: Option<Dur>,
     /// Consecutive timeouts before a forced re-election (default 2).
     pub reelect_after: Option<u32>,
+    /// What a timeout does: "draft" (default: W = T = 1, send one) or "wang-fahmy" (W = 1, T = −1/(2W): wait
+    /// for the outstanding packets' ACKs, as the code Wang and Fahmy ran).
+    pub timeout_restart: Option<TimeoutRestartSpec>,
     /// "count" (default), "tokens-only" or "ignore".
     pub old_acker_acks: Option<OldAckerSpec>,
     /// Timestamp unit: "us" (default) or "ms".
@@ -73,6 +76,16 @@ pub enum RttSpec {
     Timestamp,
     /// Sequence-number distance.
     Seqno,
+}
+
+/// What a timeout does to the window and the tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimeoutRestartSpec {
+    /// Draft §3: W = T = 1 and send.
+    Draft,
+    /// WF §IV-A: W = 1, T = −1/(2W).
+    WangFahmy,
 }
 
 /// What ACKs of a former acker may do.
@@ -251,6 +264,11 @@ fn config(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
         },
         timeout,
         reelect_after_timeouts: g.reelect_after.unwrap_or(d.reelect_after_timeouts),
+        timeout_restart: match g.timeout_restart {
+            None => d.timeout_restart,
+            Some(TimeoutRestartSpec::Draft) => TimeoutRestart::Draft,
+            Some(TimeoutRestartSpec::WangFahmy) => TimeoutRestart::WangFahmy,
+        },
         old_acker_acks: match g.old_acker_acks {
             None => d.old_acker_acks,
             Some(OldAckerSpec::Count) => OldAckerAcks::Count,

@@ -121,6 +121,21 @@ impl AckTracker {
         n
     }
 
+    /// Write off the packets still unacknowledged that were sent before `before` (their ACKs are no longer
+    /// expected); returns how many.
+    pub fn abandon_sent_before(&mut self, before: Instant) -> u32 {
+        let mut n = 0;
+        for r in self
+            .records
+            .iter_mut()
+            .filter(|r| r.state == State::Unacked && r.sent_at < before)
+        {
+            r.state = State::Abandoned;
+            n += 1;
+        }
+        n
+    }
+
     /// Whether any tracked packet is neither acknowledged nor declared lost.
     pub fn has_unacked(&self) -> bool {
         self.records.iter().any(|r| r.state == State::Unacked)

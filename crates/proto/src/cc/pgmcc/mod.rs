@@ -70,6 +70,22 @@ impl Default for TimeoutPolicy {
     }
 }
 
+/// What the sender does when the feedback timer expires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeoutRestart {
+    /// Draft §3 "on timeout expiration": W = T = 1 and a packet is sent; the packets outstanding are written off
+    /// (a late ACK for them returns nothing). The default.
+    Draft,
+    /// The pgmcc code Wang and Fahmy ran (WF §IV-A: the sender "drops the window size W to one and decreases the
+    /// token count T to −1/(2W)"): W = 1, T = −1/2, so nothing is sent until ACKs of the packets still
+    /// outstanding return tokens (one ACK gives two, draft §2.2 below ssthresh), and their losses cause no second
+    /// reduction (paper §3.4). Their description leaves a sender whose outstanding packets were all lost waiting for
+    /// ever; here packets sent longer ago than the acker's SRTT + 4·RTTVAR (RFC 6298; the timer's interval before
+    /// any RTT sample) are written off at a timeout, and a sender with nothing left outstanding restarts as
+    /// [`TimeoutRestart::Draft`] does.
+    WangFahmy,
+}
+
 /// What ACKs from a receiver that is no longer the acker may do to the window (WF §IV-A).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OldAckerAcks {
@@ -173,6 +189,8 @@ pub struct PgmccConfig {
     pub timeout: TimeoutPolicy,
     /// Force a new election after this many consecutive timeouts (draft §2.7: 2).
     pub reelect_after_timeouts: u32,
+    /// What a timeout does to the window and the tokens.
+    pub timeout_restart: TimeoutRestart,
     /// Treatment of ACKs from a previous acker.
     pub old_acker_acks: OldAckerAcks,
     /// Timestamp units on the wire.
@@ -214,6 +232,7 @@ impl Default for PgmccConfig {
             rtt_method: RttMethod::Timestamp,
             timeout: TimeoutPolicy::default(),
             reelect_after_timeouts: 2,
+            timeout_restart: TimeoutRestart::Draft,
             old_acker_acks: OldAckerAcks::Count,
             tstamp_unit: TimestampUnit::Micros,
             loss_estimator: LossEstimator::Ewma { weight: 65000 },

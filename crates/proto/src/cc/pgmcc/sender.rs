@@ -2,7 +2,7 @@
 
 use super::{
     AckTracker, AckerElection, ElectionOutcome, Feedback, FeedbackKind, OldAckerAcks, PgmccConfig,
-    RttMethod, TimeoutPolicy, TokenWindow,
+    RttMethod, TimeoutPolicy, TimeoutRestart, TokenWindow,
 };
 use crate::cc::{CcEvent, CcSnapshot, Permit, ReductionCause, SenderController};
 use crate::rtt::{RttConfig, RttEstimator};
@@ -22,9 +22,9 @@ const MAX_PLAUSIBLE_RTT_S: f64 = 120.0;
 /// pgmcc sender: window and tokens, ACK bitmaps, acker election, feedback timeout.
 #[derive(Debug)]
 pub struct PgmccSender {
-    config: PgmccConfig,
+    pub(super) config: PgmccConfig,
     pub(super) window: TokenWindow,
-    tracker: AckTracker,
+    pub(super) tracker: AckTracker,
     election: AckerElection,
     rtt: RttEstimator,
     /// After a loss, window changes wait for feedback on a packet sent after this one (draft §2.2).
@@ -35,7 +35,7 @@ pub struct PgmccSender {
     /// threshold) and may arrive on the very ACK that ends the suspension.
     reaction_point: Option<u32>,
     /// The feedback timer (draft §2.7).
-    deadline: Option<Instant>,
+    pub(super) deadline: Option<Instant>,
     consecutive_timeouts: u32,
     /// Address family of the "no acker" NLA in data packets.
     no_acker: IpAddr,
@@ -278,6 +278,15 @@ impl PgmccSender {
             self.on_ack(now, from, rx_max, bitmap);
         }
     }
+
+    /// How long an ACK may still come after its packet was sent: RFC 6298's SRTT + 4·RTTVAR of the acker's
+    /// samples (kept under a fixed timer too), or the timer's interval before any sample.
+    fn ack_wait_bound(&self) -> Duration {
+        match (self.rtt.srtt(), self.rtt.rttvar()) {
+            (Some(srtt), Some(var)) => srtt + 4 * var,
+            _ => self.rto(),
+        }
+    }
 }
 
 impl SenderController for PgmccSender {
@@ -318,10 +327,28 @@ impl SenderController for PgmccSender {
         self.deadline = None;
         self.consecutive_timeouts += 1;
         let before = self.window.w;
-        self.window.restart();
-        self.tracker.abandon_outstanding();
-        self.recovery_point = None;
-        self.reaction_point = None;
+        let wang_fahmy = self.config.timeout_restart == TimeoutRestart::WangFahmy;
+        if wang_fahmy {
+            // Packets older than the ACK wait bound were lost (or their ACKs were): waiting for them would stall
+            // the sender for ever, since no other packet can bring tokens back.
+            let bound = self.ack_wait_bound();
+            self.tracker
+                .abandon_sent_before(Instant::from_nanos(now.as_nanos().saturating_sub(bound.as_nanos() as u64)));
+        }
+        let waits_for_acks = wang_fahmy && self.tracker.has_unacked();
+        if waits_for_acks {
+            // WF §IV-A: T = −1/(2W); the outstanding packets' ACKs bring the tokens back, and their losses were
+            // answered by this timeout already (paper §3.4).
+            self.window.restart_waiting();
+            self.recovery_point = None;
+            self.reaction_point = self.tracker.snd_max();
+        } else {
+            // Draft §3: W = T = 1 and send; what is outstanding is written off.
+            self.window.restart();
+            self.tracker.abandon_outstanding();
+            self.recovery_point = None;
+            self.reaction_point = None;
+        }
         if matches!(self.config.timeout, TimeoutPolicy::Adaptive { .. }) {
             self.rtt.backoff();
         }
@@ -333,6 +360,10 @@ impl SenderController for PgmccSender {
             after: 1.0,
             cause: ReductionCause::Timeout,
         });
+        if waits_for_acks {
+            // Nothing will be sent to arm the timer again: it keeps running while the sender waits.
+            self.rearm(now);
+        }
         if self.consecutive_timeouts >= self.config.reelect_after_timeouts {
             // Draft §2.7: after repeated timeouts the acker is presumed gone.
             if let Some(old) = self.election.clear() {

@@ -450,6 +450,102 @@ fn wf_fixed_timeout_selectable() {
     assert_eq!(s.poll_timeout(), Some(ms(1000)), "fixed: no back-off");
 }
 
+/// A sender with `ip(1)` as acker (elected on packet 0), W = T = 4, a fixed 1 s timeout restarting as `restart`
+/// says, and packets 0–4 outstanding.
+fn timing_out(restart: TimeoutRestart) -> PgmccSender {
+    let config = PgmccConfig {
+        timeout: TimeoutPolicy::Fixed(Duration::from_secs(1)),
+        timeout_restart: restart,
+        reelect_after_timeouts: 1_000,
+        ..PgmccConfig::default()
+    };
+    let mut s = PgmccSender::new(config, Instant::ZERO);
+    send(&mut s, ms(0), 0);
+    feedback(
+        &mut s,
+        ms(10),
+        FeedbackKind::Election { sqn: 0 },
+        report(ip(1), 0, 0.01),
+        false,
+    );
+    s.window.w = 4.0;
+    s.window.t = 4.0;
+    for sqn in 1..=4 {
+        send(&mut s, ms(20), sqn);
+    }
+    events(&mut s);
+    s
+}
+
+#[test]
+fn draft_3_a_timeout_restarts_with_one_token_and_writes_off_what_is_outstanding() {
+    let mut s = timing_out(TimeoutRestart::Draft);
+    let at = s.poll_timeout().unwrap();
+    s.on_timeout(at);
+    assert_eq!((s.window.w, s.window.t), (1.0, 1.0));
+    assert_eq!(s.permit(at), Permit::Now, "W = T = 1 and send (draft §3)");
+    // A late ACK for a written-off packet returns nothing.
+    ack(&mut s, at + Duration::from_millis(5), ip(1), 1, 0b11, 0.0, ms(20));
+    assert_eq!(s.window.t, 1.0);
+}
+
+#[test]
+fn wf_4_a_their_timeout_sends_nothing_until_an_outstanding_packet_is_acknowledged() {
+    let mut s = timing_out(TimeoutRestart::WangFahmy);
+    let at = s.poll_timeout().unwrap();
+    s.on_timeout(at);
+    assert_eq!((s.window.w, s.window.t), (1.0, -0.5), "W = 1, T = −1/(2W) (WF §IV-A)");
+    assert_eq!(s.permit(at), Permit::Blocked);
+    // The timer keeps running while the sender waits.
+    let again = s.poll_timeout().expect("re-armed");
+    assert!(again > at);
+    // The late ACK of packet 1 (and 0) returns tokens: T = −0.5 + 2 (below ssthresh), one packet may go.
+    let again = at + Duration::from_millis(500);
+    ack(&mut s, again, ip(1), 1, 0b11, 0.0, ms(20));
+    assert_eq!(s.permit(again), Permit::Now);
+    let t = again + Duration::from_millis(10);
+    send(&mut s, t, 5);
+    ack(&mut s, t, ip(1), 4, 0b1, 0.0, ms(20));
+    send(&mut s, t, 6);
+    send(&mut s, t, 7);
+    events(&mut s);
+    // An ACK declaring packets 2 and 3 lost (sent before the timeout; 4–7 acknowledged after them) does not halve
+    // the window again: the timeout answered those losses (paper §3.4).
+    let w = s.window.w;
+    ack(&mut s, t + Duration::from_millis(5), ip(1), 7, 0b1111, 0.0, t);
+    assert!(
+        !events(&mut s).iter().any(|e| matches!(e, CcEvent::Reduced { cause: ReductionCause::Loss, .. })),
+        "no reduction for losses of packets sent before the timeout"
+    );
+    assert!(s.window.w >= w, "{} < {w}", s.window.w);
+}
+
+#[test]
+fn wf_4_a_packets_older_than_the_ack_wait_bound_are_not_waited_for() {
+    let mut s = timing_out(TimeoutRestart::WangFahmy);
+    let at = s.poll_timeout().unwrap();
+    s.on_timeout(at);
+    assert_eq!(s.permit(at), Permit::Blocked, "packets 0–4 are young enough to be acknowledged");
+    // No RTT sample: the bound is the timer's own 1 s. At the next timeout they are older than that: lost, or
+    // their ACKs were, and nothing else can bring a token back.
+    let next = s.poll_timeout().expect("the timer still runs");
+    s.on_timeout(next);
+    assert!(!s.tracker.has_unacked());
+    assert_eq!(s.permit(next), Permit::Now, "restarted as the draft does");
+}
+
+#[test]
+fn wf_4_a_with_nothing_outstanding_their_timeout_restarts_as_the_draft_does() {
+    let mut s = timing_out(TimeoutRestart::WangFahmy);
+    ack(&mut s, ms(40), ip(1), 4, 0b1_1111, 0.0, ms(20));
+    assert!(!s.tracker.has_unacked(), "every packet acknowledged");
+    // Out of tokens with nothing in flight (the timer runs while the sender cannot send, paper §3.6).
+    s.window.t = 0.0;
+    s.deadline = Some(ms(1040));
+    s.on_timeout(ms(1040));
+    assert_eq!(s.permit(ms(1040)), Permit::Now, "no ACK can come back: send one as the draft does");
+}
+
 #[test]
 fn draft_2_3_2_acker_leaving_triggers_election() {
     let mut s = running(4.0);

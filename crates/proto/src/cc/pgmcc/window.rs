@@ -27,6 +27,13 @@ impl TokenWindow {
         self.t = 1.0;
     }
 
+    /// The timeout of the pgmcc code Wang and Fahmy ran (WF §IV-A): W = 1 and T = −1/(2W), so that nothing is
+    /// sent until ACKs return tokens ([`super::TimeoutRestart::WangFahmy`]).
+    pub fn restart_waiting(&mut self) {
+        self.w = 1.0;
+        self.t = -1.0 / (2.0 * self.w);
+    }
+
     /// Whether a packet may be sent: one whole token is needed (paper §3.4).
     pub fn can_send(&self) -> bool {
         self.t >= 1.0
@@ -87,6 +94,20 @@ mod tests {
     fn draft_2_2_initialization_w_t_one() {
         let w = TokenWindow::new(6.0);
         assert_eq!((w.w, w.t), (1.0, 1.0));
+        assert!(w.can_send());
+    }
+
+    #[test]
+    fn wf_4_a_their_timeout_leaves_minus_half_a_token_and_one_ack_sends_again() {
+        let mut w = TokenWindow::new(6.0);
+        w.w = 8.0;
+        w.t = 0.0;
+        w.restart_waiting();
+        assert_eq!((w.w, w.t), (1.0, -0.5));
+        assert!(!w.can_send());
+        w.on_ack(1);
+        // Below ssthresh one ACK returns two tokens and opens W by one: T = 1.5, W = 2.
+        assert_eq!((w.w, w.t), (2.0, 1.5));
         assert!(w.can_send());
     }
 
