@@ -12,6 +12,7 @@ pub mod filter_figure;
 pub mod measure;
 pub mod registry;
 pub mod report;
+pub mod rtt_spread;
 pub mod verdict;
 
 /// Declares the papers' modules, each with its `experiments()`, and lists their experiments in report order.

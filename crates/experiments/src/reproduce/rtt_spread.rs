@@ -1,0 +1,201 @@
+//! The verdict of pgmcc-fig6-rtt-spread (pgmcc paper §4.4, Fig. 6): which receiver becomes the acker when the
+//! receivers' round-trip times spread on both sides of a competing TCP flow's, and, in the variant, when the
+//! competition happens on the longest path only.
+//!
+//! Receivers' RTTs are the unloaded ones of the scenario's topology (the sum of the link delays on the path from
+//! the source and back), as experiments.md states them; queueing adds to all alike on the shared bottleneck.
+
+use super::data::RunData;
+use super::experiment::Ctx;
+use super::measure::{acker_share, kbps, mean};
+use super::verdict::{trim, Check};
+use std::collections::VecDeque;
+
+const EXP: &str = "experiments.md";
+/// The session and the TCP flow of both scenarios.
+const SESSION: &str = "pgmcc";
+const TCP: &str = "tcp";
+/// Shares and means are taken over [SETTLE_S, end) (experiments.md: "30–300 s").
+const SETTLE_S: f64 = 30.0;
+
+/// Each receiver of `session` with its unloaded round-trip time in seconds, in the scenario's order.
+pub fn unloaded_rtts(run: &RunData, session: &str) -> Result<Vec<(String, f64)>, String> {
+    let s = &run.scenario;
+    let sess = s
+        .sessions
+        .iter()
+        .find(|x| x.name == session)
+        .ok_or_else(|| format!("no session `{session}`"))?;
+    // Breadth-first over the duplex links from the source: (round-trip delay so far) per node.
+    let n = s.nodes.len();
+    let mut rtt: Vec<Option<f64>> = vec![None; n];
+    let source = sess.source.index();
+    rtt[source] = Some(0.0);
+    let mut queue = VecDeque::from([source]);
+    while let Some(u) = queue.pop_front() {
+        for l in &s.links {
+            let both = (l.forward.delay + l.backward.delay).as_secs_f64();
+            let next = if l.a == u {
+                l.b
+            } else if l.b == u {
+                l.a
+            } else {
+                continue;
+            };
+            if rtt[next].is_none() {
+                rtt[next] = Some(rtt[u].unwrap_or(0.0) + both);
+                queue.push_back(next);
+            }
+        }
+    }
+    sess.receivers
+        .iter()
+        .map(|r| {
+            rtt[r.node.index()]
+                .map(|t| (r.name.clone(), t))
+                .ok_or_else(|| format!("receiver `{}` unreachable", r.name))
+        })
+        .collect()
+}
+
+/// Mean goodput-side throughput of `flow` over [from, to).
+fn flow_mean(run: &RunData, flow: &str, from: f64, to: f64) -> Result<f64, String> {
+    let f = run.flow(flow).ok_or_else(|| format!("no flow `{flow}`"))?;
+    Ok(mean(&f.throughput_bps, f.interval_s, from, to))
+}
+
+/// The acker's time share per receiver over [from, to), as "PR1 12%, …".
+fn shares(
+    run: &RunData,
+    rtts: &[(String, f64)],
+    from: f64,
+    to: f64,
+) -> Result<(Vec<f64>, String), String> {
+    let f = run.flow(SESSION).ok_or("no pgmcc flow")?;
+    let v: Vec<f64> = rtts
+        .iter()
+        .map(|(n, _)| acker_share(&f.switches, n, false, from, to))
+        .collect();
+    let text = rtts
+        .iter()
+        .zip(&v)
+        .map(|((n, rtt), s)| format!("{n} ({} ms) {}%", trim(rtt * 1000.0), trim(100.0 * s)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Ok((v, text))
+}
+
+/// The pgmcc/TCP throughput ratio over [from, to), with both rates.
+fn ratio(run: &RunData, from: f64, to: f64) -> Result<(f64, String), String> {
+    let (p, t) = (
+        flow_mean(run, SESSION, from, to)?,
+        flow_mean(run, TCP, from, to)?,
+    );
+    Ok((p / t.max(1.0), format!("{} vs {}", kbps(p), kbps(t))))
+}
+
+/// The verdict: main run (acker's RTT below the median receiver RTT for ≥ 50% of the time) and the
+/// `longest-path` variant (the longest-RTT receiver holds the acker ≥ 70%, pgmcc/TCP in [0.5, 2]).
+pub fn judge(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
+    let r = ctx.run("").ok_or("run `` missing")?;
+    let end = r.end_s();
+    let rtts = unloaded_rtts(r, SESSION)?;
+    let mut sorted: Vec<f64> = rtts.iter().map(|(_, t)| *t).collect();
+    sorted.sort_by(f64::total_cmp);
+    let median = if sorted.len().is_multiple_of(2) {
+        (sorted[sorted.len() / 2 - 1] + sorted[sorted.len() / 2]) / 2.0
+    } else {
+        sorted[sorted.len() / 2]
+    };
+    let (v, text) = shares(r, &rtts, SETTLE_S, end)?;
+    let short: f64 = rtts
+        .iter()
+        .zip(&v)
+        .filter(|((_, t), _)| *t < median)
+        .map(|(_, s)| s)
+        .sum();
+    let mut c1 = Check::at_least(
+        &format!(
+            "share of {}–{} s with the acker's RTT below the median receiver RTT ({} ms)",
+            trim(SETTLE_S),
+            trim(end),
+            trim(median * 1000.0)
+        ),
+        short,
+        0.5,
+        "",
+        "experiments.md, after \"the selected acker will likely be one of the receivers with the shortest RTTs\" (§4.4)",
+    );
+    c1.measured = format!("{} (acker time: {text})", c1.measured);
+    let (q, rates) = ratio(r, SETTLE_S, end)?;
+    let ne = r
+        .ne_stats
+        .iter()
+        .map(|(n, s)| {
+            format!(
+                "{n} forwarded {} NAKs, suppressed {}",
+                s.naks_forwarded, s.naks_suppressed
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let mut checks = vec![
+        c1,
+        Check::report(
+            "NAK suppression at the network element",
+            ne,
+            "\"in presence of suppression from the network elements\" (§4.4)",
+        ),
+        Check::report(
+            &format!("pgmcc / TCP, {}–{} s", trim(SETTLE_S), trim(end)),
+            format!("{} ({rates})", trim(q)),
+            "(Fig. 6 shows the setup only)",
+        ),
+    ];
+    let Some(v6) = ctx.run("longest-path") else {
+        return Ok(checks);
+    };
+    let rtts6 = unloaded_rtts(v6, SESSION)?;
+    let (longest, longest_rtt) = rtts6
+        .iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .cloned()
+        .ok_or("no receivers")?;
+    let end6 = v6.end_s();
+    let (v, text) = shares(v6, &rtts6, SETTLE_S, end6)?;
+    let held = rtts6
+        .iter()
+        .zip(&v)
+        .find(|((n, _), _)| *n == longest)
+        .map_or(0.0, |(_, s)| *s);
+    let mut c3 = Check::at_least(
+        &format!(
+            "longest-path: {longest}'s ({} ms, the longest RTT) share of the acker role, {}–{} s",
+            trim(longest_rtt * 1000.0),
+            trim(SETTLE_S),
+            trim(end6)
+        ),
+        held,
+        0.7,
+        "",
+        EXP,
+    );
+    c3.measured = format!("{} (acker time: {text})", c3.measured);
+    let (q6, rates6) = ratio(v6, SETTLE_S, end6)?;
+    let mut c4 = Check::range(
+        &format!(
+            "longest-path: pgmcc / TCP, {}–{} s",
+            trim(SETTLE_S),
+            trim(end6)
+        ),
+        q6,
+        0.5,
+        2.0,
+        "",
+        EXP,
+    );
+    c4.measured = format!("{} ({rates6})", c4.measured);
+    checks.push(c3);
+    checks.push(c4);
+    Ok(checks)
+}
