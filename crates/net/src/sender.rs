@@ -72,18 +72,21 @@ impl NetSender {
         let r = random_u64().to_be_bytes();
         config.gsi = convoy_wire::Gsi([r[0], r[1], r[2], r[3], r[4], r[5]]);
         config.source_port = u16::from_be_bytes([r[6], r[7]]).max(1);
-        // Data packets fit the interface's MTU, so that IP never fragments them (a lost fragment loses the
-        // packet): 1400-byte TSDUs fit IPv4 on Ethernet, IPv6 needs 1380. `configure` may still override.
+        let default_tsdu = config.max_tsdu;
+        configure(&mut config);
+        // Data packets fit the interface's MTU with the options of the scheme in use, so that IP never fragments
+        // them (a lost fragment loses the packet): 1400-byte TSDUs fit IPv4 on Ethernet under pgmcc, IPv6 needs
+        // 1380. A TSDU `configure` chose is kept.
         if let Some(mtu) = sock
             .interface
             .name
             .as_deref()
             .and_then(socket::interface_mtu)
+            .filter(|_| config.max_tsdu == default_tsdu)
         {
-            let fit = socket::tsdu_for_mtu(mtu, group.group.is_ipv6());
+            let fit = socket::tsdu_for_mtu(mtu, group.group.is_ipv6(), config.cc.name());
             config.max_tsdu = config.max_tsdu.min(fit);
         }
-        configure(&mut config);
         let packet_len = config.max_tsdu + 512;
         let interface = sock.interface.clone();
         let driver = Driver::new(sock.socket, None, group.group, interface.index, packet_len)?;

@@ -110,11 +110,11 @@ pub fn interface_mtu(name: &str) -> Option<usize> {
 }
 
 /// The largest TSDU whose data packets fit in one IP datagram of `mtu` bytes towards a group of this
-/// family: the MTU less the IP header (20 or 40 bytes), UDP's 8 and PGM's data overhead
-/// ([`convoy_wire::PacketRepr::data_overhead_max`]), at least 256.
-pub fn tsdu_for_mtu(mtu: usize, ipv6: bool) -> usize {
+/// family: the MTU less the IP header (20 or 40 bytes), UDP's 8 and PGM's data overhead with the options of
+/// the scheme called `scheme` ([`convoy_wire::PacketRepr::data_overhead`]), at least 256.
+pub fn tsdu_for_mtu(mtu: usize, ipv6: bool, scheme: &str) -> usize {
     let ip = if ipv6 { 40 } else { 20 };
-    mtu.saturating_sub(ip + 8 + convoy_wire::PacketRepr::data_overhead_max(ipv6))
+    mtu.saturating_sub(ip + 8 + convoy_wire::PacketRepr::data_overhead(scheme, ipv6))
         .max(256)
 }
 
@@ -380,9 +380,10 @@ mod tests {
     #[test]
     fn tsdus_fit_the_mtu() {
         // Ethernet: the default 1400 bytes fit IPv4 (1412 would), IPv6 needs 1380.
-        assert_eq!(tsdu_for_mtu(1500, false), 1412);
-        assert_eq!(tsdu_for_mtu(1500, true), 1380);
-        assert_eq!(tsdu_for_mtu(100, true), 256);
+        assert_eq!(tsdu_for_mtu(1500, false, "pgmcc"), 1412);
+        assert_eq!(tsdu_for_mtu(1500, true, "pgmcc"), 1380);
+        assert_eq!(tsdu_for_mtu(1500, false, "tfmcc"), 1396);
+        assert_eq!(tsdu_for_mtu(100, true, "pgmcc"), 256);
         assert!(interface_mtu("lo").is_some_and(|m| m >= 1500));
         assert_eq!(interface_mtu("../lo"), None);
     }

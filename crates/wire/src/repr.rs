@@ -291,11 +291,21 @@ impl<'a> PacketRepr<'a> {
     /// with IPv6 (`ipv6`) or IPv4 addresses ([`crate::SchemeOptions::data_len_max`]) — and OPT_LENGTH: for
     /// sizing TSDUs so that packets fit a path MTU.
     pub fn data_overhead_max(ipv6: bool) -> usize {
+        Self::data_overhead_without_cc() + CcOptions::data_len_max(ipv6)
+    }
+
+    /// [`PacketRepr::data_overhead_max`] for a source running the scheme called `scheme` (its options module's
+    /// name in [`crate::cc`], e.g. `"pgmcc"`): only that scheme's options count. A name no module has (a scheme
+    /// without options, such as the fixed rate) adds none.
+    pub fn data_overhead(scheme: &str, ipv6: bool) -> usize {
+        Self::data_overhead_without_cc() + CcOptions::data_len_max_of(scheme, ipv6)
+    }
+
+    fn data_overhead_without_cc() -> usize {
         field::header::LEN
             + BodyRepr::Odata { sqn: 0, trail: 0 }.wire_len()
             + crate::options::OPT_LENGTH_LEN
             + field::option::FRAGMENT_LEN
-            + CcOptions::data_len_max(ipv6)
     }
 
     /// Check that this repr can be encoded (see [`PacketRepr::emit`] for the rules).

@@ -269,7 +269,7 @@ fn duplicates_and_unknowns() {
     let p = with_options(
         SPM,
         "80 04 002c | 04 0c 88 00 00000001 00000002 | 07 0c 78 00 0001 0000 0a000001 \
-         | 7f 04 0000 | 35 04 0000 | 35 04 0000 | 8e 04 ff 00",
+         | 7f 04 0000 | 3f 04 0000 | 3f 04 0000 | 8e 04 ff 00",
     );
     let r = PacketRepr::parse(&p).unwrap();
     assert_eq!(
@@ -281,7 +281,7 @@ fn duplicates_and_unknowns() {
     );
     let view = Packet::new_checked(&p[..]).unwrap();
     let types: Vec<u8> = view.options().map(|o| o.option_type()).collect();
-    assert_eq!(types, [0x00, 0x04, 0x07, 0x7f, 0x35, 0x35, 0x0e]);
+    assert_eq!(types, [0x00, 0x04, 0x07, 0x7f, 0x3f, 0x3f, 0x0e]);
 }
 
 #[test]

@@ -130,6 +130,7 @@ fn ack() {
                     }),
                     ..PgmccOptions::default()
                 },
+                ..CcOptions::default()
             },
             ..OptionsRepr::default()
         }

@@ -116,6 +116,7 @@ fn options(rng: &mut ChaCha8Rng) -> OptionsRepr {
                 election: chance(rng, 3),
                 acker_leaving: chance(rng, 3),
             },
+            ..CcOptions::default()
         },
         receiver_status: chance(rng, 3).then(|| ReceiverStatus {
             token: rng.next_u32(),

@@ -115,6 +115,7 @@ fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
                     election,
                     acker_leaving,
                 },
+                ..CcOptions::default()
             },
         );
     (
@@ -272,6 +273,7 @@ proptest! {
                 fragment: fragment.then_some(FragmentOption { first_sqn: 1, offset: 0, apdu_len: 9 }),
                 cc: CcOptions {
                     pgmcc: PgmccOptions { data: Some(PgmccData { tstamp: 7, acker }), ..PgmccOptions::default() },
+                    ..CcOptions::default()
                 },
                 ..OptionsRepr::default()
             },
@@ -286,6 +288,18 @@ proptest! {
 #[test]
 fn data_overhead_of_the_usual_families() {
     // 16 header + 8 ODATA + OPT_LENGTH 4 + OPT_FRAGMENT 16 + OPT_PGMCC_DATA 16 (IPv4) or 28 (IPv6).
-    assert_eq!(PacketRepr::data_overhead_max(false), 60);
-    assert_eq!(PacketRepr::data_overhead_max(true), 72);
+    assert_eq!(PacketRepr::data_overhead("pgmcc", false), 60);
+    assert_eq!(PacketRepr::data_overhead("pgmcc", true), 72);
+    // OPT_CONVOY_TFMCC_DATA with an echo: 32 (IPv4) or 44 (IPv6).
+    assert_eq!(PacketRepr::data_overhead("tfmcc", false), 76);
+    assert_eq!(
+        PacketRepr::data_overhead("fixed", false),
+        44,
+        "no options of its own"
+    );
+    assert_eq!(
+        PacketRepr::data_overhead_max(true),
+        88,
+        "the largest of all schemes"
+    );
 }

@@ -164,6 +164,16 @@ macro_rules! schemes {
                 [$(<$module::$ty as SchemeOptions>::data_len_max(ipv6)),*].into_iter().max().unwrap_or(0)
             }
 
+            /// [`SchemeOptions::data_len_max`] of the scheme whose module is called `scheme`; 0 for other names.
+            pub fn data_len_max_of(scheme: &str, ipv6: bool) -> usize {
+                $(
+                    if scheme == stringify!($module) {
+                        return <$module::$ty as SchemeOptions>::data_len_max(ipv6);
+                    }
+                )*
+                0
+            }
+
             /// Keep a decoded option.
             pub(crate) fn insert(&mut self, option: CcOption) {
                 match option {
@@ -216,6 +226,7 @@ macro_rules! schemes {
 
 schemes! {
     pgmcc: Pgmcc(pgmcc::PgmccOptions),
+    tfmcc: Tfmcc(tfmcc::TfmccOptions),
 }
 
 #[cfg(test)]
