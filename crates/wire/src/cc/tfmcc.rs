@@ -300,9 +300,14 @@ impl SchemeOptions for TfmccOptions {
                 bytes[field::FLAGS] = flags;
             }
             TfmccOption::Feedback(f) => {
-                let flags = u8::from(f.have_rtt) * FB_HAVE_RTT
-                    | u8::from(f.have_loss) * FB_HAVE_LOSS
-                    | u8::from(f.leaving) * FB_LEAVING;
+                let flags = [
+                    (f.have_rtt, FB_HAVE_RTT),
+                    (f.have_loss, FB_HAVE_LOSS),
+                    (f.leaving, FB_LEAVING),
+                ]
+                .iter()
+                .filter(|(set, _)| *set)
+                .fold(0, |a, (_, bit)| a | bit);
                 bytes[field::FLAGS] = flags;
                 put32(bytes, field::TIME.start, f.tr);
                 put32(bytes, field::SECOND.start, f.ts_echo);
