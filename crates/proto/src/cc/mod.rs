@@ -293,6 +293,7 @@ macro_rules! schemes {
 schemes! {
     Pgmcc(pgmcc::PgmccConfig),
     Fixed(fixed::FixedConfig),
+    Tfmcc(tfmcc::TfmccConfig),
 }
 
 impl Default for CcConfig {

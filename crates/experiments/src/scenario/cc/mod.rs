@@ -27,6 +27,7 @@ macro_rules! for_each_scheme {
         $callback! {
             pgmcc: Pgmcc(pgmcc::PgmccSpec),
             fixed: Fixed(fixed::FixedSpec),
+            tfmcc: Tfmcc(tfmcc::TfmccSpec),
         }
     };
 }

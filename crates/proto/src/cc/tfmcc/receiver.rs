@@ -1,0 +1,423 @@
+//! The TFMCC receiver (RFC 4654 §4, §5; tfmcc.md §1, §3 "Receiver").
+
+use super::units::{from_bps, since, stamp, to_bps};
+use super::TfmccConfig;
+use crate::cc::{
+    FeedbackPacket, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, UpstreamPath,
+};
+use crate::seq;
+use crate::tfrc_loss::{TfrcLossHistory, RFC4654_DISCOUNT_THRESHOLD};
+use crate::throughput::{mathis_loss_rate_for_throughput, tcp_throughput};
+use crate::time::Instant;
+use convoy_wire::cc::tfmcc::{TfmccData, TfmccFeedback, WireRate};
+use convoy_wire::{BodyRepr, OptionsRepr};
+use rand_core::RngCore;
+use std::collections::VecDeque;
+use std::net::IpAddr;
+use std::time::Duration;
+
+/// Minimum RTT value (§4.3.2).
+const MIN_RTT: Duration = Duration::from_millis(1);
+/// A packet is lost once this many later ones have arrived (§5.1).
+const LOSS_THRESHOLD: u32 = 3;
+/// Holes tracked at once; a larger jump is a resynchronisation.
+const MAX_HOLES: usize = 1 << 12;
+
+/// What the receiver knows about its round-trip time (§4.3.2, §4.3.3).
+#[derive(Clone, Copy, Debug)]
+struct RttState {
+    /// R, smoothed.
+    r: Duration,
+    /// Whether R comes from a real sample (have_RTT).
+    measured: bool,
+    /// The one-way-delay baseline of the last sample: its R_sample and tr_arr_i − ts_i (µs, wrapping).
+    sample: Option<(Duration, i64)>,
+    /// R', the adjusted RTT of the latest packet, used instead of R until the next sample.
+    adjusted: Option<Duration>,
+}
+
+/// The exponentially biased feedback delay of §4.5, t = max(T·(1 + ln x / ln N), 0), for x uniform on (0, 1]:
+/// most of N receivers draw a delay near T, a few answer early.
+pub fn feedback_delay(round: Duration, receivers_max: u32, x: f64) -> Duration {
+    let n = f64::from(receivers_max.max(2));
+    let f = (1.0 + x.clamp(f64::MIN_POSITIVE, 1.0).ln() / n.ln()).max(0.0);
+    round.mul_f64(f)
+}
+
+/// TFMCC receiver: loss history, RTT, receive rate, desired rate, feedback timer and reports.
+#[derive(Debug)]
+pub struct TfmccReceiver {
+    config: TfmccConfig,
+    local: IpAddr,
+    history: TfrcLossHistory,
+    rtt: RttState,
+    /// Highest sequence number and the holes below it with their detection count and time (§5.1).
+    rx_max: Option<u32>,
+    holes: VecDeque<(u32, u32, Instant)>,
+    /// Bitmap of the 32 packets up to rx_max (the ACK's, for observers).
+    bitmap: u32,
+    /// Arrivals (time, bytes) for the receive rate (§4.3.4).
+    arrivals: VecDeque<(Instant, usize)>,
+    /// Mean packet size s.
+    s: f64,
+    /// The last data packet's fields and when it arrived (for ts_i' and R_max).
+    last_data: Option<(TfmccData, Instant)>,
+    /// Whether the first loss history was seeded with R_max (rescaled at the first sample, §5.6).
+    seeded_with_r_max: bool,
+    is_clr: bool,
+    /// The current round, X_fbr, and the pending feedback deadline (§4.5).
+    fb_nr: Option<u16>,
+    x_fbr: f64,
+    deadline: Option<Instant>,
+    /// The CLR's next report (once per RTT).
+    clr_due: Option<Instant>,
+    /// A report is to be sent now.
+    report_now: bool,
+    leaving: bool,
+    reports: u64,
+    events: VecDeque<ReceiverCcEvent>,
+}
+
+impl TfmccReceiver {
+    /// A receiver with identity `local`.
+    pub fn new(config: TfmccConfig, local: IpAddr) -> Self {
+        let mut history = TfrcLossHistory::new().with_discounting(config.discounting);
+        if config.discounting {
+            history = history.with_discount_threshold(RFC4654_DISCOUNT_THRESHOLD);
+        }
+        TfmccReceiver {
+            rtt: RttState {
+                r: config.initial_rtt,
+                measured: false,
+                sample: None,
+                adjusted: None,
+            },
+            local,
+            history,
+            rx_max: None,
+            holes: VecDeque::new(),
+            bitmap: 0,
+            arrivals: VecDeque::new(),
+            s: 1400.0,
+            last_data: None,
+            seeded_with_r_max: false,
+            is_clr: false,
+            fb_nr: None,
+            x_fbr: 0.0,
+            deadline: None,
+            clr_due: None,
+            report_now: false,
+            leaving: false,
+            reports: 0,
+            events: VecDeque::new(),
+            config,
+        }
+    }
+
+    /// The RTT in use: R' between samples (§4.3.3), else R.
+    pub fn rtt(&self) -> Duration {
+        self.rtt.adjusted.unwrap_or(self.rtt.r)
+    }
+
+    /// The loss event rate p (§5.4).
+    pub fn loss_event_rate(&self) -> f64 {
+        self.history.loss_event_rate()
+    }
+
+    /// The receive rate over the last k RTTs, bytes/s (§4.3.4).
+    pub fn receive_rate(&self, now: Instant) -> f64 {
+        let window = self.rtt().mul_f64(f64::from(self.config.receive_rate_rtts.max(1)));
+        let bytes: usize = self
+            .arrivals
+            .iter()
+            .filter(|(t, _)| now.saturating_duration_since(*t) <= window)
+            .map(|(_, b)| b)
+            .sum();
+        bytes as f64 / window.as_secs_f64().max(1e-6)
+    }
+
+    /// X_calc, the rate to report, bytes/s (§4.4): the throughput equation once a loss was seen, twice the
+    /// receive rate before (slowstart, §3.6); at least one packet per 8 s.
+    pub fn desired_rate(&self, now: Instant) -> f64 {
+        let p = self.loss_event_rate();
+        let x = if p > 0.0 {
+            tcp_throughput(self.s, self.rtt().as_secs_f64(), p)
+        } else {
+            2.0 * self.receive_rate(now)
+        };
+        x.max(self.s / 8.0)
+    }
+
+    /// R_max as the sender last announced it.
+    fn r_max(&self) -> Duration {
+        self.last_data
+            .map_or(self.config.initial_rtt, |(d, _)| Duration::from_micros(u64::from(d.r_max_us)))
+            .max(MIN_RTT)
+    }
+
+    /// Record ODATA `sqn` (received or not) in the holes, the history and the bitmap (§5.1–5.2).
+    fn record(&mut self, now: Instant, sqn: u32, received: bool, bytes: usize) {
+        if received {
+            self.arrivals.push_back((now, bytes));
+            let keep = self.rtt().mul_f64(f64::from(self.config.receive_rate_rtts.max(1)) + 1.0);
+            while self.arrivals.front().is_some_and(|(t, _)| now.saturating_duration_since(*t) > keep) {
+                self.arrivals.pop_front();
+            }
+        }
+        let Some(max) = self.rx_max else {
+            self.rx_max = Some(sqn);
+            self.bitmap = u32::from(received);
+            self.first_event(now, received);
+            return;
+        };
+        if seq::le(sqn, max) {
+            // A late packet fills its hole (§5.1).
+            if let Some(i) = self.holes.iter().position(|h| h.0 == sqn) {
+                self.holes.remove(i);
+                if received {
+                    self.history.record_received();
+                }
+            }
+            return;
+        }
+        let gap = seq::diff(sqn, max);
+        if gap as usize > MAX_HOLES {
+            self.holes.clear();
+        } else {
+            for k in 1..gap as u32 {
+                self.holes.push_back((max.wrapping_add(k), 0, now));
+            }
+        }
+        self.bitmap = if gap >= 32 { 0 } else { self.bitmap << gap };
+        self.bitmap |= u32::from(received);
+        self.rx_max = Some(sqn);
+        // Every hole below a new arrival is one arrival closer to being a loss.
+        for h in &mut self.holes {
+            h.1 += 1;
+        }
+        while self.holes.front().is_some_and(|h| h.1 >= LOSS_THRESHOLD) {
+            if let Some((_, _, t)) = self.holes.pop_front() {
+                self.on_loss(now, t);
+            }
+        }
+        if received {
+            self.history.record_received();
+        } else {
+            self.on_loss(now, now);
+        }
+    }
+
+    /// The very first packet: nothing to compare yet.
+    fn first_event(&mut self, now: Instant, received: bool) {
+        if received {
+            self.history.record_received();
+        } else {
+            self.on_loss(now, now);
+        }
+    }
+
+    /// A packet is lost (nominal time `at`); on the first loss event, seed the history from the receive rate
+    /// (§5.6: l_0 = (X_recv·R/(√1.5·s))², with R_max while there is no RTT sample).
+    fn on_loss(&mut self, now: Instant, at: Instant) {
+        let first = self.history.loss_events() == 0;
+        let x_recv = self.receive_rate(now);
+        if self.history.record_lost(at, self.rtt()) && first {
+            let r = self.rtt().as_secs_f64();
+            let p = mathis_loss_rate_for_throughput(self.s, r, x_recv.max(self.s / 8.0));
+            if p > 0.0 {
+                self.history.set_first_interval(1.0 / p);
+            }
+            self.seeded_with_r_max = !self.rtt.measured;
+        }
+    }
+
+    /// The echo for this receiver (§4.3.2): a new sample, smoothed with q = 0.9 (CLR) or 0.5; the first rescales
+    /// a first loss interval seeded with R_max by (R/R_max)² (§5.6).
+    fn on_echo(&mut self, now: Instant, data: &TfmccData, tr_echo: u32, is_clr: bool) {
+        let Some(sample) = since(stamp(now), tr_echo) else {
+            return;
+        };
+        let sample = sample.max(MIN_RTT);
+        let first = !self.rtt.measured;
+        self.rtt.r = if first {
+            sample
+        } else {
+            let q = if is_clr { 0.9 } else { 0.5 };
+            self.rtt.r.mul_f64(q) + sample.mul_f64(1.0 - q)
+        };
+        self.rtt.measured = true;
+        // The one-way-delay baseline: tr_arr_i − ts_i (tfmcc.md §1: the RFC's printed sign corrected).
+        let offset = i64::from(stamp(now).wrapping_sub(data.ts) as i32);
+        self.rtt.sample = Some((self.rtt.r, offset));
+        self.rtt.adjusted = None;
+        if first && self.seeded_with_r_max {
+            if let Some(l0) = self.history.first_interval() {
+                let ratio = self.rtt.r.as_secs_f64() / self.r_max().as_secs_f64();
+                self.history.set_first_interval(l0 * ratio * ratio);
+            }
+            self.seeded_with_r_max = false;
+        }
+    }
+
+    /// R' for a packet without this receiver's echo (§4.3.3, corrected sign): R' = R + (tr_now − ts_j) − offset.
+    fn adjust_rtt(&mut self, now: Instant, data: &TfmccData) {
+        if let Some((r, offset)) = self.rtt.sample {
+            let one_way = i64::from(stamp(now).wrapping_sub(data.ts) as i32);
+            let us = r.as_micros() as i64 + one_way - offset;
+            self.rtt.adjusted = Some(Duration::from_micros(us.max(0) as u64).max(MIN_RTT));
+        }
+    }
+
+    /// The round's start and the feedback timer (§4.5): t = max(T·(1 + ln x / ln N), 0), T = 6·R_max.
+    fn new_round(&mut self, now: Instant, rng: &mut dyn RngCore, fb_nr: u16) {
+        self.fb_nr = Some(fb_nr);
+        self.x_fbr = self.desired_rate(now);
+        self.deadline = None;
+        if self.is_clr {
+            return;
+        }
+        let x = ((rng.next_u64() >> 11) + 1) as f64 / (1u64 << 53) as f64;
+        let t = self.r_max().mul_f64(self.config.round_rtts);
+        self.deadline = Some(now + feedback_delay(t, self.config.receivers_max, x));
+    }
+
+    /// Cancellation (§4.5): X_supp below what this receiver would report (or its rate at round start) while its
+    /// RTT is within R_max.
+    fn maybe_cancel(&mut self, now: Instant, data: &TfmccData) {
+        let x_supp = from_bps(data.x_supp.bps());
+        let mine = self.desired_rate(now).max(self.x_fbr);
+        if x_supp < mine && self.r_max() >= self.rtt() {
+            self.deadline = None;
+        }
+    }
+
+    fn after_odata(&mut self, now: Instant, rng: &mut dyn RngCore, options: &OptionsRepr) {
+        let Some(data) = options.cc.tfmcc.data else {
+            return;
+        };
+        let mine = data.echo.filter(|e| e.receiver == self.local);
+        match mine {
+            Some(e) => self.on_echo(now, &data, e.tr_echo, e.is_clr),
+            None => self.adjust_rtt(now, &data),
+        }
+        if let Some(e) = data.echo.filter(|e| e.is_clr) {
+            let me = e.receiver == self.local;
+            if me != self.is_clr {
+                self.is_clr = me;
+                self.events.push_back(ReceiverCcEvent::AckerRole(me));
+                self.clr_due = me.then_some(now);
+                if me {
+                    self.deadline = None;
+                }
+            }
+        }
+        if self.rtt.sample.is_none() && !self.rtt.measured {
+            // §4.1: R = R_max until a sample.
+            self.rtt.r = Duration::from_micros(u64::from(data.r_max_us)).max(MIN_RTT);
+        }
+        self.last_data = Some((data, now));
+        let newer = self
+            .fb_nr
+            .is_none_or(|f| data.fb_nr != f && (data.fb_nr.wrapping_sub(f) as i16) > 0);
+        if newer {
+            self.new_round(now, rng, data.fb_nr);
+        } else {
+            self.maybe_cancel(now, &data);
+        }
+    }
+
+    /// The report (§2.2.2), sent on an ACK.
+    fn report(&mut self, now: Instant) -> Option<FeedbackPacket> {
+        let (data, arrived) = self.last_data?;
+        let hold = now.saturating_duration_since(arrived);
+        let feedback = TfmccFeedback {
+            reporter: self.local,
+            have_rtt: self.rtt.measured,
+            have_loss: self.history.loss_events() > 0,
+            leaving: self.leaving,
+            tr: stamp(now),
+            ts_echo: data.ts.wrapping_add(super::units::micros(hold)),
+            x: WireRate::from_bps(to_bps(self.desired_rate(now))),
+            fb_nr: data.fb_nr,
+        };
+        let mut options = OptionsRepr::default();
+        options.cc.tfmcc.feedback = Some(feedback);
+        self.reports += 1;
+        Some(FeedbackPacket {
+            body: BodyRepr::Ack {
+                rx_max: self.rx_max?,
+                bitmap: self.bitmap,
+            },
+            options,
+        })
+    }
+}
+
+impl ReceiverController for TfmccReceiver {
+    fn on_odata(&mut self, now: Instant, rng: &mut dyn RngCore, sqn: u32, options: &OptionsRepr) {
+        let bytes = self.s as usize;
+        self.record(now, sqn, true, bytes);
+        self.after_odata(now, rng, options);
+    }
+
+    fn on_odata_congested(
+        &mut self,
+        now: Instant,
+        rng: &mut dyn RngCore,
+        sqn: u32,
+        options: &OptionsRepr,
+    ) {
+        // Counted lost at once, as an ECN mark (§5.1).
+        self.record(now, sqn, false, 0);
+        self.after_odata(now, rng, options);
+    }
+
+    fn add_nak_report(&mut self, _now: Instant, _options: &mut OptionsRepr) {}
+
+    /// Reports go on an ACK to the source; the path is not needed (no NAK-shaped report).
+    fn poll_feedback(&mut self, now: Instant, _path: &UpstreamPath) -> Option<FeedbackPacket> {
+        let timer = self.deadline.is_some_and(|t| now >= t);
+        let clr = self.is_clr && self.clr_due.is_some_and(|t| now >= t);
+        if !(timer || clr || self.report_now) {
+            return None;
+        }
+        if timer {
+            self.deadline = None;
+        }
+        if clr {
+            // §4.5: the CLR reports once per RTT.
+            self.clr_due = Some(now + self.rtt());
+        }
+        self.report_now = false;
+        self.report(now)
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        let clr = self.clr_due.filter(|_| self.is_clr);
+        match (self.deadline, clr) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn on_timeout(&mut self, _now: Instant) {}
+
+    fn close(&mut self, _now: Instant) {
+        // §4.2: say so in a report before leaving.
+        self.leaving = true;
+        self.report_now = self.last_data.is_some();
+    }
+
+    fn poll_event(&mut self) -> Option<ReceiverCcEvent> {
+        self.events.pop_front()
+    }
+
+    fn snapshot(&self) -> ReceiverCcSnapshot {
+        ReceiverCcSnapshot {
+            loss: self.loss_event_rate(),
+            rx_max: self.rx_max,
+            is_acker: self.is_clr,
+            acks_sent: self.reports,
+        }
+    }
+}

@@ -1,0 +1,422 @@
+//! The TFMCC sender (RFC 4654 §3; tfmcc.md §1, §3 "Sender").
+
+use super::units::{from_bps, micros, since, stamp, to_bps};
+use super::TfmccConfig;
+use crate::cc::{CcEvent, CcSnapshot, Permit, ReductionCause, SenderController};
+use crate::time::Instant;
+use convoy_wire::cc::tfmcc::{TfmccData, TfmccEcho, TfmccFeedback, WireRate};
+use convoy_wire::{OptionsRepr, PacketRepr};
+use std::collections::VecDeque;
+use std::net::IpAddr;
+use std::time::Duration;
+
+/// Round-trip samples above this are taken for garbage (wrapped or forged timestamps).
+const MAX_PLAUSIBLE_RTT: Duration = Duration::from_secs(120);
+/// Minimum RTT value (§3.2).
+const MIN_RTT: Duration = Duration::from_millis(1);
+/// Receivers whose echo waits (§3.5); beyond it the oldest is dropped.
+const MAX_PENDING_ECHOES: usize = 64;
+/// Bound on queued notifications.
+const MAX_EVENTS: usize = 4096;
+
+/// The current limiting receiver.
+#[derive(Clone, Copy, Debug)]
+struct Clr {
+    addr: IpAddr,
+    /// When it became the CLR.
+    since: Instant,
+    /// Its last report's arrival.
+    last_report: Instant,
+    /// Its RTT as the sender measured it.
+    rtt: Duration,
+    /// Its last report said it is leaving (§4.2).
+    leaving: bool,
+    /// Its last report's tr_r and when it arrived (for the echo).
+    tr: u32,
+}
+
+/// A receiver waiting for its timestamp echo (§3.5).
+#[derive(Clone, Copy, Debug)]
+struct PendingEcho {
+    addr: IpAddr,
+    tr: u32,
+    arrived: Instant,
+    /// 1 (highest) … 3 (§3.5: a new CLR or a CLR without RTT; receivers without RTT; other non-CLRs).
+    priority: u8,
+    rate: f64,
+}
+
+/// TFMCC sender: the rate, the CLR, feedback rounds, R_max and X_supp.
+#[derive(Debug)]
+pub struct TfmccSender {
+    config: TfmccConfig,
+    /// X, bytes/s.
+    pub(super) x: f64,
+    /// Mean packet size s, bytes.
+    s: f64,
+    /// The nominal send time of the next packet (§3.7).
+    next_send: Instant,
+    /// R_max (§3.2).
+    pub(super) r_max: Duration,
+    /// The round's largest RTT, and whether an RTT above R_max was seen in it.
+    r_peak: Duration,
+    r_max_raised: bool,
+    /// fb_nr, its start, and whether non-CLR feedback for it arrived (§3.4).
+    pub(super) fb_nr: u16,
+    round_start: Instant,
+    round_feedback: bool,
+    /// X_supp, bytes/s (infinite = "maximum").
+    pub(super) x_supp: f64,
+    clr: Option<Clr>,
+    /// No increase above this before this instant (case 3 of §3.3).
+    hold_until: Option<Instant>,
+    /// Slowstart until the first report with have_loss (§3.6).
+    pub(super) slowstart: bool,
+    /// The last rate increase (the 8s/R_max per R_max cap, §3.3).
+    last_raise: Instant,
+    /// The last report from anyone, and the last halving for silence (§3.3).
+    last_feedback: Instant,
+    last_halving: Instant,
+    pending: VecDeque<PendingEcho>,
+    events: VecDeque<CcEvent>,
+}
+
+impl TfmccSender {
+    /// A sender at X = 1 packet per R_max (§3.1), in slowstart, without a CLR.
+    pub fn new(config: TfmccConfig, now: Instant) -> Self {
+        let s = 1400.0;
+        let r_max = config.initial_rtt.max(MIN_RTT);
+        TfmccSender {
+            x: s / r_max.as_secs_f64(),
+            s,
+            next_send: now,
+            r_max,
+            r_peak: Duration::ZERO,
+            r_max_raised: false,
+            fb_nr: 0,
+            round_start: now,
+            round_feedback: false,
+            x_supp: f64::INFINITY,
+            clr: None,
+            hold_until: None,
+            slowstart: true,
+            last_raise: now,
+            last_feedback: now,
+            last_halving: now,
+            pending: VecDeque::new(),
+            events: VecDeque::new(),
+            config,
+        }
+    }
+
+    fn push(&mut self, e: CcEvent) {
+        if self.events.len() >= MAX_EVENTS {
+            self.events.pop_front();
+        }
+        self.events.push_back(e);
+    }
+
+    /// The rate floor: one packet per 8 s (§3.3, §4.4).
+    fn floor(&self) -> f64 {
+        self.s / 8.0
+    }
+
+    fn ipi(&self) -> Duration {
+        Duration::from_secs_f64(self.s / self.x.max(self.floor()))
+    }
+
+    /// R_max in seconds.
+    fn r_max_s(&self) -> f64 {
+        self.r_max.as_secs_f64()
+    }
+
+    /// Raise X towards `target`, by at most 8s/R_max bit/s per R_max since the last raise (§3.3 cases 1 and 4);
+    /// in slowstart by at most a doubling per RTT (§3.6). Lowering is immediate.
+    fn move_to(&mut self, now: Instant, target: f64, rtt: Duration) {
+        if target <= self.x {
+            self.x = target.max(self.floor());
+            self.last_raise = now;
+            return;
+        }
+        if self.hold_until.is_some_and(|t| now < t) {
+            return;
+        }
+        let elapsed = now.saturating_duration_since(self.last_raise).as_secs_f64();
+        let linear = self.s / self.r_max_s() * (elapsed / self.r_max_s());
+        let step = if self.slowstart {
+            (self.x * elapsed / rtt.max(MIN_RTT).as_secs_f64()).max(linear)
+        } else {
+            linear
+        };
+        self.x = (self.x + step).min(target);
+        self.last_raise = now;
+    }
+
+    fn set_clr(&mut self, now: Instant, addr: IpAddr, rtt: Duration, tr: u32, leaving: bool) {
+        let from = self.clr.map(|c| c.addr);
+        if from != Some(addr) {
+            self.push(CcEvent::AckerChanged {
+                from,
+                to: Some(addr),
+            });
+            // §3.5: a new CLR's echo comes first.
+            self.queue_echo(PendingEcho {
+                addr,
+                tr,
+                arrived: now,
+                priority: 1,
+                rate: 0.0,
+            });
+        }
+        let since = match self.clr {
+            Some(c) if c.addr == addr => c.since,
+            _ => now,
+        };
+        self.clr = Some(Clr {
+            addr,
+            since,
+            last_report: now,
+            rtt,
+            leaving,
+            tr,
+        });
+    }
+
+    fn queue_echo(&mut self, e: PendingEcho) {
+        self.pending.retain(|p| p.addr != e.addr);
+        if self.pending.len() >= MAX_PENDING_ECHOES {
+            self.pending.pop_front();
+        }
+        self.pending.push_back(e);
+    }
+
+    /// The echo of this packet (§3.5): the highest priority first, the lowest rate among equals; else the CLR's.
+    fn take_echo(&mut self, now: Instant) -> Option<TfmccEcho> {
+        let clr = self.clr.map(|c| c.addr);
+        let best = (0..self.pending.len()).min_by(|&a, &b| {
+            let (p, q) = (&self.pending[a], &self.pending[b]);
+            p.priority.cmp(&q.priority).then(p.rate.total_cmp(&q.rate))
+        });
+        let (addr, tr, arrived) = match best.and_then(|i| self.pending.remove(i)) {
+            Some(p) => (p.addr, p.tr, p.arrived),
+            None => {
+                let c = self.clr?;
+                (c.addr, c.tr, c.last_report)
+            }
+        };
+        Some(TfmccEcho {
+            receiver: addr,
+            tr_echo: tr.wrapping_add(micros(now.saturating_duration_since(arrived))),
+            is_clr: clr == Some(addr),
+        })
+    }
+
+    /// End the feedback round (§3.4): next fb_nr, X_supp back to the maximum, R_max decay (§3.2).
+    fn end_round(&mut self, now: Instant) {
+        self.fb_nr = self.fb_nr.wrapping_add(1);
+        self.x_supp = f64::INFINITY;
+        if !self.r_max_raised && self.r_peak > Duration::ZERO {
+            self.r_max = self.r_max.mul_f64(0.9).max(self.r_peak);
+        }
+        // §3.2: R_max ≥ 8s/X + ts_gran, so that a round holds packets.
+        self.r_max = self.r_max.max(self.ipi() + self.config.ts_gran);
+        self.r_peak = Duration::ZERO;
+        self.r_max_raised = false;
+        self.round_feedback = false;
+        self.round_start = now;
+    }
+
+    fn round_len(&self) -> Duration {
+        self.r_max.mul_f64(self.config.round_rtts)
+    }
+
+    /// One receiver report (§3.3, §3.4, §3.6).
+    pub fn on_report(&mut self, now: Instant, f: &TfmccFeedback) {
+        let Some(rtt) = since(stamp(now), f.ts_echo).filter(|r| *r <= MAX_PLAUSIBLE_RTT) else {
+            return;
+        };
+        let rtt = rtt.max(MIN_RTT);
+        self.last_feedback = now;
+        self.r_peak = self.r_peak.max(rtt);
+        if rtt > self.r_max {
+            self.r_max = rtt;
+            self.r_max_raised = true;
+        }
+        let x_r = from_bps(f.x.bps());
+        // §3.3: a receiver with a loss but no RTT computed its rate with R_max.
+        let x_adj = if f.have_loss && !f.have_rtt {
+            x_r * self.r_max_s() / rtt.as_secs_f64()
+        } else {
+            x_r
+        };
+        let is_clr = self.clr.is_some_and(|c| c.addr == f.reporter);
+        if !is_clr && f.fb_nr == self.fb_nr {
+            // §3.4: X_supp = (1 − g)·X_r with the raw rate.
+            if self.x_supp > x_r {
+                self.x_supp = (1.0 - self.config.g) * x_r;
+            }
+            self.round_feedback = true;
+        }
+        if f.have_loss {
+            self.slowstart = false;
+        }
+        match self.clr {
+            None => {
+                // Case 1.
+                self.set_clr(now, f.reporter, rtt, f.tr, f.leaving);
+                self.move_to(now, x_adj, rtt);
+            }
+            Some(c) if c.addr == f.reporter => {
+                // Case 4: X = min(X_r, X + 8s/R_max) per R_max.
+                self.set_clr(now, f.reporter, rtt, f.tr, f.leaving);
+                self.move_to(now, x_adj, rtt);
+            }
+            Some(c) if c.leaving => {
+                // Case 3: the CLR is leaving; no increase for one round.
+                self.set_clr(now, f.reporter, rtt, f.tr, f.leaving);
+                if x_adj > self.x {
+                    self.hold_until = Some(now + self.round_len());
+                }
+                self.move_to(now, x_adj, rtt);
+            }
+            Some(_) if x_adj < self.x && !f.leaving => {
+                // Case 2: a slower receiver becomes the CLR at once.
+                self.set_clr(now, f.reporter, rtt, f.tr, f.leaving);
+                self.x = x_adj.max(self.floor());
+                self.last_raise = now;
+            }
+            Some(_) => {}
+        }
+        if !is_clr && self.clr.is_some_and(|c| c.addr != f.reporter) {
+            let priority = if f.have_rtt { 3 } else { 2 };
+            self.queue_echo(PendingEcho {
+                addr: f.reporter,
+                tr: f.tr,
+                arrived: now,
+                priority,
+                rate: x_r,
+            });
+        }
+        if !is_clr && now >= self.round_start + self.round_len() {
+            // §3.4: after T the round ends at the first non-CLR report.
+            self.end_round(now);
+        }
+    }
+
+    /// Halve X (CLR silence, no feedback; §3.3), not below the floor.
+    fn halve(&mut self, now: Instant) {
+        let before = self.x;
+        self.x = (self.x / 2.0).max(self.floor());
+        self.last_halving = now;
+        self.last_raise = now;
+        self.push(CcEvent::Reduced {
+            before,
+            after: self.x,
+            cause: ReductionCause::Timeout,
+        });
+    }
+
+    /// When the silence rules next act.
+    fn silence_due(&self) -> Instant {
+        let unit = self.r_max;
+        let quiet = self.last_halving.max(self.last_feedback);
+        match self.clr {
+            Some(c) => {
+                let gone = c.last_report + unit * 10;
+                let halve = (c.last_report.max(self.last_halving)) + unit * 4;
+                gone.min(halve)
+            }
+            None => quiet + unit * 10,
+        }
+    }
+}
+
+impl SenderController for TfmccSender {
+    fn permit(&self, now: Instant) -> Permit {
+        // §3.7: send when now > t_n − delta, delta = min(ipi, ts_gran)/2.
+        let delta = self.ipi().min(self.config.ts_gran) / 2;
+        let at = Instant::from_nanos(self.next_send.as_nanos().saturating_sub(delta.as_nanos() as u64));
+        if now >= at {
+            Permit::Now
+        } else {
+            Permit::At(at)
+        }
+    }
+
+    fn on_data_sent(&mut self, now: Instant, _sqn: u32, len: usize, options: &mut OptionsRepr) {
+        self.s = 0.9 * self.s + 0.1 * len as f64;
+        // An idle sender does not bank credit beyond one interval.
+        self.next_send = self.next_send.max(now - self.ipi()) + self.ipi();
+        let echo = self.take_echo(now);
+        options.cc.tfmcc.data = Some(TfmccData {
+            ts: stamp(now),
+            x_supp: WireRate::from_bps(to_bps(self.x_supp)),
+            r_max_us: micros(self.r_max),
+            fb_nr: self.fb_nr,
+            echo,
+        });
+    }
+
+    fn on_feedback(&mut self, now: Instant, _from: IpAddr, packet: &PacketRepr<'_>) {
+        if let Some(f) = packet.options.cc.tfmcc.feedback {
+            self.on_report(now, &f);
+        }
+    }
+
+    fn on_timeout(&mut self, now: Instant) {
+        let t = self.round_len();
+        if now >= self.round_start + t * 2 || (now >= self.round_start + t && self.round_feedback) {
+            self.end_round(now);
+        }
+        if now < self.silence_due() {
+            return;
+        }
+        match self.clr {
+            Some(c) if now >= c.last_report + self.r_max * 10 => {
+                // §3.3: the CLR is gone; the next report takes over (case 3: no increase for a round).
+                self.clr = None;
+                self.hold_until = Some(now + self.round_len());
+                self.push(CcEvent::AckerChanged {
+                    from: Some(c.addr),
+                    to: None,
+                });
+                self.halve(now);
+            }
+            Some(c) => {
+                // §3.3: halve after 4 RTTs of CLR silence, unless the CLR is younger than 10 RTTs.
+                if now >= c.since + self.r_max * 10 {
+                    self.halve(now);
+                } else {
+                    self.last_halving = now;
+                }
+            }
+            None => self.halve(now),
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        let t = self.round_len();
+        let round = if self.round_feedback {
+            self.round_start + t
+        } else {
+            self.round_start + t * 2
+        };
+        Some(round.min(self.silence_due()))
+    }
+
+    fn poll_event(&mut self) -> Option<CcEvent> {
+        self.events.pop_front()
+    }
+
+    fn snapshot(&self) -> CcSnapshot {
+        CcSnapshot {
+            window: None,
+            tokens: None,
+            rate_bps: Some(self.x),
+            acker: self.clr.map(|c| c.addr),
+            srtt_s: self.clr.map(|c| c.rtt.as_secs_f64()),
+            acker_loss: None,
+            consecutive_timeouts: 0,
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! Rule tests of TFMCC's halves, named after RFC 4654's sections, and regression cases from other
+//! implementations' bug histories (UFTP, NORM; issue "TFMCC").
+
+use super::receiver::feedback_delay;
+use super::*;
+use crate::cc::{Permit, ReceiverController, SenderController, UpstreamPath};
+use crate::time::Instant;
+use convoy_wire::cc::tfmcc::{TfmccData, TfmccEcho, TfmccFeedback, WireRate};
+use convoy_wire::{BodyRepr, OptionsRepr};
+use rand_chacha::ChaCha8Rng;
+use rand_core::SeedableRng;
+use std::net::{IpAddr, Ipv4Addr};
+use std::time::Duration;
+use units::{micros, stamp};
+
+fn ip(n: u8) -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(10, 0, 2, n))
+}
+
+fn ms(t: u64) -> Instant {
+    Instant::from_millis(t)
+}
+
+fn report(from: IpAddr, x_bps: f64, echo_of: Instant, have_loss: bool, fb_nr: u16) -> TfmccFeedback {
+    TfmccFeedback {
+        reporter: from,
+        have_rtt: true,
+        have_loss,
+        leaving: false,
+        tr: 0,
+        ts_echo: stamp(echo_of),
+        x: WireRate::from_bps(x_bps),
+        fb_nr,
+    }
+}
+
+fn data(ts: Instant, r_max: Duration, fb_nr: u16, echo: Option<TfmccEcho>, x_supp_bps: f64) -> OptionsRepr {
+    let mut o = OptionsRepr::default();
+    o.cc.tfmcc.data = Some(TfmccData {
+        ts: stamp(ts),
+        x_supp: WireRate::from_bps(x_supp_bps),
+        r_max_us: micros(r_max),
+        fb_nr,
+        echo,
+    });
+    o
+}
+
+#[test]
+fn rfc4654_3_1_initial_rate_is_one_packet_per_r_max() {
+    let s = TfmccSender::new(TfmccConfig::default(), Instant::ZERO);
+    assert!((s.x - 1400.0 / 0.5).abs() < 1e-9);
+    assert!(s.slowstart);
+}
+
+#[test]
+fn rfc4654_2_1_reports_are_bits_per_second_and_the_rate_bytes_per_second() {
+    let mut s = TfmccSender::new(TfmccConfig::default(), Instant::ZERO);
+    // Case 1: the first reporter becomes the CLR; a report far below X takes effect at once.
+    s.on_report(ms(100), &report(ip(1), 8_000.0, ms(50), true, 0));
+    assert_eq!(s.snapshot().acker, Some(ip(1)));
+    assert!((s.x - 1_000.0).abs() < 1e-6, "8 kbit/s is 1000 bytes/s, got {}", s.x);
+}
+
+#[test]
+fn rfc4654_3_3_case_2_a_slower_receiver_becomes_clr_at_once_and_case_4_raises_by_the_cap() {
+    let mut s = TfmccSender::new(TfmccConfig::default(), Instant::ZERO);
+    s.slowstart = false;
+    s.x = 100_000.0;
+    s.on_report(ms(100), &report(ip(1), 800_000.0, ms(50), true, 0));
+    assert_eq!(s.snapshot().acker, Some(ip(1)));
+    s.on_report(ms(110), &report(ip(2), 400_000.0, ms(60), true, 0));
+    assert_eq!(s.snapshot().acker, Some(ip(2)));
+    assert!((s.x - 50_000.0).abs() < 1e-6);
+    // Case 4: the CLR asks for much more; X grows by at most s/R_max per R_max elapsed.
+    let r_max = s.r_max.as_secs_f64();
+    s.on_report(ms(110) + s.r_max, &report(ip(2), 8e9, ms(110), true, 0));
+    let cap = 1400.0 / r_max;
+    assert!(s.x <= 50_000.0 + cap * 1.01, "{} > {}", s.x, 50_000.0 + cap);
+    assert!(s.x > 50_000.0);
+}
+
+#[test]
+fn rfc4654_3_4_suppression_rate_is_g_below_the_lowest_non_clr_report_and_resets_each_round() {
+    let mut s = TfmccSender::new(TfmccConfig::default(), Instant::ZERO);
+    s.on_report(ms(100), &report(ip(1), 800_000.0, ms(50), true, 0));
+    s.on_report(ms(120), &report(ip(2), 1_600_000.0, ms(60), true, 0));
+    // The lowest report of the round, the one that made ip(1) the CLR included: 100 kB/s.
+    assert!((s.x_supp - 0.9 * 100_000.0).abs() < 1e-6, "{}", s.x_supp);
+    // The round ends at T = 6·R_max, non-CLR feedback having arrived.
+    let mut now = ms(120);
+    while s.fb_nr == 0 {
+        now = s.poll_timeout().unwrap();
+        s.on_timeout(now);
+    }
+    assert_eq!(now, ms(3_000), "6 × R_max = 0.5 s");
+    // §3.2: no RTT above R_max in the round, so R_max decays to max(0.9·R_max, R_peak).
+    assert_eq!(s.r_max, Duration::from_millis(450));
+    assert!(s.x_supp.is_infinite());
+}
+
+#[test]
+fn rfc4654_3_7_packets_are_paced_at_the_rate() {
+    let mut s = TfmccSender::new(TfmccConfig::default(), Instant::ZERO);
+    s.x = 140_000.0; // 100 packets/s of 1400 bytes.
+    let mut now = Instant::ZERO;
+    let mut sent = 0;
+    while now < ms(1_000) {
+        match s.permit(now) {
+            Permit::Now => {
+                let mut o = OptionsRepr::default();
+                s.on_data_sent(now, sent, 1400, &mut o);
+                assert!(o.cc.tfmcc.data.is_some(), "every ODATA carries the sender's fields");
+                sent += 1;
+            }
+            Permit::At(t) => now = t,
+            Permit::Blocked => unreachable!(),
+        }
+    }
+    assert!((99..=101).contains(&sent), "{sent} packets in 1 s");
+}
+
+#[test]
+fn rfc4654_3_3_a_departed_clr_is_dropped_after_ten_silent_r_max() {
+    let mut s = TfmccSender::new(TfmccConfig::default(), Instant::ZERO);
+    s.on_report(ms(100), &report(ip(1), 800_000.0, ms(50), true, 0));
+    let mut now = ms(100);
+    while s.snapshot().acker.is_some() && now < ms(60_000) {
+        now = s.poll_timeout().unwrap().max(now + Duration::from_millis(1));
+        s.on_timeout(now);
+    }
+    let gone = now.saturating_duration_since(ms(100));
+    assert!(s.snapshot().acker.is_none(), "the silent CLR is not kept");
+    assert!(gone >= s.r_max * 10, "not before 10 R_max: {gone:?}");
+}
+
+#[test]
+fn rfc4654_4_5_feedback_timer_is_exponentially_biased() {
+    let t = Duration::from_secs(3);
+    assert_eq!(feedback_delay(t, 10_000, 1.0), t, "x = 1: the end of the round");
+    assert_eq!(feedback_delay(t, 10_000, 1e-4), Duration::ZERO, "x = 1/N: at once");
+    // Half of the draws wait more than T·(1 + ln 0.5/ln N) ≈ 0.925 T.
+    assert!(feedback_delay(t, 10_000, 0.5) > t.mul_f64(0.92));
+}
+
+/// One receiver and the data packets it gets: sqn, send time, arrival time, echo.
+fn receive(r: &mut TfmccReceiver, rng: &mut ChaCha8Rng, sqn: u32, sent: Instant, at: Instant, echo: Option<TfmccEcho>) {
+    let o = data(sent, Duration::from_millis(500), 0, echo, f64::MAX);
+    r.on_odata(at, rng, sqn, &o);
+}
+
+#[test]
+fn rfc4654_4_3_3_one_way_delay_adjustment_with_the_sign_corrected() {
+    // Worked example: the echo gives R_sample = 30 ms (10 ms up, 20 ms down). A later packet meets 5 ms more queue
+    // on the way down (25 ms): the RTT is then 35 ms. The RFC's printed sign would give 25 ms.
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let mut r = TfmccReceiver::new(TfmccConfig::default(), ip(9));
+    // The receiver reported at t = 1000 ms (tr_r); the sender got it at 1010 and echoes it in a packet sent at
+    // 1010 that arrives at 1030: tr_r' = tr_r + hold (0), R_sample = 1030 − 1000 = 30 ms.
+    let echo = TfmccEcho {
+        receiver: ip(9),
+        tr_echo: stamp(ms(1000)),
+        is_clr: false,
+    };
+    receive(&mut r, &mut rng, 0, ms(1010), ms(1030), Some(echo));
+    assert_eq!(r.rtt(), Duration::from_millis(30));
+    receive(&mut r, &mut rng, 1, ms(1100), ms(1125), None);
+    assert_eq!(r.rtt(), Duration::from_millis(35));
+}
+
+#[test]
+fn rfc4654_5_6_the_first_loss_without_history_gives_a_finite_rate() {
+    // UFTP's bug history: the first loss with no history divided by zero.
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let mut r = TfmccReceiver::new(TfmccConfig::default(), ip(9));
+    for sqn in 0..100u32 {
+        if sqn == 50 {
+            continue;
+        }
+        let t = ms(u64::from(sqn) * 10);
+        receive(&mut r, &mut rng, sqn, t, t, None);
+    }
+    let p = r.loss_event_rate();
+    assert!(p > 0.0 && p < 1.0, "p = {p}");
+    let x = r.desired_rate(ms(1000));
+    assert!(x.is_finite() && x > 0.0, "X_calc = {x}");
+}
+
+#[test]
+fn rfc4654_5_1_losses_across_the_sequence_number_wrap_are_counted_once() {
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut r = TfmccReceiver::new(TfmccConfig::default(), ip(9));
+    let start = u32::MAX - 20;
+    for k in 0..40u32 {
+        let sqn = start.wrapping_add(k);
+        if sqn == 0 {
+            continue; // the packet right after the wrap is lost
+        }
+        let t = ms(u64::from(k) * 10);
+        receive(&mut r, &mut rng, sqn, t, t, None);
+    }
+    assert_eq!(r.snapshot().rx_max, Some(start.wrapping_add(39)));
+    assert!(r.loss_event_rate() > 0.0);
+    assert!(r.loss_event_rate() < 0.5, "one event, not a flood: {}", r.loss_event_rate());
+}
+
+#[test]
+fn rfc4654_4_5_the_clr_reports_once_per_rtt_with_its_current_rtt() {
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let mut r = TfmccReceiver::new(TfmccConfig::default(), ip(9));
+    let path = UpstreamPath {
+        source_nla: ip(1),
+        group_nla: ip(2),
+    };
+    let echo = TfmccEcho {
+        receiver: ip(9),
+        tr_echo: stamp(ms(960)),
+        is_clr: true,
+    };
+    receive(&mut r, &mut rng, 0, ms(1000), ms(1020), Some(echo));
+    assert!(r.snapshot().is_acker);
+    let fb = r.poll_feedback(ms(1020), &path).expect("the CLR reports at once");
+    let f = fb.options.cc.tfmcc.feedback.unwrap();
+    assert!(f.have_rtt, "the report is built after the RTT sample (not stale)");
+    assert!(matches!(fb.body, BodyRepr::Ack { rx_max: 0, .. }));
+    assert!(r.poll_feedback(ms(1030), &path).is_none(), "not twice within an RTT");
+    let next = r.poll_timeout().unwrap();
+    assert_eq!(next, ms(1020) + r.rtt());
+}
+
+#[test]
+fn more_than_five_hundred_receivers_report_without_growing_the_echo_queue_without_bound() {
+    let mut s = TfmccSender::new(TfmccConfig::default(), Instant::ZERO);
+    for k in 0..1_000u32 {
+        let from = IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + k));
+        s.on_report(ms(100 + u64::from(k)), &report(from, 1e6 + f64::from(k), ms(50), true, 0));
+    }
+    let mut o = OptionsRepr::default();
+    s.on_data_sent(ms(2_000), 0, 1400, &mut o);
+    let echo = o.cc.tfmcc.data.unwrap().echo.expect("an echo");
+    assert!(echo.receiver != IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+}
