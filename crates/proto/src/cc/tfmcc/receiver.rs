@@ -20,6 +20,8 @@ use std::time::Duration;
 const MIN_RTT: Duration = Duration::from_millis(1);
 /// A packet is lost once this many later ones have arrived (§5.1).
 const LOSS_THRESHOLD: u32 = 3;
+/// Fewest arrivals a receive-rate measurement spans (see [`TfmccReceiver::receive_rate`]).
+pub const MIN_RATE_PACKETS: usize = 4;
 /// Holes tracked at once; a larger jump is a resynchronisation.
 const MAX_HOLES: usize = 1 << 12;
 
@@ -124,16 +126,30 @@ impl TfmccReceiver {
         self.history.loss_event_rate()
     }
 
-    /// The receive rate over the last k RTTs, bytes/s (§4.3.4).
+    /// The receive rate over the last k RTTs, bytes/s (§4.3.4). When fewer than [`MIN_RATE_PACKETS`] arrived in
+    /// that window (an RTT far below the packet spacing: a LAN, or slowstart at one packet per R_max), the rate
+    /// is taken over the span of the last [`MIN_RATE_PACKETS`] arrivals instead, so that one packet more or less
+    /// in a tiny window does not swing the estimate between zero and many times the real rate.
     pub fn receive_rate(&self, now: Instant) -> f64 {
         let window = self.rtt().mul_f64(f64::from(self.config.receive_rate_rtts.max(1)));
-        let bytes: usize = self
+        let recent = self
             .arrivals
             .iter()
-            .filter(|(t, _)| now.saturating_duration_since(*t) <= window)
-            .map(|(_, b)| b)
-            .sum();
-        bytes as f64 / window.as_secs_f64().max(1e-6)
+            .filter(|(t, _)| now.saturating_duration_since(*t) <= window);
+        let (count, bytes) = recent.fold((0, 0), |(n, b), (_, x)| (n + 1, b + x));
+        if count >= MIN_RATE_PACKETS {
+            return bytes as f64 / window.as_secs_f64().max(1e-6);
+        }
+        let last: Vec<&(Instant, usize)> = self.arrivals.iter().rev().take(MIN_RATE_PACKETS).collect();
+        match (last.first(), last.last()) {
+            (Some(newest), Some(oldest)) if last.len() >= 2 => {
+                // The bytes after the oldest of them, over the time they took to come.
+                let span = now.max(newest.0).saturating_duration_since(oldest.0);
+                let bytes: usize = last[..last.len() - 1].iter().map(|(_, b)| b).sum();
+                bytes as f64 / span.as_secs_f64().max(1e-6)
+            }
+            _ => 0.0,
+        }
     }
 
     /// X_calc, the rate to report, bytes/s (§4.4): the throughput equation once a loss was seen, twice the
@@ -160,7 +176,12 @@ impl TfmccReceiver {
         if received {
             self.arrivals.push_back((now, bytes));
             let keep = self.rtt().mul_f64(f64::from(self.config.receive_rate_rtts.max(1)) + 1.0);
-            while self.arrivals.front().is_some_and(|(t, _)| now.saturating_duration_since(*t) > keep) {
+            while self.arrivals.len() > MIN_RATE_PACKETS
+                && self
+                    .arrivals
+                    .front()
+                    .is_some_and(|(t, _)| now.saturating_duration_since(*t) > keep)
+            {
                 self.arrivals.pop_front();
             }
         }
