@@ -240,3 +240,23 @@ fn more_than_five_hundred_receivers_report_without_growing_the_echo_queue_withou
     let echo = o.cc.tfmcc.data.unwrap().echo.expect("an echo");
     assert!(echo.receiver != IpAddr::V4(Ipv4Addr::UNSPECIFIED));
 }
+
+#[test]
+fn rfc4654_4_3_4_receive_rate_spans_at_least_four_arrivals_when_the_rtt_is_tiny() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut r = TfmccReceiver::new(TfmccConfig::default(), ip(9));
+    // A LAN: the echo gives R = 100 µs, while packets come 10 ms apart (140 kB/s of 1400-byte packets).
+    let echo = TfmccEcho {
+        receiver: ip(9),
+        tr_echo: stamp(ms(999)) + 900,
+        is_clr: false,
+    };
+    receive(&mut r, &mut rng, 0, ms(1000), ms(1000), Some(echo));
+    for sqn in 1..8u32 {
+        let t = ms(1000 + 10 * u64::from(sqn));
+        receive(&mut r, &mut rng, sqn, t, t, None);
+    }
+    assert!(r.rtt() < Duration::from_millis(1) + Duration::from_micros(1));
+    let x = r.receive_rate(ms(1070));
+    assert!((x - 140_000.0).abs() < 1.0, "{x}");
+}
