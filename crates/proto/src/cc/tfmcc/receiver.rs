@@ -126,9 +126,9 @@ impl TfmccReceiver {
         self.history.loss_event_rate()
     }
 
-    /// The receive rate over the last k RTTs, bytes/s (§4.3.4). When fewer than [`MIN_RATE_PACKETS`] arrived in
+    /// The receive rate over the last k RTTs, bytes/s (§4.3.4). When fewer than `MIN_RATE_PACKETS` (4) arrived in
     /// that window (an RTT far below the packet spacing: a LAN, or slowstart at one packet per R_max), the rate
-    /// is taken over the span of the last [`MIN_RATE_PACKETS`] arrivals instead, so that one packet more or less
+    /// is taken over the span of the last `MIN_RATE_PACKETS` (4) arrivals instead, so that one packet more or less
     /// in a tiny window does not swing the estimate between zero and many times the real rate.
     pub fn receive_rate(&self, now: Instant) -> f64 {
         let window = self.rtt().mul_f64(f64::from(self.config.receive_rate_rtts.max(1)));
