@@ -108,18 +108,54 @@ fn print_tfmcc_state() {
             .iter()
             .map(|r| {
                 format!(
-                    "p={:.4} clr={}",
+                    "p={:.4} clr={} odata={} congested={}",
                     r.receiver().cc_snapshot().loss,
-                    r.receiver().cc_snapshot().is_acker
+                    r.receiver().cc_snapshot().is_acker,
+                    r.receiver().stats().odata,
+                    r.receiver().stats().congested
                 )
             })
             .collect();
+        let tcp = built.net.tcp_sender("tcp").unwrap();
+        let st = tcp.stats();
+        let tcp_p = (st.fast_retransmits + st.timeouts) as f64 / st.segments_sent.max(1) as f64;
+        println!(
+            "t={t} tcp: loss events/segments {tcp_p:.4} srtt {:?}",
+            tcp.srtt()
+        );
         println!(
             "t={t} X={:.0} B/s clr_rtt={:?} {rx:?} tf={:.0} tcp={:.0}",
             snd.rate_bps.unwrap_or(0.0),
             snd.srtt_s,
             mean(&built.net, "tf", t as usize - 10, t as usize),
             mean(&built.net, "tcp", t as usize - 10, t as usize)
+        );
+    }
+}
+
+#[test]
+#[ignore = "diagnostic: TFMCC's start beside a TCP flow (scenarios/examples/tfmcc-fig14-slowstart.toml)"]
+fn print_tfmcc_start_beside_tcp() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/examples/tfmcc-fig14-slowstart.toml");
+    let s = scenario::load(&path, &["tcp.tcp.start=0s".into()]).unwrap();
+    let mut built = scenario::build_network(&s).expect("builds");
+    for t in [1u64, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30] {
+        built.net.run(Instant::from_millis(t * 1000));
+        let snd = built
+            .net
+            .session_sender("tfmcc")
+            .unwrap()
+            .sender()
+            .cc_snapshot();
+        let r = &built.net.session_receivers("tfmcc")[0];
+        println!(
+            "t={t} X={:.0} B/s clr={:?} clr_rtt={:?} p={:.4} odata={}",
+            snd.rate_bps.unwrap_or(0.0),
+            snd.acker,
+            snd.srtt_s,
+            r.receiver().cc_snapshot().loss,
+            r.receiver().stats().odata
         );
     }
 }

@@ -215,6 +215,15 @@ impl Network {
         }
     }
 
+    /// The TCP sender of flow `name`.
+    pub fn tcp_sender(&self, name: &str) -> Option<&crate::tcp::TcpSender> {
+        let f = self.flows.iter().find(|f| f.name == name)?;
+        match &self.agents[f.source.index()] {
+            Agent::TcpSender(s) => s.tcp(),
+            _ => None,
+        }
+    }
+
     /// The receiver agents of multicast session `name`, in scenario order.
     pub fn session_receivers(&self, name: &str) -> Vec<&crate::agents::pgm::PgmReceiverAgent> {
         let Some(f) = self.flows.iter().find(|f| f.name == name) else {
