@@ -110,7 +110,7 @@ pub struct SendArgs {
     paths: Vec<String>,
     #[command(flatten)]
     common: CommonArgs,
-    /// Congestion control: pgmcc or fixed (receivers follow it by default).
+    /// Congestion control: pgmcc, tfmcc (RFC 4654) or fixed (receivers follow it by default).
     #[arg(long, value_parser = parse_cc, default_value = "pgmcc")]
     cc: CcChoice,
     /// Floor of pgmcc's feedback timeout (draft §2.7 with RFC 6298: 1 s). Lower floors recover faster from
@@ -152,7 +152,7 @@ pub struct SendArgs {
 pub struct RecvArgs {
     #[command(flatten)]
     common: CommonArgs,
-    /// Congestion control: follow the source (auto), or force one (must then match the source's).
+    /// Congestion control: follow the source (auto), or force pgmcc, tfmcc or fixed (it must then match the source's).
     #[arg(long, value_parser = parse_cc, default_value = "auto")]
     cc: CcChoice,
     /// Directory to write the files into (created if missing).
