@@ -129,6 +129,19 @@ impl RunData {
         self.result.flows.iter().find(|f| f.name == name)
     }
 
+    /// Mean throughput of flow `flow` over [from, to) seconds, bit/s.
+    pub fn flow_mean(&self, flow: &str, from: f64, to: f64) -> Result<f64, String> {
+        let f = self
+            .flow(flow)
+            .ok_or_else(|| format!("no flow `{flow}` in {}", self.dir.display()))?;
+        Ok(super::measure::mean(
+            &f.throughput_bps,
+            f.interval_s,
+            from,
+            to,
+        ))
+    }
+
     /// The session series called `name`.
     pub fn session(&self, name: &str) -> Option<&SessionData> {
         self.sessions.iter().find(|s| s.name == name)

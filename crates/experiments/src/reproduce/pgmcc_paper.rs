@@ -11,13 +11,6 @@ use convoy_sim::impairment::ImpairmentConfig;
 
 const EXP: &str = "experiments.md";
 
-fn flow_mean(run: &RunData, flow: &str, from: f64, to: f64) -> Result<f64, String> {
-    let f = run
-        .flow(flow)
-        .ok_or_else(|| format!("no flow `{flow}` in {}", run.dir.display()))?;
-    Ok(mean(&f.throughput_bps, f.interval_s, from, to))
-}
-
 fn need<'a>(ctx: &'a Ctx<'_>, variant: &str) -> Result<&'a RunData, String> {
     ctx.run(variant)
         .ok_or_else(|| format!("run `{variant}` missing"))
@@ -46,9 +39,9 @@ fn fig3_windows(r: &RunData) -> Result<(Window, Window), String> {
 fn fig3_nonlossy(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let r = need(ctx, "")?;
     let (a, both) = fig3_windows(r)?;
-    let alone = flow_mean(r, "S1", a.0, a.1)?;
-    let s1 = flow_mean(r, "S1", both.0, both.1)?;
-    let s2 = flow_mean(r, "S2", both.0, both.1)?;
+    let alone = r.flow_mean("S1", a.0, a.1)?;
+    let s1 = r.flow_mean("S1", both.0, both.1)?;
+    let s2 = r.flow_mean("S2", both.0, both.1)?;
     Ok(vec![
         Check::at_least(
             &format!("S1 alone ({}) / link rate", span(a.0, a.1)),
@@ -86,8 +79,8 @@ fn fig3_lossy(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let (a, both) = fig3_windows(r)?;
     let end = r.end_s();
     let loss = bernoulli_loss(r, BOTTLENECK)?;
-    let before = flow_mean(r, "S1", a.0, a.1)?;
-    let after = flow_mean(r, "S1", both.0, both.1)?;
+    let before = r.flow_mean("S1", a.0, a.1)?;
+    let after = r.flow_mean("S1", both.0, both.1)?;
     let mut checks = vec![Check::range(
         "S1 after S2 starts / before",
         after / before.max(1.0),
@@ -97,7 +90,7 @@ fn fig3_lossy(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
         EXP,
     )];
     for (name, from) in [("S1", a.0), ("S2", both.0)] {
-        let rate = flow_mean(r, name, from, end)?;
+        let rate = r.flow_mean(name, from, end)?;
         let rtt = r
             .session(name)
             .and_then(|s| sample_mean(&s.srtt, from, end))
@@ -133,8 +126,8 @@ const REGAIN_MEAN_S: f64 = 5.0;
 /// pgmcc / TCP while both run (from TCP's start, settled, to its stop): (ratio, pgmcc, TCP, window).
 fn fig4_ratio(r: &RunData) -> Result<(f64, f64, f64, Window), String> {
     let w = (r.start_s("tcp")? + SETTLE_S, r.stop_s("tcp")?);
-    let p = flow_mean(r, "pgmcc", w.0, w.1)?;
-    let t = flow_mean(r, "tcp", w.0, w.1)?;
+    let p = r.flow_mean("pgmcc", w.0, w.1)?;
+    let t = r.flow_mean("tcp", w.0, w.1)?;
     Ok((p / t.max(1.0), p, t, w))
 }
 
@@ -248,7 +241,7 @@ fn fig5_phases(r: &RunData) -> Result<([f64; 4], [String; 4]), String> {
     let b = fig5_bounds(r)?;
     let mut means = [0.0; 4];
     for (i, m) in means.iter_mut().enumerate() {
-        *m = flow_mean(r, "pgmcc", b[i] + SETTLE_S, b[i + 1])?;
+        *m = r.flow_mean("pgmcc", b[i] + SETTLE_S, b[i + 1])?;
     }
     Ok((means, std::array::from_fn(|i| span(b[i], b[i + 1]))))
 }
@@ -357,10 +350,10 @@ fn fig7_halves(r: &RunData) -> Result<(Window, Window), String> {
 fn fig7(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let r = need(ctx, "")?;
     let (h1, h2) = fig7_halves(r)?;
-    let first = flow_mean(r, "pgmcc", h1.0, h1.1)?;
-    let second = flow_mean(r, "pgmcc", h2.0, h2.1)?;
-    let t1 = flow_mean(r, "tcp", h1.0, h1.1)?;
-    let t2 = flow_mean(r, "tcp", h2.0, h2.1)?;
+    let first = r.flow_mean("pgmcc", h1.0, h1.1)?;
+    let second = r.flow_mean("pgmcc", h2.0, h2.1)?;
+    let t1 = r.flow_mean("tcp", h1.0, h1.1)?;
+    let t2 = r.flow_mean("tcp", h2.0, h2.1)?;
     let receivers = |w: Window| {
         r.scenario
             .sessions
@@ -410,8 +403,8 @@ fn fig7(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     if let Some(plain) = ctx.run("plain-routers") {
         let (p1, p2) = fig7_halves(plain)?;
         let (a, b) = (
-            flow_mean(plain, "pgmcc", p1.0, p1.1)?,
-            flow_mean(plain, "pgmcc", p2.0, p2.1)?,
+            plain.flow_mean("pgmcc", p1.0, p1.1)?,
+            plain.flow_mean("pgmcc", p2.0, p2.1)?,
         );
         let repairs = plain.session("pgmcc").map_or(0, |s| s.odata_sent);
         checks.push(Check::report(

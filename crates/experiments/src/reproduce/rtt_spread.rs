@@ -7,7 +7,7 @@
 
 use super::data::RunData;
 use super::experiment::Ctx;
-use super::measure::{acker_share, kbps, mean};
+use super::measure::{acker_share, kbps};
 use super::verdict::{trim, Check};
 use std::collections::VecDeque;
 
@@ -58,12 +58,6 @@ pub fn unloaded_rtts(run: &RunData, session: &str) -> Result<Vec<(String, f64)>,
         .collect()
 }
 
-/// Mean goodput-side throughput of `flow` over [from, to).
-fn flow_mean(run: &RunData, flow: &str, from: f64, to: f64) -> Result<f64, String> {
-    let f = run.flow(flow).ok_or_else(|| format!("no flow `{flow}`"))?;
-    Ok(mean(&f.throughput_bps, f.interval_s, from, to))
-}
-
 /// The acker's time share per receiver over [from, to), as "PR1 12%, …".
 fn shares(
     run: &RunData,
@@ -88,8 +82,8 @@ fn shares(
 /// The pgmcc/TCP throughput ratio over [from, to), with both rates.
 fn ratio(run: &RunData, from: f64, to: f64) -> Result<(f64, String), String> {
     let (p, t) = (
-        flow_mean(run, SESSION, from, to)?,
-        flow_mean(run, TCP, from, to)?,
+        run.flow_mean(SESSION, from, to)?,
+        run.flow_mean(TCP, from, to)?,
     );
     Ok((p / t.max(1.0), format!("{} vs {}", kbps(p), kbps(t))))
 }

@@ -12,9 +12,10 @@
 //! [`SchemeOptions::iter`] gives (type-code order by convention). Type codes must not overlap between schemes
 //! (checked by a test below) nor with RFC 3208's or Convoy's session options ([`crate::opt`]).
 
-use crate::{PacketType, ParseError, ParseErrorKind};
+use crate::{nla, PacketType, ParseError, ParseErrorKind};
 use std::fmt::Debug;
 use std::hash::Hash;
+use std::net::IpAddr;
 
 /// One option of a scheme's type, as the option walk found it (the TLV structure already checked): its bytes
 /// and where it is, for errors that name the packet, the option and its offset.
@@ -44,6 +45,38 @@ impl SchemeOption<'_> {
     /// An error about this option.
     pub fn error(&self, kind: ParseErrorKind) -> ParseError {
         ParseError::new(self.packet_type, self.name, self.offset, kind)
+    }
+
+    /// The NLA at `offset` of the option, which must end the option exactly; `expected` names the valid lengths
+    /// in the error (a truncated NLA reads as a wrong option length, an unknown AFI as itself).
+    pub fn nla_at(&self, offset: usize, expected: &'static str) -> Result<IpAddr, ParseError> {
+        let bad_length = || {
+            self.error(ParseErrorKind::OptionLength {
+                len: self.length(),
+                expected,
+            })
+        };
+        if self.length() < offset + nla::NLA_LEN_IPV4 {
+            return Err(bad_length());
+        }
+        let (addr, end) =
+            nla::parse(self.bytes, offset, self.packet_type, self.name).map_err(|e| {
+                ParseError {
+                    offset: self.offset + offset,
+                    kind: match e.kind {
+                        ParseErrorKind::Truncated { .. } => ParseErrorKind::OptionLength {
+                            len: self.length(),
+                            expected,
+                        },
+                        k => k,
+                    },
+                    ..e
+                }
+            })?;
+        if end != self.length() {
+            return Err(bad_length());
+        }
+        Ok(addr)
     }
 
     /// Fail unless the option is exactly `len` bytes long (`expected` says so in the error).

@@ -13,7 +13,7 @@
 
 use super::{SchemeOption, SchemeOptions};
 use crate::field::{be16, be32, put16, put32, Field};
-use crate::{nla, ParseError, ParseErrorKind};
+use crate::{nla, ParseError};
 use std::net::IpAddr;
 
 /// pgmcc's option type codes.
@@ -110,34 +110,9 @@ const fn nla_option_len(addr: &IpAddr) -> usize {
     field::NLA + nla::nla_len(addr)
 }
 
-/// Decode the acker / reporter NLA of a PGMCC option; the option length must match the AFI.
+/// The acker / reporter NLA of a PGMCC option; the option length must match the AFI.
 fn decode_nla(raw: &SchemeOption<'_>) -> Result<IpAddr, ParseError> {
-    const EXPECTED: &str = "16 (IPv4 NLA) or 28 (IPv6 NLA)";
-    let bad_length = || {
-        raw.error(ParseErrorKind::OptionLength {
-            len: raw.length(),
-            expected: EXPECTED,
-        })
-    };
-    if raw.length() < field::NLA + nla::NLA_LEN_IPV4 {
-        return Err(bad_length());
-    }
-    let (addr, end) =
-        nla::parse(raw.bytes, field::NLA, raw.packet_type, raw.name).map_err(|e| ParseError {
-            offset: raw.offset + field::NLA,
-            kind: match e.kind {
-                ParseErrorKind::Truncated { .. } => ParseErrorKind::OptionLength {
-                    len: raw.length(),
-                    expected: EXPECTED,
-                },
-                k => k,
-            },
-            ..e
-        })?;
-    if end != raw.length() {
-        return Err(bad_length());
-    }
-    Ok(addr)
+    raw.nla_at(field::NLA, "16 (IPv4 NLA) or 28 (IPv6 NLA)")
 }
 
 fn at(bytes: &[u8], f: Field) -> u32 {

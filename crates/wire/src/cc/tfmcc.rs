@@ -14,7 +14,7 @@
 
 use super::{SchemeOption, SchemeOptions};
 use crate::field::{be16, be32, put16, put32, Field};
-use crate::{nla, ParseError, ParseErrorKind};
+use crate::{nla, ParseError};
 use std::net::IpAddr;
 
 /// TFMCC's option type codes.
@@ -167,41 +167,13 @@ fn rate(b: &[u8], f: Field) -> WireRate {
     WireRate(f32::from_bits(at(b, f)))
 }
 
-/// The NLA at `offset`, which must end the option exactly.
-fn decode_nla(raw: &SchemeOption<'_>, offset: usize, expected: &'static str) -> Result<IpAddr, ParseError> {
-    let bad_length = || {
-        raw.error(ParseErrorKind::OptionLength {
-            len: raw.length(),
-            expected,
-        })
-    };
-    if raw.length() < offset + nla::NLA_LEN_IPV4 {
-        return Err(bad_length());
-    }
-    let (addr, end) = nla::parse(raw.bytes, offset, raw.packet_type, raw.name).map_err(|e| ParseError {
-        offset: raw.offset + offset,
-        kind: match e.kind {
-            ParseErrorKind::Truncated { .. } => ParseErrorKind::OptionLength {
-                len: raw.length(),
-                expected,
-            },
-            k => k,
-        },
-        ..e
-    })?;
-    if end != raw.length() {
-        return Err(bad_length());
-    }
-    Ok(addr)
-}
-
 fn decode_data(raw: &SchemeOption<'_>) -> Result<TfmccData, ParseError> {
     const EXPECTED: &str = "20, or 32 / 44 with an echo";
     let b = raw.bytes;
     let flags = b.get(field::FLAGS).copied().unwrap_or(0);
     let echo = if flags & DATA_ECHO != 0 {
         Some(TfmccEcho {
-            receiver: decode_nla(raw, field::ECHO_NLA, EXPECTED)?,
+            receiver: raw.nla_at(field::ECHO_NLA, EXPECTED)?,
             tr_echo: be32(b, field::TAIL),
             is_clr: flags & DATA_IS_CLR != 0,
         })
@@ -222,7 +194,7 @@ fn decode_feedback(raw: &SchemeOption<'_>) -> Result<TfmccFeedback, ParseError> 
     let b = raw.bytes;
     let flags = b.get(field::FLAGS).copied().unwrap_or(0);
     Ok(TfmccFeedback {
-        reporter: decode_nla(raw, field::TAIL, "28 (IPv4 NLA) or 40 (IPv6 NLA)")?,
+        reporter: raw.nla_at(field::TAIL, "28 (IPv4 NLA) or 40 (IPv6 NLA)")?,
         have_rtt: flags & FB_HAVE_RTT != 0,
         have_loss: flags & FB_HAVE_LOSS != 0,
         leaving: flags & FB_LEAVING != 0,

@@ -84,7 +84,12 @@ fn events(s: &mut PgmccSender) -> Vec<CcEvent> {
 
 /// A sender with `ip(1)` elected from the first packet (sqn 0) and the window opened to `w`.
 fn running(w: f64) -> PgmccSender {
-    let mut s = PgmccSender::new(PgmccConfig::default(), Instant::ZERO);
+    running_with(PgmccConfig::default(), w)
+}
+
+/// [`running`] with `config`.
+fn running_with(config: PgmccConfig, w: f64) -> PgmccSender {
+    let mut s = PgmccSender::new(config, Instant::ZERO);
     send(&mut s, ms(0), 0);
     feedback(
         &mut s,
@@ -459,17 +464,7 @@ fn timing_out(restart: TimeoutRestart) -> PgmccSender {
         reelect_after_timeouts: 1_000,
         ..PgmccConfig::default()
     };
-    let mut s = PgmccSender::new(config, Instant::ZERO);
-    send(&mut s, ms(0), 0);
-    feedback(
-        &mut s,
-        ms(10),
-        FeedbackKind::Election { sqn: 0 },
-        report(ip(1), 0, 0.01),
-        false,
-    );
-    s.window.w = 4.0;
-    s.window.t = 4.0;
+    let mut s = running_with(config, 4.0);
     for sqn in 1..=4 {
         send(&mut s, ms(20), sqn);
     }

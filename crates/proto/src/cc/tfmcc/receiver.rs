@@ -140,12 +140,13 @@ impl TfmccReceiver {
         if count >= MIN_RATE_PACKETS {
             return bytes as f64 / window.as_secs_f64().max(1e-6);
         }
-        let last: Vec<&(Instant, usize)> = self.arrivals.iter().rev().take(MIN_RATE_PACKETS).collect();
-        match (last.first(), last.last()) {
-            (Some(newest), Some(oldest)) if last.len() >= 2 => {
-                // The bytes after the oldest of them, over the time they took to come.
+        // The bytes after the oldest of the last arrivals, over the time they took to come.
+        let last = || self.arrivals.iter().rev().take(MIN_RATE_PACKETS);
+        let (n, newest, oldest) = (last().count(), last().next(), last().last());
+        match (newest, oldest) {
+            (Some(newest), Some(oldest)) if n >= 2 => {
                 let span = now.max(newest.0).saturating_duration_since(oldest.0);
-                let bytes: usize = last[..last.len() - 1].iter().map(|(_, b)| b).sum();
+                let bytes: usize = last().take(n - 1).map(|(_, b)| b).sum();
                 bytes as f64 / span.as_secs_f64().max(1e-6)
             }
             _ => 0.0,
@@ -188,7 +189,7 @@ impl TfmccReceiver {
         let Some(max) = self.rx_max else {
             self.rx_max = Some(sqn);
             self.bitmap = u32::from(received);
-            self.first_event(now, received);
+            self.count(now, received);
             return;
         };
         if seq::le(sqn, max) {
@@ -221,15 +222,11 @@ impl TfmccReceiver {
                 self.on_loss(now, t);
             }
         }
-        if received {
-            self.history.record_received();
-        } else {
-            self.on_loss(now, now);
-        }
+        self.count(now, received);
     }
 
-    /// The very first packet: nothing to compare yet.
-    fn first_event(&mut self, now: Instant, received: bool) {
+    /// Count the newest packet in the history: received, or lost at once (a congestion mark, §5.1).
+    fn count(&mut self, now: Instant, received: bool) {
         if received {
             self.history.record_received();
         } else {
