@@ -142,7 +142,7 @@ impl TfmccReceiver {
         }
         // The bytes after the oldest of the last arrivals, over the time they took to come.
         let last = || self.arrivals.iter().rev().take(MIN_RATE_PACKETS);
-        let (n, newest, oldest) = (last().count(), last().next(), last().last());
+        let (n, newest, oldest) = (last().count(), last().next(), last().next_back());
         match (newest, oldest) {
             (Some(newest), Some(oldest)) if n >= 2 => {
                 let span = now.max(newest.0).saturating_duration_since(oldest.0);
