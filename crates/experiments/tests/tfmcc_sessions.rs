@@ -134,13 +134,15 @@ fn print_tfmcc_state() {
 }
 
 #[test]
-#[ignore = "diagnostic: TFMCC's start beside a TCP flow (scenarios/examples/tfmcc-fig14-slowstart.toml)"]
+#[ignore = "diagnostic: TFMCC's start beside a TCP flow (scenarios/tfmcc-fig14-slowstart.toml)"]
 fn print_tfmcc_start_beside_tcp() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios/examples/tfmcc-fig14-slowstart.toml");
+        .join("../../scenarios/tfmcc-fig14-slowstart.toml");
     let s = scenario::load(&path, &["tcp.tcp.start=0s".into()]).unwrap();
     let mut built = scenario::build_network(&s).expect("builds");
-    for t in [1u64, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30] {
+    for t in [
+        1u64, 2, 3, 4, 5, 6, 8, 10, 12, 15, 18, 20, 25, 30, 35, 40, 50, 60,
+    ] {
         built.net.run(Instant::from_millis(t * 1000));
         let snd = built
             .net
@@ -156,6 +158,54 @@ fn print_tfmcc_start_beside_tcp() {
             snd.srtt_s,
             r.receiver().cc_snapshot().loss,
             r.receiver().stats().odata
+        );
+    }
+}
+
+#[test]
+#[ignore = "diagnostic: TFMCC beside 15 TCP flows (scenarios/tfmcc-fig9-fairness.toml)"]
+fn print_tfmcc_fig9_state() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/tfmcc-fig9-fairness.toml");
+    let s = scenario::load(&path, &[]).unwrap();
+    let mut built = scenario::build_network(&s).expect("builds");
+    for t in (60..200).step_by(20) {
+        built.net.run(Instant::from_millis(t * 1000));
+        let snd = built
+            .net
+            .session_sender("tfmcc")
+            .unwrap()
+            .sender()
+            .cc_snapshot();
+        let ps: Vec<String> = built
+            .net
+            .session_receivers("tfmcc")
+            .iter()
+            .map(|r| format!("{:.4}", r.receiver().cc_snapshot().loss))
+            .collect();
+        let tcp = built.net.tcp_sender("tcp1").unwrap();
+        let st = tcp.stats();
+        let tcp_p = (st.fast_retransmits + st.timeouts) as f64 / st.segments_sent.max(1) as f64;
+        let tcp_loss = st.retransmissions as f64 / st.segments_sent.max(1) as f64;
+        let res = built.net.results();
+        let tf_loss: Vec<String> = res
+            .flows
+            .iter()
+            .find(|f| f.name == "tfmcc")
+            .unwrap()
+            .receivers
+            .iter()
+            .map(|r| format!("{:.4}", r.loss_rate))
+            .collect();
+        println!("   tfmcc packet loss {tf_loss:?} tcp1 retransmissions/segments {tcp_loss:.4} timeouts {}", st.timeouts);
+        println!(
+            "t={t} X={:.0} B/s clr={:?} clr_rtt={:?} p={ps:?} tcp1 p={tcp_p:.4} srtt={:?} tf={:.0} tcp1={:.0}",
+            snd.rate_bps.unwrap_or(0.0),
+            snd.acker,
+            snd.srtt_s,
+            tcp.srtt(),
+            mean(&built.net, "tfmcc", t as usize - 20, t as usize),
+            mean(&built.net, "tcp1", t as usize - 20, t as usize)
         );
     }
 }

@@ -28,6 +28,10 @@ pub struct SessionData {
     pub trace: Vec<(f64, SeqMark)>,
     /// Per receiver (name, distinct ODATA packets received).
     pub odata_received: Vec<(String, u64)>,
+    /// Allowed rate samples of rate controllers (t, bytes/s).
+    pub rate: Vec<(f64, f64)>,
+    /// When the controller left its start-up phase (t, its rate in bytes/s or window just before).
+    pub startup_ended: Option<(f64, f64)>,
 }
 
 /// One run's data, detached from the simulator (so it can cross threads): the resolved scenario it ran and
@@ -75,6 +79,11 @@ impl RunData {
                 .iter()
                 .filter_map(|x| x.window.map(|w| (x.t.as_secs_f64(), w)))
                 .collect();
+            let rate = rec
+                .samples
+                .iter()
+                .filter_map(|x| x.rate.map(|r| (x.t.as_secs_f64(), r)))
+                .collect();
             let srtt = rec
                 .samples
                 .iter()
@@ -110,6 +119,8 @@ impl RunData {
                         .collect()
                 }),
                 odata_received,
+                rate,
+                startup_ended: rec.startup_ended.map(|(t, v)| (t.as_secs_f64(), v)),
             });
         }
         RunData {

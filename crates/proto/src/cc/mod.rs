@@ -84,6 +84,11 @@ pub enum CcEvent {
         /// Consecutive timeouts so far.
         consecutive: u32,
     },
+    /// The controller left its start-up phase (TFMCC: the first report of a loss ends slowstart, RFC 4654 §3.6).
+    StartupEnded {
+        /// The allowed rate just before, bytes per second (rate controllers) or the window in packets.
+        before: f64,
+    },
     /// A receiver report reached the sender (paper §3.9: exposed for applications that shape their data).
     Report {
         /// Who reported.

@@ -28,6 +28,8 @@ pub struct SenderRecord {
     pub timeouts: u64,
     /// Window reductions on loss.
     pub loss_reductions: u64,
+    /// When the controller first left its start-up phase, and its rate (or window) just before.
+    pub startup_ended: Option<(Instant, f64)>,
     /// Controller samples.
     pub samples: Vec<CcSample>,
     /// Time–sequence trace, when enabled.
@@ -101,6 +103,7 @@ impl PgmSenderAgent {
                 switches: Vec::new(),
                 timeouts: 0,
                 loss_reductions: 0,
+                startup_ended: None,
                 samples: Vec::new(),
                 trace: setup.trace.then(SeqTrace::default),
             },
@@ -242,6 +245,9 @@ impl PgmSenderAgent {
                     }
                 }
                 SenderEvent::Cc(CcEvent::Timeout { .. }) => self.record.timeouts += 1,
+                SenderEvent::Cc(CcEvent::StartupEnded { before }) => {
+                    self.record.startup_ended.get_or_insert((now, before));
+                }
                 SenderEvent::Cc(CcEvent::Reduced {
                     cause: convoy_proto::cc::ReductionCause::Loss,
                     ..

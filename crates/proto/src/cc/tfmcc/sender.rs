@@ -257,8 +257,9 @@ impl TfmccSender {
             }
             self.round_feedback = true;
         }
-        if f.have_loss {
+        if f.have_loss && self.slowstart {
             self.slowstart = false;
+            self.push(CcEvent::StartupEnded { before: self.x });
         }
         match self.clr {
             None => {

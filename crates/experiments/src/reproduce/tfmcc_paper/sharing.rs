@@ -1,0 +1,336 @@
+//! Verdicts of the TFMCC paper's sharing experiments (§4.1, §4.2, §4.5): TFMCC beside TCP on one bottleneck
+//! (Fig. 9), on tail circuits (Fig. 10), as receivers with different loss rates join and leave (Fig. 11), and when
+//! a receiver behind a slow link joins (Figs 15–16).
+
+use super::super::data::RunData;
+use super::super::experiment::Ctx;
+use super::super::measure::kbps;
+use super::super::verdict::{trim, Check};
+use super::{need, span, EXP, SESSION};
+
+/// Fig. 9–10 means are taken over [SETTLE_S, end): the TCP flows start within the first 5 s and TFMCC's slowstart
+/// and first loss intervals are over well before (the paper's figures show the whole run).
+const SETTLE_S: f64 = 50.0;
+
+/// Mean and coefficient of variation (standard deviation / mean) of a flow's 1 s bins over [from, to).
+pub(super) fn mean_and_cov(r: &RunData, flow: &str, from: f64, to: f64) -> Result<(f64, f64), String> {
+    let f = r
+        .flow(flow)
+        .ok_or_else(|| format!("no flow `{flow}` in {}", r.dir.display()))?;
+    let w = f.interval_s;
+    let bins: Vec<f64> = f
+        .throughput_bps
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i as f64 * w >= from && (*i + 1) as f64 * w <= to)
+        .map(|(_, v)| *v)
+        .collect();
+    if bins.is_empty() {
+        return Err(format!("flow `{flow}` has no bins in {}", span(from, to)));
+    }
+    let n = bins.len() as f64;
+    let mean = bins.iter().sum::<f64>() / n;
+    let var = bins.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
+    Ok((mean, if mean > 0.0 { var.sqrt() / mean } else { f64::INFINITY }))
+}
+
+/// The TCP flows of a run (every flow whose kind starts with `tcp`).
+fn tcp_flows(r: &RunData) -> Vec<String> {
+    r.result
+        .flows
+        .iter()
+        .filter(|f| f.kind.starts_with("tcp"))
+        .map(|f| f.name.clone())
+        .collect()
+}
+
+/// TFMCC's mean over the TCP flows' mean on [from, to), with the text of both rates.
+fn ratio_to_tcp_mean(r: &RunData, from: f64, to: f64) -> Result<(f64, String, Vec<f64>), String> {
+    let tf = r.flow_mean(SESSION, from, to)?;
+    let tcps = tcp_flows(r);
+    let mut means = Vec::new();
+    for t in &tcps {
+        means.push(r.flow_mean(t, from, to)?);
+    }
+    let tcp_mean = means.iter().sum::<f64>() / means.len().max(1) as f64;
+    Ok((
+        tf / tcp_mean.max(1.0),
+        format!("TFMCC {} vs mean of {} TCP flows {}", kbps(tf), tcps.len(), kbps(tcp_mean)),
+        means,
+    ))
+}
+
+/// The per-packet loss of TFMCC's data at its receivers (the first receiver's: they share the path), as text.
+fn session_loss(r: &RunData) -> String {
+    r.flow(SESSION)
+        .and_then(|f| f.receivers.first())
+        .map_or_else(|| "n/a".into(), |x| format!("{}%", trim(100.0 * x.loss_rate)))
+}
+
+/// tfmcc-fig9-fairness: TFMCC / mean TCP in [0.67, 1.5]; TFMCC's CoV below the TCP flows' median; the RED
+/// variant reported beside.
+pub fn fig9(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
+    let r = need(ctx, "")?;
+    let end = r.end_s();
+    let (q, text, _) = ratio_to_tcp_mean(r, SETTLE_S, end)?;
+    let mut c1 = Check::range(
+        &format!("TFMCC / mean TCP, {}", span(SETTLE_S, end)),
+        q,
+        0.67,
+        1.5,
+        "",
+        EXP,
+    );
+    c1.measured = format!("{} ({text}; TFMCC's packets lost {})", c1.measured, session_loss(r));
+    let (_, cov) = mean_and_cov(r, SESSION, SETTLE_S, end)?;
+    let mut covs = Vec::new();
+    for t in tcp_flows(r) {
+        covs.push(mean_and_cov(r, &t, SETTLE_S, end)?.1);
+    }
+    covs.sort_by(f64::total_cmp);
+    let median = covs.get(covs.len() / 2).copied().unwrap_or(f64::NAN);
+    let mut c2 = Check::holds(
+        "TFMCC's coefficient of variation (1 s bins) below the TCP flows' median",
+        cov < median,
+        "TFMCC's CoV < median TCP CoV (experiments.md)",
+        format!("{} vs {}", trim(cov), trim(median)),
+    );
+    c2.what = format!("{}, {}", c2.what, span(SETTLE_S, end));
+    let mut checks = vec![c1, c2];
+    if let Some(red) = ctx.run("red") {
+        let (q, text, _) = ratio_to_tcp_mean(red, SETTLE_S, red.end_s())?;
+        checks.push(Check::report(
+            "variant red (RED at the bottleneck): TFMCC / mean TCP",
+            format!("{} ({text}; TFMCC's packets lost {})", trim(q), session_loss(red)),
+            "remark that active queueing such as RED improves fairness (§4)",
+        ));
+    }
+    Ok(checks)
+}
+
+/// tfmcc-fig10-tail-circuits: TFMCC / mean TCP in [0.5, 0.9].
+pub fn fig10(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
+    let r = need(ctx, "")?;
+    let end = r.end_s();
+    let (q, text, means) = ratio_to_tcp_mean(r, SETTLE_S, end)?;
+    let mut c = Check::range(
+        &format!("TFMCC / mean TCP, {}", span(SETTLE_S, end)),
+        q,
+        0.5,
+        0.9,
+        "",
+        "experiments.md (paper: ~70%)",
+    );
+    let lo = means.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = means.iter().copied().fold(0.0, f64::max);
+    c.measured = format!("{} ({text}; TCP flows {}–{})", c.measured, kbps(lo), kbps(hi));
+    Ok(vec![c])
+}
+
+/// One membership phase of a session: [from, to) and the receivers present, from the scenario's join and leave
+/// times.
+struct Phase {
+    from: f64,
+    to: f64,
+    present: Vec<String>,
+}
+
+/// The phases between consecutive join and leave instants of `session`'s receivers.
+fn phases(r: &RunData, session: &str) -> Result<Vec<Phase>, String> {
+    let s = r
+        .scenario
+        .sessions
+        .iter()
+        .find(|x| x.name == session)
+        .ok_or_else(|| format!("no session `{session}`"))?;
+    let end = r.end_s();
+    let spans: Vec<(String, f64, f64)> = s
+        .receivers
+        .iter()
+        .map(|x| {
+            let leave = x.leave.map_or(end, |t| t.as_secs_f64());
+            (x.name.clone(), x.join.as_secs_f64(), leave)
+        })
+        .collect();
+    let mut cuts: Vec<f64> = spans.iter().flat_map(|(_, a, b)| [*a, *b]).collect();
+    cuts.push(0.0);
+    cuts.push(end);
+    cuts.sort_by(f64::total_cmp);
+    cuts.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
+    Ok(cuts
+        .windows(2)
+        .filter(|w| w[1] > w[0])
+        .map(|w| Phase {
+            from: w[0],
+            to: w[1],
+            present: spans
+                .iter()
+                .filter(|(_, a, b)| *a <= w[0] && *b >= w[1])
+                .map(|(n, _, _)| n.clone())
+                .collect(),
+        })
+        .collect())
+}
+
+/// The loss probability a receiver's access link drops with (the forward direction of the link into its node).
+fn receiver_link_loss(r: &RunData, receiver: &str) -> Result<f64, String> {
+    let s = &r.scenario;
+    let node = s
+        .sessions
+        .iter()
+        .flat_map(|x| &x.receivers)
+        .find(|x| x.name == receiver)
+        .map(|x| x.node.index())
+        .ok_or_else(|| format!("no receiver `{receiver}`"))?;
+    let link = s
+        .links
+        .iter()
+        .find(|l| l.b == node)
+        .ok_or_else(|| format!("no link into `{receiver}`"))?;
+    match link.forward.impairment {
+        convoy_sim::impairment::ImpairmentConfig::Bernoulli { p } => Ok(p),
+        _ => Err(format!("link into `{receiver}` has no Bernoulli loss")),
+    }
+}
+
+/// Seconds skipped at the start of each phase of Fig. 11 before its mean is taken (a receiver needs its first loss
+/// intervals, the sender up to a few feedback rounds).
+const PHASE_SETTLE_S: f64 = 10.0;
+
+/// tfmcc-fig11-responsiveness: per phase, TFMCC / TCP on the worst link present in [0.5, 2]; the joining
+/// receiver is CLR ≤ 3 s after its join.
+pub fn fig11(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
+    let r = need(ctx, "")?;
+    let mut checks = Vec::new();
+    let receivers: Vec<String> = r
+        .scenario
+        .sessions
+        .iter()
+        .find(|x| x.name == SESSION)
+        .map(|s| s.receivers.iter().map(|x| x.name.clone()).collect())
+        .unwrap_or_default();
+    for p in phases(r, SESSION)? {
+        let mut worst: Option<(String, f64)> = None;
+        for n in &p.present {
+            let loss = receiver_link_loss(r, n)?;
+            if worst.as_ref().is_none_or(|(_, l)| loss > *l) {
+                worst = Some((n.clone(), loss));
+            }
+        }
+        let Some((name, loss)) = worst else { continue };
+        // The TCP flow on the worst receiver's link is the one whose index is the receiver's (TCP flow i ends at
+        // receiver i's host).
+        let i = receivers.iter().position(|x| *x == name).ok_or("receiver")? + 1;
+        let (from, to) = (p.from + PHASE_SETTLE_S, p.to);
+        let tf = r.flow_mean(SESSION, from, to)?;
+        let tcp = r.flow_mean(&format!("tcp{i}"), from, to)?;
+        let mut c = Check::range(
+            &format!(
+                "TFMCC / TCP on the worst link present ({name}, {}% loss), {}",
+                trim(100.0 * loss),
+                span(from, to)
+            ),
+            tf / tcp.max(1.0),
+            0.5,
+            2.0,
+            "",
+            EXP,
+        );
+        c.measured = format!("{} ({} vs {})", c.measured, kbps(tf), kbps(tcp));
+        checks.push(c);
+    }
+    let f = r.flow(SESSION).ok_or("no TFMCC flow")?;
+    for x in r.scenario.sessions.iter().filter(|s| s.name == SESSION).flat_map(|s| &s.receivers) {
+        let join = x.join.as_secs_f64();
+        if join <= 0.0 {
+            continue;
+        }
+        let delay = f
+            .switches
+            .iter()
+            .find(|(t, to)| *t >= join && to.as_deref() == Some(x.name.as_str()))
+            .map_or(f64::INFINITY, |(t, _)| t - join);
+        checks.push(Check::at_most(
+            &format!("{} (joins at {} s) chosen as CLR after", x.name, trim(join)),
+            delay,
+            3.0,
+            " s",
+            "experiments.md (paper: roughly one to three seconds)",
+        ));
+    }
+    Ok(checks)
+}
+
+/// tfmcc-fig15-late-join: within 5 s of the join TFMCC ≤ 300 kbit/s; no 1 s bin at zero; back to ≥ 800 kbit/s
+/// within 20 s of the leave; variant `slow-tcp`: TFMCC / that TCP in [0.5, 2] from 70 s to the leave.
+pub fn fig15(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
+    let r = need(ctx, "")?;
+    let late = late_receiver(r)?;
+    let (join, leave) = (late.1, late.2);
+    let f = r.flow(SESSION).ok_or("no TFMCC flow")?;
+    let w = f.interval_s;
+    let bin = |t: f64| f.throughput_bps.get((t / w) as usize).copied().unwrap_or(0.0);
+    let after_join = bin(join + 5.0);
+    let start = r.start_s(SESSION)?;
+    let zero = f
+        .throughput_bps
+        .iter()
+        .enumerate()
+        .filter(|(i, v)| *i as f64 * w >= start + 5.0 && **v <= 0.0)
+        .count();
+    let back = (0..)
+        .map(|k| leave + k as f64 * w)
+        .take_while(|t| *t < r.end_s())
+        .find(|t| bin(*t) >= 800e3)
+        .map_or(f64::INFINITY, |t| t - leave);
+    let mut checks = vec![
+        Check::at_most(
+            &format!("TFMCC in the 1 s bin 5 s after {} joins ({} s)", late.0, trim(join)),
+            after_join / 1e3,
+            300.0,
+            " kbit/s",
+            EXP,
+        ),
+        Check::at_most("1 s bins at zero after the first 5 s", zero as f64, 0.0, "", EXP),
+        Check::at_most(
+            &format!("time after the leave ({} s) to a 1 s bin ≥ 800 kbit/s", trim(leave)),
+            back,
+            20.0,
+            " s",
+            EXP,
+        ),
+    ];
+    if let Some(v) = ctx.run("slow-tcp") {
+        let (from, to) = (70.0_f64.max(join), leave);
+        let tf = v.flow_mean(SESSION, from, to)?;
+        let tcp = v.flow_mean("slow", from, to)?;
+        let mut c = Check::range(
+            &format!("variant slow-tcp: TFMCC / the TCP flow on the slow link, {}", span(from, to)),
+            tf / tcp.max(1.0),
+            0.5,
+            2.0,
+            "",
+            EXP,
+        );
+        c.measured = format!("{} ({} vs {})", c.measured, kbps(tf), kbps(tcp));
+        checks.push(c);
+    }
+    Ok(checks)
+}
+
+/// The session's receiver that joins last: (name, join, leave) in seconds.
+fn late_receiver(r: &RunData) -> Result<(String, f64, f64), String> {
+    let s = r
+        .scenario
+        .sessions
+        .iter()
+        .find(|x| x.name == SESSION)
+        .ok_or("no TFMCC session")?;
+    let x = s
+        .receivers
+        .iter()
+        .max_by_key(|x| x.join)
+        .ok_or("no receivers")?;
+    let leave = x.leave.ok_or("the late receiver never leaves")?;
+    Ok((x.name.clone(), x.join.as_secs_f64(), leave.as_secs_f64()))
+}
