@@ -6,6 +6,7 @@
 //! packets they lose and the source repairs them beside the controlled rate (RDATA is rate-limited by the
 //! session, not by the controller). The throughput of a session is its sender's payload rate in 1 s bins.
 
+mod scaling;
 mod sharing;
 mod startup;
 
@@ -30,6 +31,36 @@ fn span(from: f64, to: f64) -> String {
 /// The TFMCC paper's experiments.
 pub fn experiments() -> Vec<Experiment> {
     vec![
+        Experiment {
+            id: "tfmcc-fig7-scaling",
+            section: "TFMCC paper",
+            source: "003_3ac24226e28fd833.txt, §3, Fig. 7",
+            claim: "With independent 10% loss to every receiver and a 50 ms RTT, the fair rate of about 300 kbit/s is \
+                    reached with a single receiver, and the rate drops to a fraction of it as the receiver set grows: \
+                    with 10000 receivers only 16% of the fair rate is achieved.",
+            runs: &[
+                RunPlan { variant: "n1", scenario: "tfmcc-fig7-scaling.toml", sets: &[] },
+                RunPlan {
+                    variant: "n10",
+                    scenario: "tfmcc-fig7-scaling.toml",
+                    sets: &["session.tfmcc.receiver_range.0.last=10"],
+                },
+                RunPlan {
+                    variant: "n100",
+                    scenario: "tfmcc-fig7-scaling.toml",
+                    sets: &["session.tfmcc.receiver_range.0.last=100"],
+                },
+                RunPlan {
+                    variant: "n1000",
+                    scenario: "tfmcc-fig7-scaling.toml",
+                    sets: &["session.tfmcc.receiver_range.0.last=1000"],
+                },
+            ],
+            needs: &[],
+            judge: scaling::fig7,
+            figures: None,
+            note: FIG7_NOTE,
+        },
         Experiment {
             id: "tfmcc-fig9-fairness",
             section: "TFMCC paper",
@@ -128,6 +159,18 @@ pub fn experiments() -> Vec<Experiment> {
         },
     ]
 }
+
+const FIG7_NOTE: &str = "Partly run. N = 10,000 is not among the runs yet: with PGM's repairs (every receiver asks \
+    for the 10% it loses, the source answers with NCFs to the whole group) one simulated second of the 1000-receiver \
+    run costs about a quarter of a wall second, and 10,000 receivers would take several minutes per seed, beyond \
+    the reproduce budget until the simulator's fan-out is faster; the heterogeneous-loss variant waits for the same. \
+    With one receiver the rate is well above the equation's value for p = 10%, because the receiver's loss event \
+    rate, not its packet loss, enters the equation: at about three packets per RTT a second loss within one RTT \
+    of the first joins its loss event (RFC 4654 §5.2), so p is near 7.5%. The rate falls from 1 to 100 receivers \
+    (the values above) but the 1000-receiver run is not below the 100-receiver one on seed 1; not investigated \
+    yet. Found on the way: a receiver whose feedback timer fired before it had two packets reported twice a \
+    zero receive rate, became CLR with the rate floor (§3.3 case 2) and held the 1000-receiver session near one \
+    packet per 8 s for the whole run; receivers now report in slowstart only once a receive rate exists.";
 
 const FIG9_NOTE: &str = "Not reproduced on the drop-tail bottleneck the paper names (§4: \"drop-tail queues were used\"): \
     TFMCC gets about half the mean TCP rate (first check), while it is smoother, as the paper says (second). \

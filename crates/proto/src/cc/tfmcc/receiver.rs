@@ -165,6 +165,15 @@ impl TfmccReceiver {
         x.max(self.s / 8.0)
     }
 
+    /// Whether this receiver has a rate to report: a loss event was seen (the equation applies), or at least two
+    /// packets arrived, so that a receive rate exists (§4.3.4). Before that its slowstart report would read as
+    /// "twice nothing", the rate floor, and a receiver that reports it becomes the CLR at once (§3.3 case 2)
+    /// and holds the session near one packet per 8 s, since its receive rate is then measured at that rate
+    /// (traced with 1000 receivers: one of them always reports within a second of the start).
+    fn has_rate(&self, now: Instant) -> bool {
+        self.loss_event_rate() > 0.0 || self.receive_rate(now) > 0.0
+    }
+
     /// R_max as the sender last announced it.
     fn r_max(&self) -> Duration {
         self.last_data
@@ -401,6 +410,9 @@ impl ReceiverController for TfmccReceiver {
         }
         if timer {
             self.deadline = None;
+            if !(clr || self.report_now || self.has_rate(now)) {
+                return None;
+            }
         }
         if clr {
             // §4.5: the CLR reports once per RTT.

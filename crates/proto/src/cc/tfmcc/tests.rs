@@ -260,3 +260,18 @@ fn rfc4654_4_3_4_receive_rate_spans_at_least_four_arrivals_when_the_rtt_is_tiny(
     let x = r.receive_rate(ms(1070));
     assert!((x - 140_000.0).abs() < 1.0, "{x}");
 }
+
+#[test]
+fn rfc4654_4_3_4_no_slowstart_report_before_a_receive_rate_exists() {
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let mut r = TfmccReceiver::new(TfmccConfig::default(), ip(9));
+    receive(&mut r, &mut rng, 0, ms(0), ms(10), None);
+    let path = UpstreamPath {
+        source_nla: ip(1),
+        group_nla: ip(255),
+    };
+    let due = r.poll_timeout().expect("the first round's feedback timer");
+    assert!(r.poll_feedback(due, &path).is_none(), "one packet: no rate to report");
+    receive(&mut r, &mut rng, 1, ms(500), ms(510), None);
+    assert!(r.receive_rate(ms(510)) > 0.0);
+}
