@@ -382,7 +382,7 @@ mod tests {
         // Ethernet: the default 1400 bytes fit IPv4 (1412 would), IPv6 needs 1380.
         assert_eq!(tsdu_for_mtu(1500, false, "pgmcc"), 1412);
         assert_eq!(tsdu_for_mtu(1500, true, "pgmcc"), 1380);
-        assert_eq!(tsdu_for_mtu(1500, false, "tfmcc"), 1396);
+        assert_eq!(tsdu_for_mtu(1500, false, "tfmcc"), 1392);
         assert_eq!(tsdu_for_mtu(100, true, "pgmcc"), 256);
         assert!(interface_mtu("lo").is_some_and(|m| m >= 1500));
         assert_eq!(interface_mtu("../lo"), None);

@@ -290,8 +290,8 @@ fn data_overhead_of_the_usual_families() {
     // 16 header + 8 ODATA + OPT_LENGTH 4 + OPT_FRAGMENT 16 + OPT_PGMCC_DATA 16 (IPv4) or 28 (IPv6).
     assert_eq!(PacketRepr::data_overhead("pgmcc", false), 60);
     assert_eq!(PacketRepr::data_overhead("pgmcc", true), 72);
-    // OPT_CONVOY_TFMCC_DATA with an echo: 32 (IPv4) or 44 (IPv6).
-    assert_eq!(PacketRepr::data_overhead("tfmcc", false), 76);
+    // OPT_CONVOY_TFMCC_DATA with an echo: 36 (IPv4) or 48 (IPv6).
+    assert_eq!(PacketRepr::data_overhead("tfmcc", false), 80);
     assert_eq!(
         PacketRepr::data_overhead("fixed", false),
         44,
@@ -299,7 +299,7 @@ fn data_overhead_of_the_usual_families() {
     );
     assert_eq!(
         PacketRepr::data_overhead_max(true),
-        88,
+        92,
         "the largest of all schemes"
     );
 }

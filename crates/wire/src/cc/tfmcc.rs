@@ -2,10 +2,11 @@
 //!
 //! | type | name | length | value | field of [`TfmccOptions`] |
 //! |---|---|---|---|---|
-//! | 0x34 | OPT_CONVOY_TFMCC_DATA | 20, or 32 / 44 with an echo (IPv4 / IPv6) | `[3]` flags (0x01 echo present, 0x02 the echoed receiver is the CLR), `[4]` u32 ts_i (µs), `[8]` f32 X_supp (bit/s), `[12]` u32 R_max (µs), `[16]` u16 fb_nr, `[18]` zero; with an echo `[20]` u32 tr_r' (µs), `[24]` the receiver's NLA | `data` |
+//! | 0x34 | OPT_CONVOY_TFMCC_DATA | 24, or 36 / 48 with an echo (IPv4 / IPv6) | `[3]` flags (0x01 echo present, 0x02 the echoed receiver is the CLR), `[4]` u32 ts_i (µs), `[8]` f32 X_supp (bit/s), `[12]` u32 R_max (µs), `[16]` u16 fb_nr, `[18]` zero, `[20]` f32 X, the sending rate (bit/s); with an echo `[24]` u32 tr_r' (µs), `[28]` the receiver's NLA | `data` |
 //! | 0x35 | OPT_CONVOY_TFMCC_FEEDBACK | 28 / 40 | `[3]` flags (0x01 have_RTT, 0x02 have_loss, 0x04 receiver_leave), `[4]` u32 tr_r (µs), `[8]` u32 ts_i' (µs), `[12]` f32 X_r (bit/s), `[16]` u16 fb_nr, `[18]` zero, `[20]` the reporter's NLA | `feedback` |
 //!
-//! The sender's fields of RFC 4654 §2.2.1 ride on every ODATA; the receiver's report (§2.2.2) rides on an ACK
+//! The sender's fields of RFC 4654 §2.2.1 ride on every ODATA, with the current sending rate X beside them (the
+//! TFMCC paper §2.5 biases the receivers' feedback timers by X_calc / X: "the receiver knows the sending rate"); the receiver's report (§2.2.2) rides on an ACK
 //! (type 0x0D) sent unicast to the source, its RX_MAX the highest sequence number received and its bitmap the
 //! receive status of the 32 before (as pgmcc's). Rates are IEEE-754 binary32 in **bit/s** (RFC 4654 counts rates
 //! in bit/s; X_supp's and X_r's RFC encodings are 12-bit floats with < 1 % error, binary32 is exact enough and
@@ -38,12 +39,16 @@ pub mod field {
     pub const THIRD: Field = 12..16;
     /// Both: the feedback round fb_nr (or its echo).
     pub const FB_NR: Field = 16..18;
-    /// DATA with an echo: tr_r' (µs); FEEDBACK: start of the reporter's NLA.
+    /// FEEDBACK: start of the reporter's NLA.
     pub const TAIL: usize = 20;
+    /// DATA: X, the sender's current rate (f32 bit/s).
+    pub const DATA_RATE: Field = 20..24;
+    /// DATA with an echo: tr_r' (µs).
+    pub const ECHO_TR: usize = 24;
     /// DATA with an echo: start of the echoed receiver's NLA.
-    pub const ECHO_NLA: usize = 24;
+    pub const ECHO_NLA: usize = 28;
     /// Length of DATA without an echo.
-    pub const DATA_LEN: usize = 20;
+    pub const DATA_LEN: usize = 24;
 }
 
 /// DATA flag: an echo follows.
@@ -116,6 +121,8 @@ pub struct TfmccData {
     pub r_max_us: u32,
     /// fb_nr: the feedback round.
     pub fb_nr: u16,
+    /// X: the sender's current rate, bit/s (the TFMCC paper §2.5's bias of the feedback timers needs it).
+    pub x: WireRate,
     /// The echo, when the sender has one to send.
     pub echo: Option<TfmccEcho>,
 }
@@ -168,13 +175,13 @@ fn rate(b: &[u8], f: Field) -> WireRate {
 }
 
 fn decode_data(raw: &SchemeOption<'_>) -> Result<TfmccData, ParseError> {
-    const EXPECTED: &str = "20, or 32 / 44 with an echo";
+    const EXPECTED: &str = "24, or 36 / 48 with an echo";
     let b = raw.bytes;
     let flags = b.get(field::FLAGS).copied().unwrap_or(0);
     let echo = if flags & DATA_ECHO != 0 {
         Some(TfmccEcho {
             receiver: raw.nla_at(field::ECHO_NLA, EXPECTED)?,
-            tr_echo: be32(b, field::TAIL),
+            tr_echo: be32(b, field::ECHO_TR),
             is_clr: flags & DATA_IS_CLR != 0,
         })
     } else {
@@ -186,6 +193,7 @@ fn decode_data(raw: &SchemeOption<'_>) -> Result<TfmccData, ParseError> {
         x_supp: rate(b, field::SECOND),
         r_max_us: at(b, field::THIRD),
         fb_nr: be16(b, field::FB_NR.start),
+        x: rate(b, field::DATA_RATE),
         echo,
     })
 }
@@ -261,12 +269,13 @@ impl SchemeOptions for TfmccOptions {
                 put32(bytes, field::SECOND.start, d.x_supp.0.to_bits());
                 put32(bytes, field::THIRD.start, d.r_max_us);
                 put16(bytes, field::FB_NR.start, d.fb_nr);
+                put32(bytes, field::DATA_RATE.start, d.x.0.to_bits());
                 if let Some(e) = d.echo {
                     flags |= DATA_ECHO;
                     if e.is_clr {
                         flags |= DATA_IS_CLR;
                     }
-                    put32(bytes, field::TAIL, e.tr_echo);
+                    put32(bytes, field::ECHO_TR, e.tr_echo);
                     nla::emit(bytes, field::ECHO_NLA, &e.receiver);
                 }
                 bytes[field::FLAGS] = flags;
@@ -326,12 +335,13 @@ mod tests {
                 is_clr,
             })
         });
-        let data = proptest::option::of((any::<u32>(), rate(), any::<u32>(), any::<u16>(), echo)).prop_map(|d| {
-            d.map(|(ts, x_supp, r_max_us, fb_nr, echo)| TfmccData {
+        let data = proptest::option::of((any::<u32>(), rate(), any::<u32>(), any::<u16>(), rate(), echo)).prop_map(|d| {
+            d.map(|(ts, x_supp, r_max_us, fb_nr, x, echo)| TfmccData {
                 ts,
                 x_supp,
                 r_max_us,
                 fb_nr,
+                x,
                 echo,
             })
         });
@@ -411,12 +421,13 @@ mod tests {
     }
 
     #[test]
-    fn rfc4654_2_2_1_data_without_an_echo_is_twenty_bytes_and_a_wrong_length_is_named() {
+    fn rfc4654_2_2_1_data_without_an_echo_is_twenty_four_bytes_and_a_wrong_length_is_named() {
         let d = TfmccData {
             ts: 1,
             x_supp: WireRate(f32::MAX),
             r_max_us: 500_000,
             fb_nr: 3,
+            x: WireRate(1.5e6),
             echo: None,
         };
         let repr = packet(TfmccOptions {
@@ -425,7 +436,8 @@ mod tests {
         });
         let mut buf = [0u8; 128];
         let len = repr.emit(&mut buf).unwrap();
-        assert_eq!(usize::from(buf[29]), 20);
+        assert_eq!(usize::from(buf[29]), 24);
+        assert_eq!(f32::from_bits(u32::from_be_bytes([buf[48], buf[49], buf[50], buf[51]])), 1.5e6, "X at [20], bit/s");
         // Claim an echo without room for it: the error names the option and its length.
         buf[31] = DATA_ECHO;
         crate::checksum::fill(&mut buf[..len]);

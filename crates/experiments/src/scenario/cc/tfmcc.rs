@@ -5,7 +5,7 @@ use super::SchemeKeys;
 use crate::scenario::locate::KeyPath;
 use crate::scenario::semantic::{fail, Res};
 use crate::scenario::units::Dur;
-use convoy_proto::cc::tfmcc::TfmccConfig;
+use convoy_proto::cc::tfmcc::{FeedbackBias, TfmccConfig};
 use convoy_proto::cc::CcConfig;
 use serde::Deserialize;
 
@@ -23,6 +23,18 @@ pub struct TfmccSpec {
     pub discounting: Option<bool>,
     /// k, RTTs of the receive-rate measurement (default 2, §4.3.4: 2 to 4).
     pub receive_rate_rtts: Option<u32>,
+    /// The receivers' feedback timer (default `"rate-offset"`, the paper's §2.5; `"exponential"`: RFC 4654 §4.5).
+    pub feedback_timer: Option<FeedbackTimerSpec>,
+}
+
+/// `feedback_timer = "exponential" | "rate-offset"`.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FeedbackTimerSpec {
+    /// [`FeedbackBias::Unbiased`].
+    Exponential,
+    /// [`FeedbackBias::RateOffset`].
+    RateOffset,
 }
 
 impl SchemeKeys for TfmccSpec {
@@ -53,6 +65,11 @@ impl SchemeKeys for TfmccSpec {
             g,
             receive_rate_rtts: rtts,
             discounting: k.discounting.unwrap_or(d.discounting),
+            feedback_timer: match k.feedback_timer {
+                None => d.feedback_timer,
+                Some(FeedbackTimerSpec::Exponential) => FeedbackBias::Unbiased,
+                Some(FeedbackTimerSpec::RateOffset) => FeedbackBias::RateOffset,
+            },
             ..d
         }))
     }

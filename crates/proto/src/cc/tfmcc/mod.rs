@@ -7,6 +7,7 @@
 //!   history seed (§5.6), RTT from the sender's echo with the one-way-delay adjustment (§4.3), the receive rate
 //!   and the desired rate (§4.3.4, §4.4), the exponential feedback timer with suppression and cancellation (§4.5),
 //!   CLR reports once per RTT.
+//! * [`timer`] — the feedback timer, unbiased (RFC 4654 §4.5) or biased by rate (paper §2.5).
 //! * [`units`] — the microsecond timestamps and their wrapping arithmetic.
 //!
 //! The options on the wire are `convoy-wire`'s `cc::tfmcc` (data fields on ODATA, reports on ACKs); rates there
@@ -14,6 +15,7 @@
 
 mod receiver;
 mod sender;
+pub mod timer;
 pub mod units;
 
 #[cfg(test)]
@@ -21,6 +23,7 @@ mod tests;
 
 pub use receiver::TfmccReceiver;
 pub use sender::TfmccSender;
+pub use timer::FeedbackBias;
 
 use crate::cc::{ReceiverController, Scheme, SenderController};
 use crate::time::Instant;
@@ -45,6 +48,8 @@ pub struct TfmccConfig {
     pub receive_rate_rtts: u32,
     /// History discounting of the loss intervals (§5.5, optional), with RFC 4654's THRESHOLD 0.5.
     pub discounting: bool,
+    /// The receivers' feedback timer: RFC 4654's exponential one, or the paper's rate-biased offset (§2.5).
+    pub feedback_timer: FeedbackBias,
 }
 
 impl Default for TfmccConfig {
@@ -57,6 +62,7 @@ impl Default for TfmccConfig {
             ts_gran: Duration::from_millis(10),
             receive_rate_rtts: 2,
             discounting: false,
+            feedback_timer: FeedbackBias::default(),
         }
     }
 }

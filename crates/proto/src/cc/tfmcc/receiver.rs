@@ -1,6 +1,7 @@
 //! The TFMCC receiver (RFC 4654 §4, §5; tfmcc.md §1, §3 "Receiver").
 
 use super::units::{from_bps, since, stamp, to_bps};
+use super::timer::timer_delay;
 use super::TfmccConfig;
 use crate::cc::{
     FeedbackPacket, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, UpstreamPath,
@@ -36,14 +37,6 @@ struct RttState {
     sample: Option<(Duration, i64)>,
     /// R', the adjusted RTT of the latest packet, used instead of R until the next sample.
     adjusted: Option<Duration>,
-}
-
-/// The exponentially biased feedback delay of §4.5, t = max(T·(1 + ln x / ln N), 0), for x uniform on (0, 1]:
-/// most of N receivers draw a delay near T, a few answer early.
-pub fn feedback_delay(round: Duration, receivers_max: u32, x: f64) -> Duration {
-    let n = f64::from(receivers_max.max(2));
-    let f = (1.0 + x.clamp(f64::MIN_POSITIVE, 1.0).ln() / n.ln()).max(0.0);
-    round.mul_f64(f)
 }
 
 /// TFMCC receiver: loss history, RTT, receive rate, desired rate, feedback timer and reports.
@@ -305,7 +298,16 @@ impl TfmccReceiver {
         }
         let x = ((rng.next_u64() >> 11) + 1) as f64 / (1u64 << 53) as f64;
         let t = self.r_max().mul_f64(self.config.round_rtts);
-        self.deadline = Some(now + feedback_delay(t, self.config.receivers_max, x));
+        let sending = self.last_data.map_or(0.0, |(d, _)| from_bps(d.x.bps()));
+        // §2.5 of the paper: X_calc / X; in slowstart the receive rate over X (twice it is the report).
+        let mine = if self.loss_event_rate() > 0.0 {
+            self.x_fbr
+        } else {
+            self.receive_rate(now)
+        };
+        let ratio = if sending > 0.0 { mine / sending } else { 1.0 };
+        let delay = timer_delay(self.config.feedback_timer, t, self.config.receivers_max, x, ratio);
+        self.deadline = Some(now + delay);
     }
 
     /// Cancellation (§4.5): X_supp below what this receiver would report (or its rate at round start) while its

@@ -352,6 +352,7 @@ impl SenderController for TfmccSender {
         options.cc.tfmcc.data = Some(TfmccData {
             ts: stamp(now),
             x_supp: WireRate::from_bps(to_bps(self.x_supp)),
+            x: WireRate::from_bps(to_bps(self.x)),
             r_max_us: micros(self.r_max),
             fb_nr: self.fb_nr,
             echo,

@@ -1,7 +1,7 @@
 //! Rule tests of TFMCC's halves, named after RFC 4654's sections, and regression cases from other
 //! implementations' bug histories (UFTP, NORM; issue "TFMCC").
 
-use super::receiver::feedback_delay;
+use super::timer::feedback_delay;
 use super::*;
 use crate::cc::{Permit, ReceiverController, SenderController, UpstreamPath};
 use crate::time::Instant;
@@ -41,6 +41,7 @@ fn data(ts: Instant, r_max: Duration, fb_nr: u16, echo: Option<TfmccEcho>, x_sup
         x_supp: WireRate::from_bps(x_supp_bps),
         r_max_us: micros(r_max),
         fb_nr,
+        x: WireRate::from_bps(x_supp_bps.min(1e9)),
         echo,
     });
     o
