@@ -32,6 +32,10 @@ pub struct SessionData {
     pub rate: Vec<(f64, f64)>,
     /// When the controller left its start-up phase (t, its rate in bytes/s or window just before).
     pub startup_ended: Option<(f64, f64)>,
+    /// When the controller's feedback rounds ended, seconds (TFMCC).
+    pub round_ends: Vec<f64>,
+    /// Per receiver (name, when its controller took its first RTT sample, seconds).
+    pub rtt_measured: Vec<(String, Option<f64>)>,
 }
 
 /// One run's data, detached from the simulator (so it can cross threads): the resolved scenario it ran and
@@ -99,6 +103,16 @@ impl RunData {
                         .map(|a| (r.name.to_string(), a.to_vec()))
                 })
                 .collect();
+            let rtt_measured = net
+                .session_receivers(&f.name)
+                .iter()
+                .map(|r| {
+                    (
+                        r.name.to_string(),
+                        r.record.rtt_measured.map(|t| t.as_secs_f64()),
+                    )
+                })
+                .collect();
             let odata_received = net
                 .session_receivers(&f.name)
                 .iter()
@@ -121,6 +135,8 @@ impl RunData {
                 odata_received,
                 rate,
                 startup_ended: rec.startup_ended.map(|(t, v)| (t.as_secs_f64(), v)),
+                rtt_measured,
+                round_ends: rec.round_ends.iter().map(|t| t.as_secs_f64()).collect(),
             });
         }
         RunData {

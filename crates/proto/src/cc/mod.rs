@@ -84,6 +84,11 @@ pub enum CcEvent {
         /// Consecutive timeouts so far.
         consecutive: u32,
     },
+    /// A feedback round ended (TFMCC, RFC 4654 §3.4); `number` is the new round's fb_nr.
+    RoundEnded {
+        /// The new round's number.
+        number: u16,
+    },
     /// The controller left its start-up phase (TFMCC: the first report of a loss ends slowstart, RFC 4654 §3.6).
     StartupEnded {
         /// The allowed rate just before, bytes per second (rate controllers) or the window in packets.
@@ -144,6 +149,8 @@ pub trait SenderController: Send {
 pub enum ReceiverCcEvent {
     /// This receiver became the acker (`true`) or stopped being it (`false`).
     AckerRole(bool),
+    /// This receiver took its first round-trip time sample (TFMCC: from the sender's echo, RFC 4654 §4.3.2).
+    RttMeasured,
 }
 
 /// A receiver controller's state for observers.

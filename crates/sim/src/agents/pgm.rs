@@ -4,7 +4,7 @@ use super::Outbox;
 use crate::ids::{AgentId, FlowId, GroupId, NodeId};
 use crate::observe::{Bins, CcSample, SeqMark, SeqTrace};
 use crate::packet::{Body, Dest, Packet, UDP_IP_OVERHEAD};
-use convoy_proto::cc::CcEvent;
+use convoy_proto::cc::{CcEvent, ReceiverCcEvent};
 use convoy_proto::{Destination, Instant, Receiver, ReceiverEvent, Sender, SenderEvent};
 use convoy_wire::{Header, PacketType};
 use std::collections::BTreeMap;
@@ -28,6 +28,8 @@ pub struct SenderRecord {
     pub timeouts: u64,
     /// Window reductions on loss.
     pub loss_reductions: u64,
+    /// When the controller's feedback rounds ended (TFMCC).
+    pub round_ends: Vec<Instant>,
     /// When the controller first left its start-up phase, and its rate (or window) just before.
     pub startup_ended: Option<(Instant, f64)>,
     /// Controller samples.
@@ -104,6 +106,7 @@ impl PgmSenderAgent {
                 timeouts: 0,
                 loss_reductions: 0,
                 startup_ended: None,
+                round_ends: Vec::new(),
                 samples: Vec::new(),
                 trace: setup.trace.then(SeqTrace::default),
             },
@@ -245,6 +248,7 @@ impl PgmSenderAgent {
                     }
                 }
                 SenderEvent::Cc(CcEvent::Timeout { .. }) => self.record.timeouts += 1,
+                SenderEvent::Cc(CcEvent::RoundEnded { .. }) => self.record.round_ends.push(now),
                 SenderEvent::Cc(CcEvent::StartupEnded { before }) => {
                     self.record.startup_ended.get_or_insert((now, before));
                 }
@@ -273,6 +277,8 @@ pub struct ReceiverRecord {
     pub lost_sqns: u64,
     /// ODATA sequence numbers in arrival order, when recording is on (boxed: usually off).
     pub arrivals: Option<Box<Vec<u32>>>,
+    /// When its controller took its first RTT sample (TFMCC receivers).
+    pub rtt_measured: Option<Instant>,
     /// When it joined and left.
     pub joined: Option<Instant>,
     /// When it left.
@@ -327,6 +333,7 @@ impl PgmReceiverAgent {
                 odata_span: None,
                 lost_sqns: 0,
                 arrivals: None,
+                rtt_measured: None,
                 joined: None,
                 left: None,
             },
@@ -435,6 +442,9 @@ impl PgmReceiverAgent {
                     last_sqn,
                 } => {
                     self.record.lost_sqns += u64::from(last_sqn.wrapping_sub(first_sqn)) + 1;
+                }
+                ReceiverEvent::Cc(ReceiverCcEvent::RttMeasured) => {
+                    self.record.rtt_measured.get_or_insert(now);
                 }
                 _ => {}
             }

@@ -77,3 +77,72 @@ pub fn fig14(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     }
     Ok(checks)
 }
+
+/// tfmcc-fig12-initial-rtt: the receivers with a valid RTT grow by at least one in every feedback round (the
+/// sender's rounds, RFC 4654 §3.4) while some are still without, and reach 50% by 300 s.
+pub fn fig12(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
+    let r = ctx.run("").ok_or("run `` missing")?;
+    let s = r.session(SESSION).ok_or("no TFMCC session data")?;
+    let n = s.rtt_measured.len();
+    let mut times: Vec<f64> = s.rtt_measured.iter().filter_map(|(_, t)| *t).collect();
+    times.sort_by(f64::total_cmp);
+    let count_by = |t: f64| times.iter().filter(|x| **x <= t).count();
+    let end = r.end_s();
+    let at = 300.0_f64.min(end);
+    let marks: Vec<String> = [10.0, 30.0, 100.0, 200.0, 300.0]
+        .iter()
+        .filter(|t| **t <= end)
+        .map(|t| format!("{} s: {}", trim(*t), count_by(*t)))
+        .collect();
+    // Complete rounds while receivers without an RTT remain at their start, and those that gave none. A report
+    // that closes a round is echoed on the data that follows: samples are counted one R_max late (the initial
+    // R_max, above every RTT of this setup).
+    let lag = initial_rtt_s(r)?;
+    let (mut rounds, mut empty) = (0, 0);
+    for w in s.round_ends.windows(2) {
+        if count_by(w[0] + lag) >= n {
+            break;
+        }
+        rounds += 1;
+        if count_by(w[1] + lag) == count_by(w[0] + lag) {
+            empty += 1;
+        }
+    }
+    let mut c1 = Check::at_most(
+        "feedback rounds without a new receiver RTT sample, while some receivers have none",
+        empty as f64,
+        0.0,
+        "",
+        "experiments.md: growing by ≥ 1 per feedback round",
+    );
+    c1.measured = format!(
+        "{} of {rounds} rounds (receivers with an RTT at {})",
+        c1.measured,
+        marks.join(", ")
+    );
+    let share = count_by(at) as f64 / n.max(1) as f64;
+    Ok(vec![
+        c1,
+        Check::at_least(
+            &format!("share of the {n} receivers with a valid RTT at {} s", trim(at)),
+            share,
+            0.5,
+            "",
+            "experiments.md (paper: 700 of 1000 after 200 s)",
+        ),
+    ])
+}
+
+/// The session's initial R_max, seconds.
+fn initial_rtt_s(r: &RunData) -> Result<f64, String> {
+    let s = r
+        .scenario
+        .sessions
+        .iter()
+        .find(|x| x.name == SESSION)
+        .ok_or("no TFMCC session")?;
+    match &s.cc {
+        convoy_proto::cc::CcConfig::Tfmcc(c) => Ok(c.initial_rtt.as_secs_f64()),
+        _ => Err("the session is not TFMCC".into()),
+    }
+}

@@ -265,6 +265,9 @@ impl TfmccReceiver {
             let q = if is_clr { 0.9 } else { 0.5 };
             self.rtt.r.mul_f64(q) + sample.mul_f64(1.0 - q)
         };
+        if first {
+            self.events.push_back(ReceiverCcEvent::RttMeasured);
+        }
         self.rtt.measured = true;
         // The one-way-delay baseline: tr_arr_i − ts_i (tfmcc.md §1: the RFC's printed sign corrected).
         let offset = i64::from(stamp(now).wrapping_sub(data.ts) as i32);

@@ -214,6 +214,7 @@ impl TfmccSender {
     /// End the feedback round (§3.4): next fb_nr, X_supp back to the maximum, R_max decay (§3.2).
     fn end_round(&mut self, now: Instant) {
         self.fb_nr = self.fb_nr.wrapping_add(1);
+        self.push(CcEvent::RoundEnded { number: self.fb_nr });
         self.x_supp = f64::INFINITY;
         if !self.r_max_raised && self.r_peak > Duration::ZERO {
             self.r_max = self.r_max.mul_f64(0.9).max(self.r_peak);
