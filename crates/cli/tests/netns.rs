@@ -349,6 +349,103 @@ fn shares_a_20mbit_bottleneck_with_tcp() {
     assert!((0.5..=2.0).contains(&ratio), "convoy/TCP = {ratio}");
 }
 
+/// The 1 s rates of a growing file, sampled until `done` says the writer finished.
+fn rate_samples(path: &Path, mut done: impl FnMut() -> bool) -> Vec<f64> {
+    let size = |p: &Path| fs::metadata(p).map_or(0, |m| m.len());
+    let mut rates = Vec::new();
+    let mut last = (size(path), Instant::now());
+    while !done() {
+        std::thread::sleep(Duration::from_secs(1));
+        let now = (size(path), Instant::now());
+        if now.0 > 0 && now.0 >= last.0 {
+            rates.push((now.0 - last.0) as f64 * 8.0 / (now.1 - last.1).as_secs_f64());
+        }
+        last = now;
+    }
+    rates
+}
+
+/// Mean and coefficient of variation of rate samples, ignoring the first and last (partial) seconds.
+fn mean_and_cov(rates: &[f64]) -> (f64, f64) {
+    let inner = if rates.len() > 4 {
+        &rates[1..rates.len() - 1]
+    } else {
+        rates
+    };
+    let n = inner.len().max(1) as f64;
+    let mean = inner.iter().sum::<f64>() / n;
+    let var = inner.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / n;
+    (mean, if mean > 0.0 { var.sqrt() / mean } else { 0.0 })
+}
+
+/// A 40 MB file to three receivers, receiver 1 behind a 20 Mbit/s tbf, under the controller named by
+/// `CONVOY_NETNS_CC` (default tfmcc): byte-exact at every receiver. Prints the goodput and the coefficient of
+/// variation of the session's rate in 1 s samples (read at receiver 2, unshaped, which writes data as it
+/// arrives); `bench/netns-cc.sh` runs it for pgmcc and tfmcc side by side. Nothing about speed is asserted.
+/// `CONVOY_NETNS_BYTES` changes the file size, `CONVOY_NETNS_DUMP` prints the source's statistics and the samples.
+#[test]
+#[ignore = "long (about 40 s): run by scripts/test.sh and bench/netns-cc.sh"]
+fn controller_through_a_20mbit_bottleneck_byte_exact() {
+    let cc = std::env::var("CONVOY_NETNS_CC").unwrap_or_else(|_| "tfmcc".into());
+    let Some(lab) = Lab::new("cc", 3) else { return };
+    lab.shape(1, "20mbit", 65_536).unwrap();
+    let dir = Scratch::new(&format!("netns-cc-{cc}"));
+    let len = std::env::var("CONVOY_NETNS_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40_000_000);
+    let src = file(&dir, "data.bin", len);
+    let outs: Vec<PathBuf> = (1..=3).map(|i| dir.0.join(format!("out{i}"))).collect();
+    let mut rx: Vec<Guard> = (1..=3).map(|i| recv(&lab, i, &outs[i - 1], &[])).collect();
+    let stats = dir.0.join("send.json");
+    let mut tx = send(
+        &lab,
+        &src,
+        &stats,
+        &["--wait-receivers", "3", "--wait", "30s", "--cc", &cc],
+    );
+    let mut child = tx.take();
+    let started = Instant::now();
+    let partial = outs[1].join("data.bin.partial");
+    let rates = rate_samples(&partial, || {
+        child.try_wait().ok().flatten().is_some() || started.elapsed() > Duration::from_secs(300)
+    });
+    let out = wait(child, Duration::from_secs(10));
+    assert!(
+        out.status.success(),
+        "send: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (i, r) in rx.iter_mut().enumerate() {
+        let r = wait(r.take(), Duration::from_secs(60));
+        assert!(
+            r.status.success(),
+            "recv {}: {}",
+            i + 1,
+            String::from_utf8_lossy(&r.stderr)
+        );
+        assert!(
+            same(&src, &outs[i].join("data.bin")),
+            "receiver {} differs",
+            i + 1
+        );
+    }
+    let s = json(&stats);
+    let (mean, cov) = mean_and_cov(&rates);
+    if std::env::var_os("CONVOY_NETNS_DUMP").is_some() {
+        eprintln!("{s:#}\nrates: {rates:?}");
+    }
+    eprintln!(
+        "{cc} through 20 Mbit/s: goodput {:.2} Mbit/s, rate {:.2} Mbit/s mean with coefficient of variation {cov:.3} \
+         over {} 1 s samples, {} repairs, {} feedback packets",
+        s["goodput_bps"].as_f64().unwrap_or(0.0) / 1e6,
+        mean / 1e6,
+        rates.len(),
+        s["packets"]["rdata"],
+        s["acks"],
+    );
+}
+
 #[test]
 fn ipv6_transfer_on_the_bridge() {
     let Some(lab) = Lab::new("v6", 2) else { return };

@@ -235,15 +235,18 @@ const FIG11_NOTE: &str = "The CLR follows every join within half a second and TF
     t_RTO = 4R = 240 ms (RFC 4654 §2.1; RFC 5348 allows max(4R, 1 s) as an option Convoy does not take), which \
     gives about 290 kbit/s. The paper's TCP reached the equation's rate; its minimum RTO is not stated.";
 
-const FIG12_NOTE: &str = "Half reproduced: more than half of the receivers have an RTT by 300 s (first check), but \
-    slower than the paper's 700 of 1000 after 200 s, and about one feedback round in eight gives no new sample \
-    (counted from the sender's round ends, each sample a receiver's first echo). Not yet traced: which reports \
-    those rounds carried. The receivers' default rate-biased timers favour the lowest calculated rate, and with \
-    loss this correlated the receivers still on the initial 500 ms RTT compute the lowest rates, so they should \
-    win most rounds.";
+const FIG12_NOTE: &str = "Not reproduced: on seed 1 about 390 of the 1000 receivers have an RTT after 300 s (the paper: \
+    about 700 after 200 s), and about one feedback round in eight gives no new sample (counted from the sender's \
+    round ends, each sample a receiver's first echo). The rounds are long: TFMCC alone fills the 25-packet queue, \
+    the reported RTTs include its 0.3 s, and R_max (round = 6·R_max) stays near 0.45 s, so 300 s hold about 115 \
+    rounds. Not yet traced: which reports the empty rounds carried. The count depends on the start: with \
+    slowstart following every CLR report (before the per-round slowstart target, see tfmcc-fig14-slowstart) \
+    the same run had 718 at 300 s in 169 rounds.";
 
 const FIG14_NOTE: &str = "On the empty bottleneck slowstart peaks below twice the link for 1 to 1000 receivers, as the \
-    paper says. Beside a TCP flow started at the same instant it does not: slowstart ends 2–3 s in, at the \
+    paper says; it ends after 17–30 s because the slowstart target moves once per feedback round (the paper's \
+    §2.6 account; before, following each CLR report, it ended after about 6 s, and on a LAN a CLR behind a fast \
+    path drove the rate to 15 times a slower receiver's path before that receiver's first report). Beside a TCP flow started at the same instant it does not: slowstart ends 2–3 s in, at the \
     initial rate of one packet per R_max (about 22 kbit/s), because the first report the sender receives already \
     carries a loss. RFC 4654 gives no increase before the first report (§3.1: one packet per R_max; §3.6: the \
     targets come from reports), and a non-CLR receiver's first report waits for its exponential feedback timer, \

@@ -2,7 +2,8 @@
 //! rule digest with sources is shared/spec/tfmcc.md.
 //!
 //! * [`TfmccSender`] — the rate X paced on the wire (§3.7), the current limiting receiver (CLR) and the four report
-//!   cases (§3.3), CLR silence, feedback rounds with R_max and X_supp (§3.2, §3.4), slowstart (§3.6).
+//!   cases (§3.3), CLR silence, feedback rounds with R_max and X_supp (§3.2, §3.4), slowstart (§3.6) with its
+//!   target moved once per feedback round (the paper's §2.6).
 //! * [`TfmccReceiver`] — loss events and the loss event rate (§5, via [`crate::tfrc_loss`]), the first-loss
 //!   history seed (§5.6), RTT from the sender's echo with the one-way-delay adjustment (§4.3), the receive rate
 //!   and the desired rate (§4.3.4, §4.4), the exponential feedback timer with suppression and cancellation (§4.5),

@@ -123,8 +123,14 @@ impl TfmccReceiver {
     /// that window (an RTT far below the packet spacing: a LAN, or slowstart at one packet per R_max), the rate
     /// is taken over the span of the last `MIN_RATE_PACKETS` (4) arrivals instead, so that one packet more or less
     /// in a tiny window does not swing the estimate between zero and many times the real rate.
+    ///
+    /// The RTT is taken as at least the timestamp granularity ts_gran (§3.7, 10 ms): on a LAN the RTT is a fraction
+    /// of a millisecond, below the time one packet takes at tens of Mbit/s, and a driver that reads several
+    /// datagrams per system call stamps them with one instant; over such a window the "rate" of a burst is many
+    /// times the path's (a 20 Mbit/s tbf in the namespace lab read as hundreds of Mbit/s, and slowstart followed
+    /// it until every packet needed a repair).
     pub fn receive_rate(&self, now: Instant) -> f64 {
-        let window = self.rtt().mul_f64(f64::from(self.config.receive_rate_rtts.max(1)));
+        let window = self.rate_window();
         let recent = self
             .arrivals
             .iter()
@@ -138,12 +144,21 @@ impl TfmccReceiver {
         let (n, newest, oldest) = (last().count(), last().next(), last().next_back());
         match (newest, oldest) {
             (Some(newest), Some(oldest)) if n >= 2 => {
-                let span = now.max(newest.0).saturating_duration_since(oldest.0);
+                let span = now
+                    .max(newest.0)
+                    .saturating_duration_since(oldest.0)
+                    .max(self.config.ts_gran);
                 let bytes: usize = last().take(n - 1).map(|(_, b)| b).sum();
                 bytes as f64 / span.as_secs_f64().max(1e-6)
             }
             _ => 0.0,
         }
+    }
+
+    /// The receive rate's window: k RTTs, the RTT at least ts_gran (see [`TfmccReceiver::receive_rate`]).
+    fn rate_window(&self) -> Duration {
+        let k = f64::from(self.config.receive_rate_rtts.max(1));
+        self.rtt().max(self.config.ts_gran).mul_f64(k)
     }
 
     /// X_calc, the rate to report, bytes/s (§4.4): the throughput equation once a loss was seen, twice the
@@ -178,7 +193,7 @@ impl TfmccReceiver {
     fn record(&mut self, now: Instant, sqn: u32, received: bool, bytes: usize) {
         if received {
             self.arrivals.push_back((now, bytes));
-            let keep = self.rtt().mul_f64(f64::from(self.config.receive_rate_rtts.max(1)) + 1.0);
+            let keep = self.rate_window() + self.rtt().max(self.config.ts_gran);
             while self.arrivals.len() > MIN_RATE_PACKETS
                 && self
                     .arrivals

@@ -276,3 +276,27 @@ fn rfc4654_4_3_4_no_slowstart_report_before_a_receive_rate_exists() {
     receive(&mut r, &mut rng, 1, ms(500), ms(510), None);
     assert!(r.receive_rate(ms(510)) > 0.0);
 }
+
+#[test]
+fn paper_2_6_the_slowstart_target_moves_once_per_feedback_round() {
+    let mut s = TfmccSender::new(TfmccConfig::default(), Instant::ZERO);
+    let x0 = s.x;
+    let clr_reports = |s: &mut TfmccSender, from: u64, rate: f64, fb_nr: u16| {
+        for k in 0..100u64 {
+            s.on_report(ms(from + k), &report(ip(1), 8.0 * rate, ms(from + k - 1), false, fb_nr));
+        }
+    };
+    // Round 0: the first reporter becomes the CLR and asks for 4·X0 once per RTT; the first round's target is
+    // twice the initial rate.
+    clr_reports(&mut s, 1000, 4.0 * x0, 0);
+    assert!(s.slowstart);
+    assert!((s.x - 2.0 * x0).abs() < 1e-6, "{} vs 2 × {x0}", s.x);
+    // Round 1: the target is the CLR's latest report of round 0, whatever it asks now.
+    s.end_round(ms(1100));
+    clr_reports(&mut s, 1101, 1000.0 * x0, 1);
+    assert!((s.x - 4.0 * x0).abs() < 1e-6, "{} vs 4 × {x0}", s.x);
+    // Round 2: now it may follow.
+    s.end_round(ms(1201));
+    clr_reports(&mut s, 1202, 1000.0 * x0, 2);
+    assert!(s.x > 4.0 * x0, "{}", s.x);
+}
