@@ -24,6 +24,20 @@ fn need<'a>(ctx: &'a Ctx<'_>, variant: &str) -> Result<&'a RunData, String> {
         .ok_or_else(|| format!("run `{variant}` missing"))
 }
 
+/// The TFMCC session of a run, as the scenario resolved it.
+fn session_spec(r: &RunData) -> Result<&convoy_sim::SessionSpec, String> {
+    r.scenario
+        .sessions
+        .iter()
+        .find(|x| x.name == SESSION)
+        .ok_or_else(|| format!("no session `{SESSION}` in scenario {}", r.scenario.name))
+}
+
+/// How many receivers the TFMCC session of a run has (0 without the session).
+fn receiver_count(r: &RunData) -> usize {
+    session_spec(r).map_or(0, |s| s.receivers.len())
+}
+
 /// "a–b s".
 fn span(from: f64, to: f64) -> String {
     format!("{}–{} s", trim(from), trim(to))

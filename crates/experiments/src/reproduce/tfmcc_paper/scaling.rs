@@ -5,7 +5,7 @@ use super::super::data::RunData;
 use super::super::experiment::Ctx;
 use super::super::measure::kbps;
 use super::super::verdict::{trim, Check};
-use super::{span, EXP, SESSION};
+use super::{receiver_count, session_spec, span, EXP, SESSION};
 use convoy_proto::throughput::tcp_throughput;
 use convoy_sim::impairment::ImpairmentConfig;
 
@@ -14,14 +14,6 @@ const SETTLE_S: f64 = 50.0;
 /// The receiver count of the paper's largest point.
 const PAPER_N_MAX: usize = 10_000;
 
-/// The session's receivers in a run.
-fn receivers(r: &RunData) -> usize {
-    r.scenario
-        .sessions
-        .iter()
-        .find(|s| s.name == SESSION)
-        .map_or(0, |s| s.receivers.len())
-}
 
 /// The equation's rate (bit/s) for the first receiver's path: its link's Bernoulli loss as p, the unloaded RTT,
 /// the session's payload as s (experiments.md: "~300 kbit/s for 1000-byte packets").
@@ -29,7 +21,7 @@ fn equation_rate(r: &RunData) -> Result<(f64, f64, f64), String> {
     let rtts = super::super::rtt_spread::unloaded_rtts(r, SESSION)?;
     let (name, rtt) = rtts.first().cloned().ok_or("no receivers")?;
     let s = &r.scenario;
-    let session = s.sessions.iter().find(|x| x.name == SESSION).ok_or("no session")?;
+    let session = session_spec(r)?;
     let node = session.receivers.first().ok_or("no receivers")?.node.index();
     let p = s
         .links
@@ -48,7 +40,7 @@ fn equation_rate(r: &RunData) -> Result<(f64, f64, f64), String> {
 pub fn fig7(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let mut points: Vec<(usize, f64)> = Vec::new();
     for r in ctx.runs.values() {
-        points.push((receivers(r), r.flow_mean(SESSION, SETTLE_S, r.end_s())?));
+        points.push((receiver_count(r), r.flow_mean(SESSION, SETTLE_S, r.end_s())?));
     }
     points.sort_by_key(|p| p.0);
     let (&(n1, x1), &(n_max, x_max)) = (
@@ -58,7 +50,7 @@ pub fn fig7(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let one = ctx
         .runs
         .values()
-        .find(|r| receivers(r) == n1)
+        .find(|r| receiver_count(r) == n1)
         .ok_or("no run")?;
     let end = one.end_s();
     let text = points

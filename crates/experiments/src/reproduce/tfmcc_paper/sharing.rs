@@ -6,7 +6,7 @@ use super::super::data::RunData;
 use super::super::experiment::Ctx;
 use super::super::measure::kbps;
 use super::super::verdict::{trim, Check};
-use super::{need, span, EXP, SESSION};
+use super::{need, session_spec, span, EXP, SESSION};
 
 /// Fig. 9–10 means are taken over [SETTLE_S, end): the TCP flows start within the first 5 s and TFMCC's slowstart
 /// and first loss intervals are over well before (the paper's figures show the whole run).
@@ -202,13 +202,11 @@ const PHASE_SETTLE_S: f64 = 10.0;
 pub fn fig11(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let r = need(ctx, "")?;
     let mut checks = Vec::new();
-    let receivers: Vec<String> = r
-        .scenario
-        .sessions
+    let receivers: Vec<String> = session_spec(r)?
+        .receivers
         .iter()
-        .find(|x| x.name == SESSION)
-        .map(|s| s.receivers.iter().map(|x| x.name.clone()).collect())
-        .unwrap_or_default();
+        .map(|x| x.name.clone())
+        .collect();
     for p in phases(r, SESSION)? {
         let mut worst: Option<(String, f64)> = None;
         for n in &p.present {
@@ -240,7 +238,7 @@ pub fn fig11(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
         checks.push(c);
     }
     let f = r.flow(SESSION).ok_or("no TFMCC flow")?;
-    for x in r.scenario.sessions.iter().filter(|s| s.name == SESSION).flat_map(|s| &s.receivers) {
+    for x in &session_spec(r)?.receivers {
         let join = x.join.as_secs_f64();
         if join <= 0.0 {
             continue;
@@ -320,13 +318,7 @@ pub fn fig15(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
 
 /// The session's receiver that joins last: (name, join, leave) in seconds.
 fn late_receiver(r: &RunData) -> Result<(String, f64, f64), String> {
-    let s = r
-        .scenario
-        .sessions
-        .iter()
-        .find(|x| x.name == SESSION)
-        .ok_or("no TFMCC session")?;
-    let x = s
+    let x = session_spec(r)?
         .receivers
         .iter()
         .max_by_key(|x| x.join)

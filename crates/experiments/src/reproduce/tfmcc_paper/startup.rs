@@ -5,7 +5,7 @@ use super::super::data::RunData;
 use super::super::experiment::Ctx;
 use super::super::measure::kbps;
 use super::super::verdict::{trim, Check};
-use super::{span, SESSION};
+use super::{receiver_count, session_spec, span, SESSION};
 
 /// The bottleneck's link name in the scenario.
 const BOTTLENECK: &str = "bottleneck";
@@ -25,14 +25,6 @@ fn slowstart_peak(r: &RunData) -> Result<(f64, f64), String> {
     Ok((8.0 * sampled.max(before), end))
 }
 
-/// The receivers of the session in a run.
-fn receivers(r: &RunData) -> usize {
-    r.scenario
-        .sessions
-        .iter()
-        .find(|s| s.name == SESSION)
-        .map_or(0, |s| s.receivers.len())
-}
 
 /// tfmcc-fig14-slowstart: on the empty bottleneck the peak is ≤ 2.2× the link for every receiver count; beside
 /// one TCP flow started with it the peak is near the fair rate (within [0.5, 1.5] of half the link), and the mean
@@ -42,7 +34,7 @@ pub fn fig14(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     for (variant, r) in ctx.runs {
         let link = r.link_rate_bps(BOTTLENECK)?;
         let (peak, at) = slowstart_peak(r)?;
-        let n = receivers(r);
+        let n = receiver_count(r);
         let with_tcp = r.start_s("tcp")? < r.end_s();
         if !with_tcp {
             let mut c = Check::at_most(
@@ -135,13 +127,7 @@ pub fn fig12(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
 
 /// The session's initial R_max, seconds.
 fn initial_rtt_s(r: &RunData) -> Result<f64, String> {
-    let s = r
-        .scenario
-        .sessions
-        .iter()
-        .find(|x| x.name == SESSION)
-        .ok_or("no TFMCC session")?;
-    match &s.cc {
+    match &session_spec(r)?.cc {
         convoy_proto::cc::CcConfig::Tfmcc(c) => Ok(c.initial_rtt.as_secs_f64()),
         _ => Err("the session is not TFMCC".into()),
     }
