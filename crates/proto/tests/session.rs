@@ -338,3 +338,40 @@ fn paper_3_9_receiver_reports_exposed_when_asked() {
         .count();
     assert!(reports > 100, "{reports}");
 }
+
+#[test]
+fn tfmcc_the_library_exposes_the_rate_and_the_current_limiting_receiver() {
+    // Two receivers, the second behind a 2 Mbit/s path: the CLR is the slower one and the rate follows it.
+    let mut config = HarnessConfig::new(
+        3,
+        vec![
+            PathConfig::default(),
+            PathConfig {
+                rate_bps: Some(2_000_000),
+                queue_packets: 20,
+                ..PathConfig::default()
+            },
+        ],
+        20_000,
+    );
+    let tfmcc = convoy_proto::cc::tfmcc::TfmccConfig::default();
+    config.sender.cc = CcConfig::Tfmcc(tfmcc.clone());
+    for (r, _) in &mut config.receivers {
+        r.cc = CcConfig::Tfmcc(tfmcc.clone());
+    }
+    let mut h = Harness::new(config);
+    h.run_until(Instant::from_secs_f64(60.0));
+    let snapshot = h.sender().cc_snapshot();
+    let rate = snapshot
+        .rate_bps
+        .expect("a rate controller reports its rate");
+    assert!(
+        rate > 0.0 && rate * 8.0 < 4.0e6,
+        "rate {rate} bytes/s on a 2 Mbit/s path"
+    );
+    assert_eq!(
+        snapshot.acker,
+        Some(HarnessConfig::receiver_addr(1)),
+        "the CLR is the slow receiver"
+    );
+}
