@@ -102,6 +102,31 @@ pub fn sample_mean(samples: &[(f64, f64)], from: f64, to: f64) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
+/// Mean and coefficient of variation (standard deviation / mean) of the bins of `bins` (bin i covers
+/// [i·w, (i+1)·w)) lying wholly inside [from, to); `None` when there are none. A zero mean gives an infinite CoV.
+pub fn mean_and_cov(bins: &[f64], interval_s: f64, from: f64, to: f64) -> Option<(f64, f64)> {
+    let inside: Vec<f64> = bins
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i as f64 * interval_s >= from && (*i + 1) as f64 * interval_s <= to)
+        .map(|(_, v)| *v)
+        .collect();
+    if inside.is_empty() {
+        return None;
+    }
+    let n = inside.len() as f64;
+    let mean = inside.iter().sum::<f64>() / n;
+    let var = inside.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
+    Some((
+        mean,
+        if mean > 0.0 {
+            var.sqrt() / mean
+        } else {
+            f64::INFINITY
+        },
+    ))
+}
+
 /// Format bit/s as kbit/s.
 pub fn kbps(bps: f64) -> String {
     format!("{:.0} kbit/s", bps / 1000.0)
@@ -125,5 +150,11 @@ mod tests {
         assert!((acker_share(&sw, "b", false, 2.0, 4.0) - 0.5).abs() < 1e-12);
         assert_eq!(switch_count(&sw, 0.0, 10.0, None), 2);
         assert_eq!(switch_count(&sw, 0.0, 3.5, Some(("a", "b"))), 1);
+        let (m, cov) = mean_and_cov(&bins, 1.0, 1.0, 3.0).unwrap();
+        assert!(
+            (m - 2.5).abs() < 1e-12 && (cov - 0.2).abs() < 1e-12,
+            "{m} {cov}"
+        );
+        assert_eq!(mean_and_cov(&bins, 1.0, 1.2, 1.9), None);
     }
 }

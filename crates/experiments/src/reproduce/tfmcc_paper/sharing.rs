@@ -4,7 +4,7 @@
 
 use super::super::data::RunData;
 use super::super::experiment::Ctx;
-use super::super::measure::kbps;
+use super::super::measure::{kbps, mean_and_cov};
 use super::super::verdict::{trim, Check};
 use super::{need, session_spec, span, EXP, SESSION};
 
@@ -12,26 +12,13 @@ use super::{need, session_spec, span, EXP, SESSION};
 /// and first loss intervals are over well before (the paper's figures show the whole run).
 const SETTLE_S: f64 = 50.0;
 
-/// Mean and coefficient of variation (standard deviation / mean) of a flow's 1 s bins over [from, to).
-pub(super) fn mean_and_cov(r: &RunData, flow: &str, from: f64, to: f64) -> Result<(f64, f64), String> {
+/// Mean and coefficient of variation of a flow's 1 s bins over [from, to).
+pub(super) fn flow_mean_and_cov(r: &RunData, flow: &str, from: f64, to: f64) -> Result<(f64, f64), String> {
     let f = r
         .flow(flow)
         .ok_or_else(|| format!("no flow `{flow}` in {}", r.dir.display()))?;
-    let w = f.interval_s;
-    let bins: Vec<f64> = f
-        .throughput_bps
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| *i as f64 * w >= from && (*i + 1) as f64 * w <= to)
-        .map(|(_, v)| *v)
-        .collect();
-    if bins.is_empty() {
-        return Err(format!("flow `{flow}` has no bins in {}", span(from, to)));
-    }
-    let n = bins.len() as f64;
-    let mean = bins.iter().sum::<f64>() / n;
-    let var = bins.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
-    Ok((mean, if mean > 0.0 { var.sqrt() / mean } else { f64::INFINITY }))
+    mean_and_cov(&f.throughput_bps, f.interval_s, from, to)
+        .ok_or_else(|| format!("flow `{flow}` has no bins in {}", span(from, to)))
 }
 
 /// The TCP flows of a run (every flow whose kind starts with `tcp`).
@@ -60,6 +47,21 @@ fn ratio_to_tcp_mean(r: &RunData, from: f64, to: f64) -> Result<(f64, String, Ve
     ))
 }
 
+/// The check "TFMCC / mean TCP over [SETTLE_S, end) in [lo, hi]", whose measurement then names both rates and
+/// `detail` (given the TCP flows' means).
+fn tcp_ratio_check(
+    r: &RunData,
+    (lo, hi): (f64, f64),
+    source: &str,
+    detail: impl Fn(&[f64]) -> String,
+) -> Result<Check, String> {
+    let end = r.end_s();
+    let (q, text, means) = ratio_to_tcp_mean(r, SETTLE_S, end)?;
+    let mut c = Check::range(&format!("TFMCC / mean TCP, {}", span(SETTLE_S, end)), q, lo, hi, "", source);
+    c.measured = format!("{} ({text}; {})", c.measured, detail(&means));
+    Ok(c)
+}
+
 /// The per-packet loss of TFMCC's data at its receivers (the first receiver's: they share the path), as text.
 fn session_loss(r: &RunData) -> String {
     r.flow(SESSION)
@@ -72,20 +74,13 @@ fn session_loss(r: &RunData) -> String {
 pub fn fig9(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let r = need(ctx, "")?;
     let end = r.end_s();
-    let (q, text, _) = ratio_to_tcp_mean(r, SETTLE_S, end)?;
-    let mut c1 = Check::range(
-        &format!("TFMCC / mean TCP, {}", span(SETTLE_S, end)),
-        q,
-        0.67,
-        1.5,
-        "",
-        EXP,
-    );
-    c1.measured = format!("{} ({text}; TFMCC's packets lost {})", c1.measured, session_loss(r));
-    let (_, cov) = mean_and_cov(r, SESSION, SETTLE_S, end)?;
+    let c1 = tcp_ratio_check(r, (0.67, 1.5), EXP, |_| {
+        format!("TFMCC's packets lost {}", session_loss(r))
+    })?;
+    let (_, cov) = flow_mean_and_cov(r, SESSION, SETTLE_S, end)?;
     let mut covs = Vec::new();
     for t in tcp_flows(r) {
-        covs.push(mean_and_cov(r, &t, SETTLE_S, end)?.1);
+        covs.push(flow_mean_and_cov(r, &t, SETTLE_S, end)?.1);
     }
     covs.sort_by(f64::total_cmp);
     let median = covs.get(covs.len() / 2).copied().unwrap_or(f64::NAN);
@@ -111,19 +106,11 @@ pub fn fig9(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
 /// tfmcc-fig10-tail-circuits: TFMCC / mean TCP in [0.5, 0.9].
 pub fn fig10(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let r = need(ctx, "")?;
-    let end = r.end_s();
-    let (q, text, means) = ratio_to_tcp_mean(r, SETTLE_S, end)?;
-    let mut c = Check::range(
-        &format!("TFMCC / mean TCP, {}", span(SETTLE_S, end)),
-        q,
-        0.5,
-        0.9,
-        "",
-        "experiments.md (paper: ~70%)",
-    );
-    let lo = means.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = means.iter().copied().fold(0.0, f64::max);
-    c.measured = format!("{} ({text}; TCP flows {}–{})", c.measured, kbps(lo), kbps(hi));
+    let c = tcp_ratio_check(r, (0.5, 0.9), "experiments.md (paper: ~70%)", |means| {
+        let lo = means.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = means.iter().copied().fold(0.0, f64::max);
+        format!("TCP flows {}–{}", kbps(lo), kbps(hi))
+    })?;
     Ok(vec![c])
 }
 
