@@ -418,6 +418,11 @@ fn set_errors_name_the_argument() {
         ),
         ("link.R2-H2.loss=0.5", "link[3].gilbert", "not both"),
         (
+            "session.S1.rxw.repair=false",
+            "session[0].rxw.repair",
+            "`pgmcc` needs the receivers' NAKs",
+        ),
+        (
             "session.S1.source=H1",
             "session[0].receivers[0].node",
             "on the source's node",
@@ -544,4 +549,42 @@ fn examples_load() {
     let s = scenario::load(&dir.join("pgmcc-two-receivers.toml"), &[]).unwrap();
     assert_eq!(s.tcp[0].config.variant, TcpVariant::NewReno);
     assert_eq!(s.sequence_plots.len(), 3);
+}
+
+#[test]
+fn link_changes_name_a_link_and_a_time_within_the_run() {
+    let text = format!(
+        "{BASE}\n[[link_change]]\nat = \"20s\"\nlink = \"R2-H1\"\ndelay = \"150ms\"\nrate_back = \"2Mbit\"\n"
+    );
+    let s = parse(&text, &[]).unwrap();
+    let c = &s.link_changes[0];
+    assert_eq!(s.links[c.link].name, "R2-H1");
+    assert_eq!(
+        (c.at, c.delay, c.rate_back_bps, c.rate_bps, c.delay_back),
+        (
+            Duration::from_secs(20),
+            Some(Duration::from_millis(150)),
+            Some(2_000_000),
+            None,
+            None
+        )
+    );
+    let cases = [
+        (
+            "link_change.0.link=R9-H1",
+            "link_change[0].link",
+            "no link `R9-H1`",
+        ),
+        (
+            "link_change.0.at=400s",
+            "link_change[0].at",
+            "before the run's end",
+        ),
+        ("link_change.0.rate=0bit", "link_change[0].rate", "above 0"),
+    ];
+    for (arg, key, msg) in cases {
+        let e = parse(&text, &[arg]).expect_err(arg);
+        assert_eq!(e.key.as_deref().unwrap_or(""), key, "{e}");
+        assert!(e.to_string().contains(msg), "expected `{msg}` in: {e}");
+    }
 }

@@ -53,6 +53,10 @@ impl Network {
                     self.sample();
                     self.queue.push(at + self.sample_interval, Action::Sample);
                 }
+                Action::ChangeLink(k) => {
+                    let c = self.link_changes[k as usize];
+                    self.links[c.link.index()].set_rate_and_delay(c.rate_bps, c.delay);
+                }
             }
         }
         self.now = self.now.max(until);

@@ -36,4 +36,4 @@ pub mod time_util;
 pub mod topology;
 
 pub use ids::{AgentId, FlowId, GroupId, LinkId, NodeId};
-pub use network::{BuildError, Network, NodeKind, SessionReceiver, SessionSpec};
+pub use network::{BuildError, LinkChange, Network, NodeKind, SessionReceiver, SessionSpec};

@@ -2,9 +2,13 @@
 //!
 //! FIFO timing is computed when a packet is admitted: it leaves the transmitter at
 //! `departure = max(now, previous departure) + size / rate` and reaches the far node at `departure + delay`.
-//! Packets in flight wait in the link's `pipe` in arrival order, each with its arrival instant, and the
-//! simulator keeps one arrival event per link direction — for the pipe's oldest packet — rather than one per
-//! packet: a packet on a link costs the link 16 bytes, not a pending event as well. Queue occupancy at any
+//! Packets in flight wait in the link's `pipe` in arrival order, each with its departure and arrival instants,
+//! and the simulator keeps one arrival event per link direction — for the pipe's oldest packet — rather than one
+//! per packet: a packet on a link costs the link 24 bytes, not a pending event as well.
+//!
+//! A link's rate and delay may change during a run ([`Link::set_rate_and_delay`]): packets already admitted keep
+//! the timing they were given, later ones get the new values, and a packet never overtakes the one before it
+//! (a shorter delay holds it behind the last packet still on the wire), so the link stays FIFO. Queue occupancy at any
 //! instant is the number of admitted packets whose transmission has not started yet, which is exactly what a
 //! device queue holds.
 
@@ -76,6 +80,14 @@ struct Discipline {
     rng: ChaCha8Rng,
 }
 
+/// A packet admitted to a link: when its transmission ends and when it reaches the far end.
+#[derive(Debug)]
+struct InFlight {
+    departure: Instant,
+    arrival: Instant,
+    packet: Rc<Packet>,
+}
+
 /// One link direction with its state.
 ///
 /// Kept small, as a 10,000-receiver star has 20,000 of them: a plain drop-tail link without random loss
@@ -92,13 +104,13 @@ pub struct Link {
     /// RED and random-loss configuration and state (`None`: drop-tail without loss).
     discipline: Option<Box<Discipline>>,
     /// Admitted packets not yet fully transmitted (as of the last purge): the newest `backlog` packets of
-    /// `pipe`, whose departures are their arrivals − `delay`.
+    /// `pipe`.
     backlog: u32,
     backlog_bytes: u64,
     last_departure: Instant,
     /// Packets on their way to `to` with their arrival instants, in arrival order. Shared: a multicast
     /// fan-out puts the same packet on every out-link, so each link holds a pointer.
-    pipe: VecDeque<(Instant, Rc<Packet>)>,
+    pipe: VecDeque<InFlight>,
     /// Counters.
     pub stats: LinkStats,
 }
@@ -165,6 +177,18 @@ impl Link {
         self.params.delay
     }
 
+    /// From `now` on, transmit at `rate_bps` and propagate in `delay` (each `None`: unchanged). Packets
+    /// admitted before keep their departure and arrival instants; the next packet starts its transmission once
+    /// the one on the transmitter has left (at the old rate), and arrives no earlier than the packet ahead of
+    /// it.
+    pub fn set_rate_and_delay(&mut self, rate_bps: Option<u64>, delay: Option<Duration>) {
+        self.params = Rc::new(LinkParams {
+            rate_bps: rate_bps.unwrap_or(self.params.rate_bps).max(1),
+            delay: delay.unwrap_or(self.params.delay),
+            limit: self.params.limit,
+        });
+    }
+
     /// Share `other`'s rate, delay and limit if they equal this link's (links keep them behind a shared
     /// pointer, so that a 10,000-way fan-out stores them once).
     pub fn share_params_with(&mut self, other: &Link) {
@@ -176,8 +200,8 @@ impl Link {
     /// Departure instant and size of the oldest packet still in the backlog.
     fn backlog_head(&self) -> Option<(Instant, u32)> {
         // Index `pipe.len()` (an empty backlog) is past the end.
-        let (arrival, p) = self.pipe.get(self.pipe.len() - self.backlog as usize)?;
-        Some((*arrival - self.params.delay, p.size))
+        let f = self.pipe.get(self.pipe.len() - self.backlog as usize)?;
+        Some((f.departure, f.packet.size))
     }
 
     /// Forget packets whose transmission has ended.
@@ -244,8 +268,14 @@ impl Link {
         self.stats.tx_bytes += u64::from(packet.size);
         self.stats.busy_ns += tx.as_nanos() as u64;
         self.stats.queue_integral += (start - now).as_secs_f64();
-        let arrival = departure + self.params.delay;
-        self.pipe.push_back((arrival, packet));
+        // FIFO: after a delay change a packet still arrives after the one ahead of it.
+        let arrival = (departure + self.params.delay)
+            .max(self.pipe.back().map_or(Instant::ZERO, |f| f.arrival));
+        self.pipe.push_back(InFlight {
+            departure,
+            arrival,
+            packet,
+        });
         Offer::Arrives(arrival)
     }
 
@@ -257,7 +287,7 @@ impl Link {
             .iter()
             .rev()
             .take(self.backlog as usize)
-            .take_while(|(arrival, _)| *arrival - self.params.delay > now)
+            .take_while(|f| f.departure > now)
             .count();
         self.stats.tx_packets - pending as u64
     }
@@ -272,19 +302,19 @@ impl Link {
 
     /// Take the packet arriving at the far end at `now` (the earliest in the pipe, due by `now`).
     pub fn take_arrival(&mut self, now: Instant) -> Option<Rc<Packet>> {
-        if self.pipe.front().is_none_or(|(arrival, _)| *arrival > now) {
+        if self.pipe.front().is_none_or(|f| f.arrival > now) {
             return None;
         }
         // Its transmission ended (at `now` − delay): out of the backlog first, which must stay a suffix of
         // the pipe.
         self.purge(now);
         debug_assert!((self.backlog as usize) < self.pipe.len());
-        self.pipe.pop_front().map(|(_, p)| p)
+        self.pipe.pop_front().map(|f| f.packet)
     }
 
     /// When the earliest packet in the pipe reaches the far end (the one arrival event a link keeps).
     pub fn next_arrival(&self) -> Option<Instant> {
-        self.pipe.front().map(|(arrival, _)| *arrival)
+        self.pipe.front().map(|f| f.arrival)
     }
 
     /// Packets in flight or queued.
@@ -340,6 +370,42 @@ mod tests {
             l.offer(Instant::from_millis(100), pkt(500)),
             Offer::Arrives(Instant::from_micros(110_500))
         );
+    }
+
+    #[test]
+    fn a_delay_change_times_later_packets_and_keeps_the_link_fifo() {
+        let mut l = link(10);
+        assert_eq!(
+            l.offer(Instant::ZERO, pkt(1000)),
+            Offer::Arrives(Instant::from_millis(11))
+        );
+        l.set_rate_and_delay(None, Some(Duration::from_millis(50)));
+        // Admitted after the change: 1 ms behind the first on the transmitter, then 50 ms.
+        assert_eq!(
+            l.offer(Instant::ZERO, pkt(1000)),
+            Offer::Arrives(Instant::from_millis(52))
+        );
+        assert_eq!(l.waiting(Instant::ZERO), (1, 1000));
+        assert_eq!(l.transmitted(Instant::from_millis(1)), 1);
+        assert_eq!(l.transmitted(Instant::from_millis(2)), 2);
+        // Shorter again: the next would arrive at 3 + 1 ms, but not before the packet ahead of it.
+        l.set_rate_and_delay(Some(4_000_000), Some(Duration::from_millis(1)));
+        assert_eq!(
+            l.offer(Instant::from_millis(2), pkt(1000)),
+            Offer::Arrives(Instant::from_millis(52))
+        );
+        // At the new rate, 1000 bytes take 2 ms.
+        assert_eq!(
+            l.offer(Instant::from_millis(100), pkt(1000)),
+            Offer::Arrives(Instant::from_millis(103))
+        );
+        let order: Vec<_> = std::iter::from_fn(|| {
+            let t = l.next_arrival()?;
+            l.take_arrival(t).map(|_| t)
+        })
+        .collect();
+        assert!(order.windows(2).all(|w| w[0] <= w[1]), "{order:?}");
+        assert_eq!(order.len(), 4);
     }
 
     #[test]

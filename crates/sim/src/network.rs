@@ -164,6 +164,19 @@ pub enum Action {
     Stop(AgentId),
     /// Sample controllers and queues.
     Sample,
+    /// Apply the `k`-th scheduled link change ([`Network::change_link_at`]).
+    ChangeLink(u32),
+}
+
+/// A change of one link direction's rate and delay during a run (each `None`: unchanged).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkChange {
+    /// The link direction.
+    pub link: LinkId,
+    /// The new rate, bits per second.
+    pub rate_bps: Option<u64>,
+    /// The new one-way propagation delay.
+    pub delay: Option<Duration>,
 }
 
 /// An agent's armed timer and its generation (events of older generations are stale: lazy cancellation),
@@ -254,6 +267,8 @@ pub struct Network {
     pub(crate) captured: Vec<(Instant, Packet)>,
     /// Scratch space lent to agents ([`crate::agents::Outbox::scratch`]).
     pub(crate) scratch: Vec<u8>,
+    /// Link changes scheduled with [`Network::change_link_at`], indexed by [`Action::ChangeLink`].
+    pub(crate) link_changes: Vec<LinkChange>,
 }
 
 impl Network {
@@ -283,7 +298,17 @@ impl Network {
             capture_link: None,
             captured: Vec::new(),
             scratch: Vec::new(),
+            link_changes: Vec::new(),
         }
+    }
+
+    /// At `at`, change a link direction's rate and delay (see [`crate::link::Link::set_rate_and_delay`]: packets
+    /// already admitted keep their timing). Unicast routes and multicast trees stay those computed from the
+    /// initial delays.
+    pub fn change_link_at(&mut self, at: Instant, change: LinkChange) {
+        let k = u32::try_from(self.link_changes.len()).expect("fewer than 2^32 link changes");
+        self.link_changes.push(change);
+        self.queue.push(at, Action::ChangeLink(k));
     }
 
     /// Add a node.

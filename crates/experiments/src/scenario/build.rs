@@ -2,7 +2,7 @@
 
 use super::model::Scenario;
 use convoy_proto::Instant;
-use convoy_sim::{BuildError, LinkId, Network, NodeId};
+use convoy_sim::{BuildError, LinkChange, LinkId, Network, NodeId};
 use std::time::Duration;
 
 /// The network and what is needed to read its results.
@@ -75,6 +75,21 @@ pub fn build_network(s: &Scenario) -> Result<Built, BuildError> {
             at(u.start),
             u.stop.map(at),
         );
+    }
+    for c in &s.link_changes {
+        let (f, b) = link_ids[c.link];
+        for (link, rate_bps, delay) in
+            [(f, c.rate_bps, c.delay), (b, c.rate_back_bps, c.delay_back)]
+        {
+            if rate_bps.is_some() || delay.is_some() {
+                let change = LinkChange {
+                    link,
+                    rate_bps,
+                    delay,
+                };
+                net.change_link_at(at(c.at), change);
+            }
+        }
     }
     Ok(Built { net, link_ids })
 }

@@ -338,6 +338,15 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> 
             ),
         );
     }
+    if s.rxw.as_ref().and_then(|r| r.repair) == Some(false) && cc.feedback_rides_on_naks() {
+        return fail(
+            &p.key("rxw").key("repair"),
+            format!(
+                "`{}` needs the receivers' NAKs for its feedback; it cannot run with `repair = false`",
+                cc.name()
+            ),
+        );
+    }
     let rxw = s.rxw.as_ref().map(|r| {
         let d = RxwConfig::default();
         RxwConfig {
@@ -352,6 +361,7 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> 
             nak_burst: r.nak_burst.unwrap_or(d.nak_burst),
             max_awaited: r.max_awaited.unwrap_or(d.max_awaited),
             max_buffered_bytes: r.max_buffered.map_or(d.max_buffered_bytes, |b| b.0),
+            request_repairs: r.repair.unwrap_or(d.request_repairs),
         }
     });
     Ok(SessionSpec {

@@ -12,6 +12,7 @@
 
 mod build;
 pub mod cc;
+mod changes;
 mod context;
 pub mod error;
 mod flows;
@@ -26,7 +27,7 @@ pub mod units;
 pub use build::{build_network, Built};
 pub use convoy_sim::{SessionReceiver, SessionSpec};
 pub use error::{Origin, ScenarioError};
-pub use model::{LinkDef, NodeDef, Scenario, SeqPlot, TcpDef, UdpDef};
+pub use model::{LinkChangeDef, LinkDef, NodeDef, Scenario, SeqPlot, TcpDef, UdpDef};
 
 use locate::{KeyPath, Located};
 use overrides::Override;

@@ -34,6 +34,8 @@ pub struct Scenario {
     pub udp: Vec<UdpDef>,
     /// Time–sequence plots to draw.
     pub sequence_plots: Vec<SeqPlot>,
+    /// Link changes during the run, in file order.
+    pub link_changes: Vec<LinkChangeDef>,
 }
 
 /// A node.
@@ -62,6 +64,23 @@ pub struct LinkDef {
     pub observe_forward: bool,
     /// Record the backward queue.
     pub observe_back: bool,
+}
+
+/// A link's rate or delay changing during the run (`[[link_change]]`; each `None`: unchanged).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkChangeDef {
+    /// When.
+    pub at: Duration,
+    /// The link (index into [`Scenario::links`]).
+    pub link: usize,
+    /// The forward direction's new rate, bits per second.
+    pub rate_bps: Option<u64>,
+    /// The forward direction's new one-way delay.
+    pub delay: Option<Duration>,
+    /// The backward direction's new rate, bits per second.
+    pub rate_back_bps: Option<u64>,
+    /// The backward direction's new one-way delay.
+    pub delay_back: Option<Duration>,
 }
 
 /// A TCP bulk transfer.

@@ -105,8 +105,10 @@ pub fn resolve(file: &ScenarioFile, name: &str) -> Res<Scenario> {
         tcp: Vec::new(),
         udp: Vec::new(),
         sequence_plots: Vec::new(),
+        link_changes: Vec::new(),
     };
     super::flows::resolve_flows(&mut cx, &mut scenario)?;
+    scenario.link_changes = super::changes::resolve_link_changes(&cx, duration)?;
     plots(file, &mut scenario)?;
     scenario.nodes = cx.nodes;
     scenario.links = cx.links;

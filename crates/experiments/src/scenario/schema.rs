@@ -39,6 +39,27 @@ pub struct ScenarioFile {
     /// `[[onoff]]`: Pareto on/off UDP.
     #[serde(default)]
     pub onoff: Vec<OnOffSpec>,
+    /// `[[link_change]]`: a link's rate or delay changes during the run.
+    #[serde(default)]
+    pub link_change: Vec<LinkChangeSpec>,
+}
+
+/// `[[link_change]]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkChangeSpec {
+    /// When the change takes effect.
+    pub at: Dur,
+    /// The link's name (`[[link]]`, or `<hub>-<host>` of a fan-out).
+    pub link: String,
+    /// The forward direction's new rate.
+    pub rate: Option<Rate>,
+    /// The forward direction's new one-way delay.
+    pub delay: Option<Dur>,
+    /// The backward direction's new rate.
+    pub rate_back: Option<Rate>,
+    /// The backward direction's new one-way delay.
+    pub delay_back: Option<Dur>,
 }
 
 /// `[run]`.
@@ -350,6 +371,8 @@ pub struct RxwSpec {
     /// Most payload bytes a receiver holds (waiting for a repair or for the application); packets beyond it
     /// are refused as if lost. "0B" = no bound (default 64MiB).
     pub max_buffered: Option<Bytes>,
+    /// Ask for repairs (default true); false: a missing packet is lost at once and no NAK is sent.
+    pub repair: Option<bool>,
 }
 
 /// One receiver.

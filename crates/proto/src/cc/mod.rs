@@ -211,6 +211,11 @@ pub trait Scheme: Clone + std::fmt::Debug + Default + PartialEq + Send + 'static
     /// Adapt the receiver half to a driver that reads several packets per system call (the real network);
     /// by default nothing changes.
     fn for_batched_reads(&mut self) {}
+    /// Whether the scheme's feedback rides on NAKs, so that it cannot run with receivers that never ask for
+    /// repairs ([`crate::rxw::RxwConfig::request_repairs`]); by default it does not.
+    fn feedback_rides_on_naks(&self) -> bool {
+        false
+    }
 }
 
 /// Generates [`CcConfig`] from the list of schemes, in the order a receiver tries to recognise them.
@@ -290,6 +295,13 @@ macro_rules! schemes {
                     }
                 )*
                 self.clone()
+            }
+
+            /// See [`Scheme::feedback_rides_on_naks`].
+            pub fn feedback_rides_on_naks(&self) -> bool {
+                match self {
+                    $( CcConfig::$variant(c) => c.feedback_rides_on_naks(), )*
+                }
             }
 
             /// See [`Scheme::for_batched_reads`].

@@ -556,7 +556,7 @@ impl ReceiveWindow {
     }
 
     /// Extends the lead to `upto`: new sequence numbers before RXW_TRAIL are lost, the others missing with a
-    /// random back-off.
+    /// random back-off (or lost too when the window does not ask for repairs, [`RxwConfig::request_repairs`]).
     fn grow(&mut self, now: Instant, rng: &mut impl RngCore, upto: u64) {
         if upto <= self.lead_ext() {
             return;
@@ -570,7 +570,7 @@ impl ReceiveWindow {
             return;
         }
         for ext in self.lead_ext() + 1..=upto {
-            if ext < self.trail_ext {
+            if ext < self.trail_ext || !self.config.request_repairs {
                 self.slots.push_back(Slot::Lost);
             } else {
                 self.slots.push_back(Slot::Missing(Missing {

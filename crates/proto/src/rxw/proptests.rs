@@ -65,6 +65,7 @@ fn config(min_packets: u32) -> impl Strategy<Value = RxwConfig> {
         1u32..5,
         prop_oneof![Just(0u32), 1u32..80],
         prop_oneof![Just(0u64), 50u64..3_000],
+        prop_oneof![4 => Just(true), 1 => Just(false)],
     )
         .prop_map(
             |(
@@ -78,6 +79,7 @@ fn config(min_packets: u32) -> impl Strategy<Value = RxwConfig> {
                 burst,
                 max_awaited,
                 max_buffered_bytes,
+                request_repairs,
             )| {
                 RxwConfig {
                     nak_bo_ivl: Duration::from_millis(bo),
@@ -91,6 +93,7 @@ fn config(min_packets: u32) -> impl Strategy<Value = RxwConfig> {
                     nak_burst: burst,
                     max_awaited,
                     max_buffered_bytes,
+                    request_repairs,
                 }
             },
         )

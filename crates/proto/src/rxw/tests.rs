@@ -794,3 +794,22 @@ fn same_seed_same_behaviour() {
     assert_eq!(trace(17), trace(17));
     assert_ne!(trace(17).0, trace(18).0);
 }
+
+#[test]
+fn without_repairs_a_gap_is_lost_at_once_and_never_naked() {
+    let config = RxwConfig {
+        request_repairs: false,
+        ..RxwConfig::default()
+    };
+    let mut w = ReceiveWindow::new(config, 0);
+    let mut r = rng(6);
+    data(&mut w, &mut r, ms(0), 0, 0);
+    data(&mut w, &mut r, ms(1), 3, 0);
+    data(&mut w, &mut r, ms(2), 4, 0);
+    assert_eq!(
+        drain(&mut w),
+        vec![whole(0), lost(1, 2), whole(3), whole(4)]
+    );
+    assert!(run(&mut w, &mut r, ms(2), ms(20_000)).is_empty(), "no NAK");
+    assert_eq!(w.poll_timeout(), None);
+}

@@ -48,6 +48,13 @@ pub struct RxwConfig {
     /// delivery point are always admitted, so the bound holds to within `max_apdu_len`. 0 = no bound. Default
     /// 64 MiB.
     pub max_buffered_bytes: u64,
+    /// Ask for repairs (RFC 3208 §6.3). `false` runs the window without reliability: a sequence number found
+    /// missing is lost at once, no NAK is ever sent, and the application hears of the gap as
+    /// [`Delivery::Lost`]. It is for measuring a congestion controller on its own, as the TFMCC paper's
+    /// simulations do (TFMCC is a building block without reliability, RFC 4654 §1), and for feeds whose late
+    /// data is worthless. A controller whose feedback rides on NAKs (pgmcc's acker election, paper §3.5) gets
+    /// none. Default `true`.
+    pub request_repairs: bool,
 }
 
 impl Default for RxwConfig {
@@ -64,6 +71,7 @@ impl Default for RxwConfig {
             nak_burst: 10,
             max_awaited: 0,
             max_buffered_bytes: 64 << 20,
+            request_repairs: true,
         }
     }
 }

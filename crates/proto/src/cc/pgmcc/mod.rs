@@ -265,6 +265,11 @@ impl Scheme for PgmccConfig {
     fn for_batched_reads(&mut self) {
         self.ack_per_batch = true;
     }
+
+    /// The acker election answers NAKs (paper §3.5, draft §3): without them no acker is ever chosen.
+    fn feedback_rides_on_naks(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]
