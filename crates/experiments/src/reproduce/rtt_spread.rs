@@ -28,20 +28,18 @@ pub fn unloaded_rtts(run: &RunData, session: &str) -> Result<Vec<(String, f64)>,
         .ok_or_else(|| format!("no session `{session}`"))?;
     // Breadth-first over the duplex links from the source: (round-trip delay so far) per node.
     let n = s.nodes.len();
+    let mut adjacent: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+    for l in &s.links {
+        let both = (l.forward.delay + l.backward.delay).as_secs_f64();
+        adjacent[l.a].push((l.b, both));
+        adjacent[l.b].push((l.a, both));
+    }
     let mut rtt: Vec<Option<f64>> = vec![None; n];
     let source = sess.source.index();
     rtt[source] = Some(0.0);
     let mut queue = VecDeque::from([source]);
     while let Some(u) = queue.pop_front() {
-        for l in &s.links {
-            let both = (l.forward.delay + l.backward.delay).as_secs_f64();
-            let next = if l.a == u {
-                l.b
-            } else if l.b == u {
-                l.a
-            } else {
-                continue;
-            };
+        for &(next, both) in &adjacent[u] {
             if rtt[next].is_none() {
                 rtt[next] = Some(rtt[u].unwrap_or(0.0) + both);
                 queue.push_back(next);

@@ -33,6 +33,8 @@ struct Clr {
     leaving: bool,
     /// Its last report's tr_r and when it arrived (for the echo).
     tr: u32,
+    /// The feedback round in which a data packet last echoed it.
+    echoed_round: Option<u16>,
 }
 
 /// A receiver waiting for its timestamp echo (§3.5).
@@ -172,7 +174,11 @@ impl TfmccSender {
                 from,
                 to: Some(addr),
             });
-            // §3.5: a new CLR's echo comes first.
+            // §3.5: a new CLR's echo comes first; a former CLR still waiting for its echo is a receiver like the
+            // others again.
+            for p in self.pending.iter_mut().filter(|p| p.priority == 1) {
+                p.priority = 2;
+            }
             self.queue_echo(PendingEcho {
                 addr,
                 tr,
@@ -181,9 +187,9 @@ impl TfmccSender {
                 rate: 0.0,
             });
         }
-        let since = match self.clr {
-            Some(c) if c.addr == addr => c.since,
-            _ => now,
+        let (since, echoed_round) = match self.clr {
+            Some(c) if c.addr == addr => (c.since, c.echoed_round),
+            _ => (now, None),
         };
         self.clr = Some(Clr {
             addr,
@@ -192,6 +198,7 @@ impl TfmccSender {
             rtt,
             leaving,
             tr,
+            echoed_round,
         });
     }
 
@@ -203,20 +210,36 @@ impl TfmccSender {
         self.pending.push_back(e);
     }
 
-    /// The echo of this packet (§3.5): the highest priority first, the lowest rate among equals; else the CLR's.
+    /// The echo of this packet (§3.5): a new CLR's first; then the CLR's once per feedback round; then the highest
+    /// priority, the lowest rate among equals; else the CLR's.
+    ///
+    /// Once per round (RFC 4654's packet scheduling: "include the CLR at least once per round") is what lets a
+    /// CLR that lost the packet naming it learn its role: with thousands of receivers reporting, their echoes
+    /// fill every packet at low rates. Traced at 10,000 receivers with 10% loss and one packet per second: a CLR
+    /// whose one echo was lost never reported, was dropped after 10 R_max of silence (§3.3) and the rate halved,
+    /// again and again, down to the floor.
     fn take_echo(&mut self, now: Instant) -> Option<TfmccEcho> {
         let clr = self.clr.map(|c| c.addr);
         let best = (0..self.pending.len()).min_by(|&a, &b| {
             let (p, q) = (&self.pending[a], &self.pending[b]);
             p.priority.cmp(&q.priority).then(p.rate.total_cmp(&q.rate))
         });
-        let (addr, tr, arrived) = match best.and_then(|i| self.pending.remove(i)) {
+        let new_clr = best.filter(|&i| self.pending[i].priority == 1);
+        let clr_due = self
+            .clr
+            .is_some_and(|c| c.echoed_round != Some(self.fb_nr));
+        let pick = if clr_due { new_clr } else { best };
+        let (addr, tr, arrived) = match pick.and_then(|i| self.pending.remove(i)) {
             Some(p) => (p.addr, p.tr, p.arrived),
             None => {
                 let c = self.clr?;
                 (c.addr, c.tr, c.last_report)
             }
         };
+        let fb_nr = self.fb_nr;
+        if let Some(c) = self.clr.as_mut().filter(|c| c.addr == addr) {
+            c.echoed_round = Some(fb_nr);
+        }
         Some(TfmccEcho {
             receiver: addr,
             tr_echo: tr.wrapping_add(micros(now.saturating_duration_since(arrived))),

@@ -300,3 +300,26 @@ fn paper_2_6_the_slowstart_target_moves_once_per_feedback_round() {
     clr_reports(&mut s, 1202, 1000.0 * x0, 2);
     assert!(s.x > 4.0 * x0, "{}", s.x);
 }
+
+#[test]
+fn rfc4654_3_5_the_clr_is_echoed_once_per_round_whatever_else_waits() {
+    let mut s = TfmccSender::new(TfmccConfig::default(), Instant::ZERO);
+    s.on_report(ms(100), &report(ip(1), 800_000.0, ms(50), true, 0));
+    let echo = |s: &mut TfmccSender, t: u64| {
+        let mut o = OptionsRepr::default();
+        s.on_data_sent(ms(t), 0, 1400, &mut o);
+        o.cc.tfmcc.data.unwrap().echo.unwrap()
+    };
+    // The new CLR's echo first (priority 1).
+    assert_eq!((echo(&mut s, 110).receiver, s.fb_nr), (ip(1), 0));
+    // Many receivers without an RTT wait for theirs; the CLR's is not due again in this round.
+    for n in 2..40 {
+        s.on_report(ms(120), &report(ip(n), 1_600_000.0, ms(60), true, 0));
+    }
+    assert_ne!(echo(&mut s, 130).receiver, ip(1));
+    // A new round: the CLR is echoed once more before the queue goes on.
+    s.end_round(ms(3_000));
+    let e = echo(&mut s, 3_010);
+    assert_eq!((e.receiver, e.is_clr), (ip(1), true));
+    assert_ne!(echo(&mut s, 3_020).receiver, ip(1));
+}
