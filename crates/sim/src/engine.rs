@@ -100,6 +100,11 @@ impl Network {
         for p in out.packets {
             self.at_node(node, Rc::new(p), None);
         }
+        if let Agent::PgmReceiver(r) = &mut self.agents[agent.index()] {
+            if r.take_leave_request() {
+                self.queue.push(self.now, Action::Stop(agent));
+            }
+        }
         let next = self.agents[agent.index()].next_timer();
         let slot = self.timers[agent.index()];
         if next != slot.at() {

@@ -524,6 +524,13 @@ pub fn receive(
             }
             Some(ReceiverEvent::Finished) => fin = true,
             Some(ReceiverEvent::Cc(ReceiverCcEvent::AckerRole(a))) => is_acker = a,
+            Some(ReceiverEvent::Cc(ReceiverCcEvent::MustLeave)) => {
+                // RFC 4654 §4.4: a TFMCC receiver whose path cannot carry one packet per 8 s for 120 s must leave,
+                // or the whole session would crawl at its pace.
+                break "left the session: for more than 120 s this receiver's path could not carry one packet \
+                       per 8 s at the source's rate (TFMCC's leave rule, RFC 4654 §4.4)"
+                    .to_string();
+            }
             _ => {}
         }
         let token = sink.manifest().map_or(0, |m| m.transfer_id);

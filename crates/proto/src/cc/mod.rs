@@ -151,6 +151,10 @@ pub enum ReceiverCcEvent {
     AckerRole(bool),
     /// This receiver took its first round-trip time sample (TFMCC: from the sender's echo, RFC 4654 §4.3.2).
     RttMeasured,
+    /// The controller requires this receiver to leave the session (TFMCC: for more than 120 s its path could not
+    /// carry one packet per 8 s while the source sent faster, RFC 4654 §4.4). The receiver has said so in its
+    /// reports' leave flag; the application should close it.
+    MustLeave,
 }
 
 /// A receiver controller's state for observers.

@@ -283,6 +283,8 @@ pub struct ReceiverRecord {
     pub joined: Option<Instant>,
     /// When it left.
     pub left: Option<Instant>,
+    /// When its controller required it to leave (TFMCC's 120 s rule, RFC 4654 §4.4); it then leaves at once.
+    pub told_to_leave: Option<Instant>,
 }
 
 /// A session receiver.
@@ -300,11 +302,20 @@ pub struct PgmReceiverAgent {
     sender_node: NodeId,
     sender_agent: AgentId,
     active: bool,
+    /// Its controller's leave request has been scheduled as a stop.
+    leave_scheduled: bool,
     /// Recorded facts.
     pub record: ReceiverRecord,
 }
 
 impl PgmReceiverAgent {
+    /// Whether its controller told it to leave and its leave is not scheduled yet (then it is, by the caller).
+    pub fn take_leave_request(&mut self) -> bool {
+        let due = self.active && self.record.told_to_leave.is_some() && !self.leave_scheduled;
+        self.leave_scheduled |= due;
+        due
+    }
+
     /// A receiver at `node` of the session (flow `flow`, group `group`) whose source is agent `source.1` at
     /// node `source.0`.
     pub fn new(
@@ -326,6 +337,7 @@ impl PgmReceiverAgent {
             sender_node,
             sender_agent,
             active: false,
+            leave_scheduled: false,
             record: ReceiverRecord {
                 delivered_bins: Bins::new(interval),
                 delivered_bytes: 0,
@@ -336,6 +348,7 @@ impl PgmReceiverAgent {
                 rtt_measured: None,
                 joined: None,
                 left: None,
+                told_to_leave: None,
             },
         }
     }
@@ -445,6 +458,9 @@ impl PgmReceiverAgent {
                 }
                 ReceiverEvent::Cc(ReceiverCcEvent::RttMeasured) => {
                     self.record.rtt_measured.get_or_insert(now);
+                }
+                ReceiverEvent::Cc(ReceiverCcEvent::MustLeave) => {
+                    self.record.told_to_leave.get_or_insert(now);
                 }
                 _ => {}
             }

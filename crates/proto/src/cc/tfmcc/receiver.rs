@@ -25,6 +25,10 @@ const LOSS_THRESHOLD: u32 = 3;
 pub const MIN_RATE_PACKETS: usize = 4;
 /// Holes tracked at once; a larger jump is a resynchronisation.
 const MAX_HOLES: usize = 1 << 12;
+/// R_max periods without data after which have_loss is cleared (§4.3.1: "10 consecutive RTTs").
+const IDLE_R_MAX: u32 = 10;
+/// How long the calculated rate may stay below the reported floor while the sender is faster (§4.4).
+const LEAVE_AFTER: Duration = Duration::from_secs(120);
 
 /// What the receiver knows about its round-trip time (§4.3.2, §4.3.3).
 #[derive(Clone, Copy, Debug)]
@@ -64,6 +68,15 @@ pub struct TfmccReceiver {
     fb_nr: Option<u16>,
     x_fbr: f64,
     deadline: Option<Instant>,
+    /// When the round began here, and the R_max the deadline was drawn with (rescaled on a change, §4.5).
+    round_start: Instant,
+    timer_r_max: Duration,
+    /// have_loss (§4.3.1): a loss event was seen since the last idle period.
+    have_loss: bool,
+    /// Since when the calculated rate has been below the floor while the sender was faster (§4.4).
+    below_floor_since: Option<Instant>,
+    /// The 120 s leave rule fired (§4.4).
+    must_leave: bool,
     /// The CLR's next report (once per RTT).
     clr_due: Option<Instant>,
     /// A report is to be sent now.
@@ -100,6 +113,11 @@ impl TfmccReceiver {
             fb_nr: None,
             x_fbr: 0.0,
             deadline: None,
+            round_start: Instant::ZERO,
+            timer_r_max: config.initial_rtt,
+            have_loss: false,
+            below_floor_since: None,
+            must_leave: false,
             clr_due: None,
             report_now: false,
             leaving: false,
@@ -112,6 +130,17 @@ impl TfmccReceiver {
     /// The RTT in use: R' between samples (§4.3.3), else R.
     pub fn rtt(&self) -> Duration {
         self.rtt.adjusted.unwrap_or(self.rtt.r)
+    }
+
+    /// have_loss (§4.3.1): a loss event was seen since the receiver started or was last idle.
+    pub fn have_loss(&self) -> bool {
+        self.have_loss
+    }
+
+    /// The pending feedback timer's deadline (§4.5), as drawn and rescaled.
+    #[cfg(test)]
+    pub(super) fn feedback_deadline(&self) -> Option<Instant> {
+        self.deadline
     }
 
     /// The loss event rate p (§5.4).
@@ -161,16 +190,26 @@ impl TfmccReceiver {
         self.rtt().max(self.config.ts_gran).mul_f64(k)
     }
 
-    /// X_calc, the rate to report, bytes/s (§4.4): the throughput equation once a loss was seen, twice the
-    /// receive rate before (slowstart, §3.6); at least one packet per 8 s.
+    /// X_calc, the rate to report, bytes/s (§4.4): the throughput equation once a loss was seen (have_loss),
+    /// twice the receive rate before and after an idle period (slowstart, §3.6, §4.3.1); at least one packet per
+    /// 8 s.
     pub fn desired_rate(&self, now: Instant) -> f64 {
+        self.calculated_rate(now).max(self.floor())
+    }
+
+    /// X_calc before the floor of one packet per 8 s.
+    fn calculated_rate(&self, now: Instant) -> f64 {
         let p = self.loss_event_rate();
-        let x = if p > 0.0 {
+        if self.have_loss && p > 0.0 {
             tcp_throughput(self.s, self.rtt().as_secs_f64(), p)
         } else {
             2.0 * self.receive_rate(now)
-        };
-        x.max(self.s / 8.0)
+        }
+    }
+
+    /// The lowest rate a receiver reports: one packet per 8 s (§4.4).
+    fn floor(&self) -> f64 {
+        self.s / 8.0
     }
 
     /// Whether this receiver has a rate to report: a loss event was seen (the equation applies), or at least two
@@ -179,7 +218,7 @@ impl TfmccReceiver {
     /// and holds the session near one packet per 8 s, since its receive rate is then measured at that rate
     /// (traced with 1000 receivers: one of them always reports within a second of the start).
     fn has_rate(&self, now: Instant) -> bool {
-        self.loss_event_rate() > 0.0 || self.receive_rate(now) > 0.0
+        self.have_loss || self.receive_rate(now) > 0.0
     }
 
     /// R_max as the sender last announced it.
@@ -256,7 +295,10 @@ impl TfmccReceiver {
     fn on_loss(&mut self, now: Instant, at: Instant) {
         let first = self.history.loss_events() == 0;
         let x_recv = self.receive_rate(now);
-        if self.history.record_lost(at, self.rtt()) && first {
+        let new_event = self.history.record_lost(at, self.rtt());
+        // §4.3.1: have_loss is set on a loss event (again after an idle period cleared it).
+        self.have_loss |= new_event;
+        if new_event && first {
             let r = self.rtt().as_secs_f64();
             let p = mathis_loss_rate_for_throughput(self.s, r, x_recv.max(self.s / 8.0));
             if p > 0.0 {
@@ -311,6 +353,8 @@ impl TfmccReceiver {
         self.fb_nr = Some(fb_nr);
         self.x_fbr = self.desired_rate(now);
         self.deadline = None;
+        self.round_start = now;
+        self.timer_r_max = self.r_max();
         if self.is_clr {
             return;
         }
@@ -318,7 +362,7 @@ impl TfmccReceiver {
         let t = self.r_max().mul_f64(self.config.round_rtts);
         let sending = self.last_data.map_or(0.0, |(d, _)| from_bps(d.x.bps()));
         // §2.5 of the paper: X_calc / X; in slowstart the receive rate over X (twice it is the report).
-        let mine = if self.loss_event_rate() > 0.0 {
+        let mine = if self.have_loss {
             self.x_fbr
         } else {
             self.receive_rate(now)
@@ -369,8 +413,82 @@ impl TfmccReceiver {
         if newer {
             self.new_round(now, rng, data.fb_nr);
         } else {
+            self.rescale_timer();
             self.maybe_cancel(now, &data);
         }
+        self.leave_rule(now, &data);
+    }
+
+    /// Before data packet `sqn` is counted: what the time since the previous one means (§4.3.1, §4.5), when the
+    /// sender was silent in it — the packet follows the previous one without a missing sequence number. A gap
+    /// that lost packets is this receiver's loss, not the sender's silence, and changes nothing (a receiver behind
+    /// a link losing 90% of the data would otherwise forget its losses and slowstart the session). R_max is at
+    /// least the sender's packet interval plus ts_gran (§3.2), so a session that is sending never trips these.
+    ///
+    /// - After more than 10 R_max of silence the sender was idle: have_loss is cleared, and the receiver reports
+    ///   twice its receive rate again until its next loss event, so that the sender can slowstart (§3.6, §4.3.1).
+    ///   The RFC's "10 consecutive RTTs" is read as R_max: a receiver's own RTT can be far below the packet
+    ///   interval at low rates, where every gap would look like an idle period.
+    /// - A pending feedback timer is extended by the part of the gap beyond R_max:
+    ///   t ← t + max(tr_now − tr_i − R_max, 0), "to prevent a feedback implosion (e.g., in case the sender
+    ///   crashed)" (§4.5).
+    fn note_gap(&mut self, now: Instant, sqn: u32) {
+        let Some((_, last)) = self.last_data else {
+            return;
+        };
+        if self.rx_max.is_none_or(|m| sqn != m.wrapping_add(1)) {
+            return;
+        }
+        let gap = now.saturating_duration_since(last);
+        let r_max = self.r_max();
+        if gap > r_max * IDLE_R_MAX {
+            self.have_loss = false;
+        }
+        if let Some(t) = self.deadline.as_mut() {
+            *t += gap.saturating_sub(r_max);
+        }
+    }
+
+    /// §4.5: "When the maximum RTT changes significantly during one feedback round, it is necessary to reschedule
+    /// the feedback timer in proportion to the change": t ← t·R_max/R_max', t counted from the round's start.
+    fn rescale_timer(&mut self) {
+        let r_max = self.r_max();
+        if r_max == self.timer_r_max {
+            return;
+        }
+        let ratio = r_max.as_secs_f64() / self.timer_r_max.as_secs_f64();
+        if let Some(t) = self.deadline.as_mut() {
+            let offset = t.saturating_duration_since(self.round_start);
+            *t = self.round_start + offset.mul_f64(ratio);
+        }
+        self.timer_r_max = r_max;
+    }
+
+    /// §4.4: a receiver "must leave the multicast group if for more than 120 seconds, the calculated rate falls
+    /// below the reported rate [the floor of one packet per 8 s] and the current sending rate is higher than the
+    /// receiver's calculated rate". Raises [`ReceiverCcEvent::MustLeave`] once.
+    fn leave_rule(&mut self, now: Instant, data: &TfmccData) {
+        let calculated = self.calculated_rate(now);
+        let starved = self.have_loss
+            && calculated < self.floor()
+            && from_bps(data.x.bps()) > calculated;
+        if !starved {
+            self.below_floor_since = None;
+            return;
+        }
+        let since = *self.below_floor_since.get_or_insert(now);
+        if !self.must_leave && now.saturating_duration_since(since) > LEAVE_AFTER {
+            self.must_leave = true;
+            self.events.push_back(ReceiverCcEvent::MustLeave);
+        }
+    }
+
+    /// The feedback timer may fire: not once data has been missing for more than R_max (§4.5: the next packet
+    /// extends the timer by the gap beyond R_max if the sender was silent, [`TfmccReceiver::note_gap`], and lets it
+    /// fire at once if packets were lost). The CLR's reports once per RTT are not held (§4.5: "never suppressed").
+    fn live(&self, at: Option<Instant>) -> Option<Instant> {
+        let quiet_from = self.last_data.map(|(_, arrived)| arrived + self.r_max());
+        at.filter(|t| quiet_from.is_none_or(|q| *t <= q))
     }
 
     /// The report (§2.2.2), sent on an ACK.
@@ -380,7 +498,7 @@ impl TfmccReceiver {
         let feedback = TfmccFeedback {
             reporter: self.local,
             have_rtt: self.rtt.measured,
-            have_loss: self.history.loss_events() > 0,
+            have_loss: self.have_loss,
             leaving: self.leaving,
             tr: stamp(now),
             ts_echo: data.ts.wrapping_add(super::units::micros(hold)),
@@ -402,6 +520,7 @@ impl TfmccReceiver {
 
 impl ReceiverController for TfmccReceiver {
     fn on_odata(&mut self, now: Instant, rng: &mut dyn RngCore, sqn: u32, options: &OptionsRepr) {
+        self.note_gap(now, sqn);
         let bytes = self.s as usize;
         self.record(now, sqn, true, bytes);
         self.after_odata(now, rng, options);
@@ -415,6 +534,7 @@ impl ReceiverController for TfmccReceiver {
         options: &OptionsRepr,
     ) {
         // Counted lost at once, as an ECN mark (§5.1).
+        self.note_gap(now, sqn);
         self.record(now, sqn, false, 0);
         self.after_odata(now, rng, options);
     }
@@ -423,7 +543,7 @@ impl ReceiverController for TfmccReceiver {
 
     /// Reports go on an ACK to the source; the path is not needed (no NAK-shaped report).
     fn poll_feedback(&mut self, now: Instant, _path: &UpstreamPath) -> Option<FeedbackPacket> {
-        let timer = self.deadline.is_some_and(|t| now >= t);
+        let timer = self.live(self.deadline).is_some_and(|t| now >= t);
         let clr = self.is_clr && self.clr_due.is_some_and(|t| now >= t);
         if !(timer || clr || self.report_now) {
             return None;
@@ -444,7 +564,7 @@ impl ReceiverController for TfmccReceiver {
 
     fn poll_timeout(&self) -> Option<Instant> {
         let clr = self.clr_due.filter(|_| self.is_clr);
-        match (self.deadline, clr) {
+        match (self.live(self.deadline), clr) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }

@@ -72,6 +72,10 @@ pub struct TfmccSender {
     clr: Option<Clr>,
     /// No increase above this before this instant (case 3 of §3.3).
     hold_until: Option<Instant>,
+    /// X when the last data packet was sent (X', recorded when the sender stops, §3.6).
+    x_at_last_send: Option<f64>,
+    /// Slowstart after an idle period ends at this rate (X', §3.6).
+    restart_to: Option<f64>,
     /// Slowstart until the first report with have_loss (§3.6).
     pub(super) slowstart: bool,
     /// Slowstart's target for this feedback round, and the reports that make the next one: the lowest of the other
@@ -106,6 +110,8 @@ impl TfmccSender {
             x_supp: f64::INFINITY,
             clr: None,
             hold_until: None,
+            x_at_last_send: None,
+            restart_to: None,
             slowstart: true,
             ss_target: 2.0 * s / r_max.as_secs_f64(),
             ss_others: f64::INFINITY,
@@ -165,6 +171,11 @@ impl TfmccSender {
         };
         self.x = (self.x + step).min(target);
         self.last_raise = now;
+        if self.restart_to.is_some_and(|x_before| self.x >= x_before) {
+            // §3.6: the slowstart after idle ends as soon as X' is reached.
+            self.slowstart = false;
+            self.restart_to = None;
+        }
     }
 
     fn set_clr(&mut self, now: Instant, addr: IpAddr, rtt: Duration, tr: u32, leaving: bool) {
@@ -260,7 +271,44 @@ impl TfmccSender {
     /// feedback of a new feedback round is received, thus doubling is possible not every RTT but every feedback
     /// delay". Reports below X still lower it at once (§3.3 case 2).
     fn slowstart_target(&self) -> f64 {
-        self.ss_target
+        self.ss_target.min(self.restart_to.unwrap_or(f64::INFINITY))
+    }
+
+    /// §3.6, idle restart: "When the sender stops sending data packets, it records the current sending rate
+    /// X' = X. Every 10 RTTs, the allowed sending rate will be halved due to lack of receiver feedback [...]. When
+    /// the sender resumes, it may perform a slowstart from the current allowed rate up to the recorded rate X'.
+    /// Slowstart ends after the first packet loss by any of the receivers or as soon as X' is reached."
+    ///
+    /// The halvings are counted here, on the first packet after a pause (the time beyond the instant pacing
+    /// allowed it): the CLR keeps reporting once per RTT while no data flows, so the sender cannot rely
+    /// on silence to halve. The receivers have cleared have_loss after 10 R_max without data (§4.3.1) and report
+    /// twice their receive rate, which drives the slowstart.
+    fn resume_after_idle(&mut self, now: Instant) {
+        let Some(x_before) = self.x_at_last_send else {
+            return;
+        };
+        // Idle is the time beyond the instant pacing allowed this packet (a rate just cut has long intervals).
+        let idle = now.saturating_duration_since(self.next_send).as_secs_f64();
+        let halvings = (idle / (10.0 * self.r_max_s())).floor();
+        if halvings < 1.0 {
+            return;
+        }
+        let allowed = (x_before * 0.5f64.powf(halvings.min(64.0))).max(self.floor());
+        if allowed < self.x {
+            let before = self.x;
+            self.x = allowed;
+            self.push(CcEvent::Reduced {
+                before,
+                after: allowed,
+                cause: ReductionCause::Timeout,
+            });
+        }
+        if self.x < x_before {
+            self.slowstart = true;
+            self.restart_to = Some(x_before);
+            self.ss_target = 2.0 * self.x;
+            self.last_raise = now;
+        }
     }
 
     /// End the feedback round (§3.4): next fb_nr, X_supp back to the maximum, R_max decay (§3.2).
@@ -319,6 +367,7 @@ impl TfmccSender {
         }
         if f.have_loss && self.slowstart {
             self.slowstart = false;
+            self.restart_to = None;
             self.push(CcEvent::StartupEnded { before: self.x });
         }
         match self.clr {
@@ -412,6 +461,8 @@ impl SenderController for TfmccSender {
     }
 
     fn on_data_sent(&mut self, now: Instant, _sqn: u32, len: usize, options: &mut OptionsRepr) {
+        self.resume_after_idle(now);
+        self.x_at_last_send = Some(self.x);
         self.s = 0.9 * self.s + 0.1 * len as f64;
         // An idle sender does not bank credit beyond one interval.
         self.next_send = self.next_send.max(now - self.ipi()) + self.ipi();

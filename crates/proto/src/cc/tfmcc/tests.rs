@@ -264,14 +264,19 @@ fn rfc4654_4_3_4_receive_rate_spans_at_least_four_arrivals_when_the_rtt_is_tiny(
 
 #[test]
 fn rfc4654_4_3_4_no_slowstart_report_before_a_receive_rate_exists() {
-    let mut rng = ChaCha8Rng::seed_from_u64(4);
-    let mut r = TfmccReceiver::new(TfmccConfig::default(), ip(9));
-    receive(&mut r, &mut rng, 0, ms(0), ms(10), None);
+    // A receiver whose feedback timer fires within R_max of its first packet (rare: a timer drawn that early).
+    let (mut r, mut rng, due) = (0..100_000u64)
+        .find_map(|seed| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut r = TfmccReceiver::new(TfmccConfig::default(), ip(9));
+            receive(&mut r, &mut rng, 0, ms(0), ms(10), None);
+            r.poll_timeout().map(|due| (r, rng, due))
+        })
+        .expect("a seed whose timer fires before data is missing for R_max");
     let path = UpstreamPath {
         source_nla: ip(1),
         group_nla: ip(255),
     };
-    let due = r.poll_timeout().expect("the first round's feedback timer");
     assert!(r.poll_feedback(due, &path).is_none(), "one packet: no rate to report");
     receive(&mut r, &mut rng, 1, ms(500), ms(510), None);
     assert!(r.receive_rate(ms(510)) > 0.0);
@@ -322,4 +327,125 @@ fn rfc4654_3_5_the_clr_is_echoed_once_per_round_whatever_else_waits() {
     let e = echo(&mut s, 3_010);
     assert_eq!((e.receiver, e.is_clr), (ip(1), true));
     assert_ne!(echo(&mut s, 3_020).receiver, ip(1));
+}
+
+/// A data packet `sqn` sent at `sent` with R_max `r_max` in round `fb_nr`, arriving at `at`.
+fn receive_in_round(r: &mut TfmccReceiver, rng: &mut ChaCha8Rng, sqn: u32, (sent, at): (Instant, Instant), r_max: Duration, fb_nr: u16) {
+    let o = data(sent, r_max, fb_nr, None, f64::MAX);
+    r.on_odata(at, rng, sqn, &o);
+}
+
+#[test]
+fn rfc4654_4_3_1_have_loss_is_cleared_after_ten_r_max_without_data() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut r = TfmccReceiver::new(TfmccConfig::default(), ip(9));
+    let r_max = Duration::from_millis(100);
+    for sqn in 0..60u32 {
+        if sqn != 30 {
+            let t = ms(u64::from(sqn) * 10);
+            receive_in_round(&mut r, &mut rng, sqn, (t, t), r_max, 0);
+        }
+    }
+    assert!(r.have_loss());
+    let equation = r.desired_rate(ms(600));
+    // Nine R_max of silence is not idle; eleven is: the next packet finds have_loss cleared, and the receiver
+    // reports twice its receive rate again (slowstart after idle, §3.6).
+    receive_in_round(&mut r, &mut rng, 60, (ms(1490), ms(1490)), r_max, 0);
+    assert!(r.have_loss());
+    receive_in_round(&mut r, &mut rng, 61, (ms(2600), ms(2600)), r_max, 0);
+    assert!(!r.have_loss());
+    assert!((r.desired_rate(ms(2600)) - equation).abs() > 1.0);
+    // The next loss event sets it again.
+    for sqn in 62..70u32 {
+        if sqn != 64 {
+            let t = ms(2600 + u64::from(sqn - 61) * 10);
+            receive_in_round(&mut r, &mut rng, sqn, (t, t), r_max, 0);
+        }
+    }
+    assert!(r.have_loss());
+}
+
+#[test]
+fn rfc4654_4_5_the_feedback_timer_is_rescaled_with_r_max_and_extended_by_a_data_gap() {
+    let mut rng = ChaCha8Rng::seed_from_u64(6);
+    let mut r = TfmccReceiver::new(TfmccConfig::default(), ip(9));
+    receive_in_round(&mut r, &mut rng, 0, (ms(0), ms(0)), Duration::from_millis(500), 0);
+    let t0 = r.feedback_deadline().expect("a timer for round 0");
+    // R_max halves within the round: t ← t·R_max/R_max', from the round's start.
+    receive_in_round(&mut r, &mut rng, 1, (ms(10), ms(10)), Duration::from_millis(250), 0);
+    let t1 = r.feedback_deadline().unwrap();
+    let half = Instant::from_nanos(t0.as_nanos() / 2);
+    assert!(t1.as_nanos().abs_diff(half.as_nanos()) <= 1_000, "{t1} vs {half}");
+    // 400 ms without data, R_max 250 ms: t ← t + (400 − 250) ms.
+    receive_in_round(&mut r, &mut rng, 2, (ms(410), ms(410)), Duration::from_millis(250), 0);
+    assert_eq!(r.feedback_deadline(), Some(t1 + Duration::from_millis(150)));
+    // While data is missing for more than R_max nothing fires.
+    let path = UpstreamPath {
+        source_nla: ip(1),
+        group_nla: ip(255),
+    };
+    let late = ms(410) + Duration::from_millis(251);
+    if r.feedback_deadline().is_some_and(|t| t > late) {
+        assert_eq!(r.poll_timeout(), None, "the deadline lies in the gap");
+    }
+    assert!(r.poll_feedback(late.max(t1 + Duration::from_millis(150)), &path).is_none());
+}
+
+#[test]
+fn rfc4654_4_4_a_receiver_below_the_floor_for_120_s_must_leave() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let mut r = TfmccReceiver::new(TfmccConfig::default(), ip(9));
+    // One packet per second, every other one lost, RTT = R_max = 1.5 s: the equation gives less than one packet
+    // per 8 s while the sender (X far above) keeps sending.
+    let r_max = Duration::from_millis(1500);
+    let mut left_at = None;
+    for sqn in 0..200u32 {
+        if sqn % 2 == 1 {
+            continue;
+        }
+        let t = ms(u64::from(sqn) * 1000);
+        receive_in_round(&mut r, &mut rng, sqn, (t, t), r_max, 0);
+        assert!(r.desired_rate(t) >= 1400.0 / 8.0, "the report never goes below the floor");
+        while let Some(e) = r.poll_event() {
+            if e == crate::cc::ReceiverCcEvent::MustLeave {
+                assert!(left_at.is_none(), "raised once");
+                left_at = Some(t);
+            }
+        }
+    }
+    let left_at = left_at.expect("the receiver must leave");
+    assert!(left_at > ms(120_000) && left_at < ms(135_000), "{left_at}");
+}
+
+#[test]
+fn rfc4654_3_6_after_idle_the_rate_halves_per_ten_r_max_and_slowstarts_back_to_x_prime() {
+    let mut s = TfmccSender::new(TfmccConfig::default(), Instant::ZERO);
+    s.slowstart = false;
+    s.x = 100_000.0;
+    s.r_max = Duration::from_millis(100);
+    let send = |s: &mut TfmccSender, t: Instant| {
+        let mut o = OptionsRepr::default();
+        s.on_data_sent(t, 0, 1400, &mut o);
+    };
+    send(&mut s, ms(1_000));
+    // A pause of nine R_max changes nothing.
+    send(&mut s, ms(1_900));
+    assert_eq!((s.x, s.slowstart), (100_000.0, false));
+    // 2.5 s = 25 R_max: two halvings, then slowstart back towards X' = 100 kB/s.
+    send(&mut s, ms(4_400));
+    assert!((s.x - 25_000.0).abs() < 1e-6, "{}", s.x);
+    assert!(s.slowstart);
+    // The CLR, its have_loss cleared by the pause, asks for far more; slowstart stops at X'.
+    for k in 0..200u64 {
+        let now = ms(4_500 + 50 * k);
+        s.on_report(now, &report(ip(1), 8e9, now - Duration::from_millis(50), false, s.fb_nr));
+        if !s.slowstart {
+            break;
+        }
+        if k % 20 == 19 {
+            s.end_round(now);
+        }
+    }
+    assert!(!s.slowstart, "slowstart after idle ends at X'");
+    assert!((s.x - 100_000.0).abs() < 1e-6, "{}", s.x);
 }
