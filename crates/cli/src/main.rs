@@ -42,8 +42,8 @@ enum Command {
     /// Receive a transfer from a multicast group into a directory (or a stream to standard output).
     ///
     /// Exit codes: 0 everything arrived; 1 bad arguments or setup; 2 incomplete (source silent or gone, data
-    /// lost) — incomplete files are named and kept as NAME.partial; 3 a local write failed (disk full,
-    /// permission denied).
+    /// lost, or a TFMCC session this receiver's path could not follow for 120 s, RFC 4654 §4.4) — incomplete
+    /// files are named and kept as NAME.partial; 3 a local write failed (disk full, permission denied).
     Recv(transfer_cmd::RecvArgs),
     /// Benchmarks.
     #[command(subcommand)]

@@ -6,7 +6,7 @@
 //! |---:|---|
 //! | 0 | everything arrived (recv); every receiver heard from finished, and at least `--wait-receivers` did (send) |
 //! | 1 | bad arguments or setup failure (socket, interface, unreadable input) |
-//! | 2 | incomplete: the source went silent or closed early, data was lost (recv); a receiver did not finish (send) |
+//! | 2 | incomplete: the source went silent or closed early, data was lost, or TFMCC's 120 s leave rule made the receiver leave (recv); a receiver did not finish (send) |
 //! | 3 | a local write failed at the receiver (disk full, permission denied) |
 //! | 4 | an input file changed while it was being sent |
 

@@ -300,72 +300,90 @@ const FEEDBACK_NOTE: &str = "A model of one round (crates/experiments/src/reprod
     ~20%, offset methods within a few percent). The rate-offset timer costs about one report more per round at \
     10,000 receivers and is the receivers' default (`feedback_timer`) because of this measurement.";
 
-const FIG7_NOTE: &str = "Partly run. N = 10,000 is not among the runs yet: with PGM's repairs (every receiver asks \
-    for the 10% it loses, the source answers with NCFs to the whole group) one simulated second of the 1000-receiver \
-    run costs about a quarter of a wall second, and 10,000 receivers would take several minutes per seed, beyond \
-    the reproduce budget until the simulator's fan-out is faster; the heterogeneous-loss variant waits for the same. \
-    With one receiver the rate is well above the equation's value for p = 10%, because the receiver's loss event \
-    rate, not its packet loss, enters the equation: at about three packets per RTT a second loss within one RTT \
-    of the first joins its loss event (RFC 4654 §5.2), so p is near 7.5%. The rate falls from 1 to 100 receivers \
-    (the values above) but the 1000-receiver run is not below the 100-receiver one on seed 1; not investigated \
-    yet. Found on the way: a receiver whose feedback timer fired before it had two packets reported twice a \
-    zero receive rate, became CLR with the rate floor (§3.3 case 2) and held the 1000-receiver session near one \
-    packet per 8 s for the whole run; receivers now report in slowstart only once a receive rate exists.";
+const FIG7_NOTE: &str = "Partly reproduced. Every N up to 10,000 runs, without repairs as in the paper (one \
+    10,000-receiver run: about 65 s and 145 MB alone on this 2-core machine; the heterogeneous one about 110 s). \
+    With one receiver the rate is 1.5–1.7 times the equation's value for p = 10% over seeds 1–5, because the \
+    receiver's loss event rate, not its packet loss, enters the equation: at about three packets per RTT a second \
+    loss within one RTT of the first joins its loss event (RFC 4654 §5.2), so p is near 7.5%. The rate falls from \
+    1 to 100 receivers (about 0.28 of N = 1 at 100) and then stays flat: 100–175 kbit/s at 1000 and 110–170 at \
+    10,000 over seeds 1–5, 0.25–0.35 of N = 1, where the paper's curve keeps falling to 16%; so the rate does not \
+    fall strictly with N on any seed. Not yet traced why the tracked minimum stops falling beyond 100 receivers. \
+    With the heterogeneous loss distribution the rate is close to the worst receiver's equation rate (0.94 on seed \
+    1), as the paper finds (\"merely 30%\" below). Found on the way: (1) a receiver whose feedback timer fired \
+    before it had two packets reported twice a zero receive rate, became CLR with the rate floor and held a \
+    1000-receiver session near one packet per 8 s; receivers now report in slowstart only once a receive rate \
+    exists. (2) With 10,000 receivers the CLR was echoed only when no other report waited, so a CLR that lost the \
+    one packet naming it never learnt its role, fell silent, was dropped after 10 R_max and the rate halved, again \
+    and again (13 kbit/s at N = 10,000); the sender now echoes the CLR once per feedback round, as RFC 4654's \
+    packet scheduling asks, and only the current CLR's echo has priority 1.";
 
-const FIG13_NOTE: &str = "TODO";
+const FIG13_NOTE: &str = "The paper's mechanism shows; its per-seed ordering does not. A change found while the \
+    receiver already had an RTT sample is reacted upon in about one feedback delay (0.8–1.9 s on most runs): the \
+    one-way-delay adjustment (RFC 4654 §4.3.3) shows the sixteenfold RTT at the next packet, the receiver's \
+    rate-biased timer fires early in the next round and its report makes it the CLR at once (§3.3 case 2). Without \
+    a sample (marked in the results) the receiver computes with R_max, does not see its own RTT rise and waits \
+    until an echo reaches it: 19–59 s, or not within the 60 s that follow, which is what happens at t = 20 s on \
+    most runs and at 1000 receivers up to t = 100 s. So later changes are found sooner on average, as the paper \
+    says; the strict check fails on every seed because among the changes found within a feedback delay the order \
+    is noise (for example 1.14, 1.61, 1.31 s), and a few found with a sample took 3–7 s. The scenario raises the \
+    RTT sixteenfold: with eightfold, at 1000 receivers other receivers' noisy estimates stayed below the changed \
+    one's on seeds 3–5 (the setup requires it to become the lowest-rate receiver).";
 
-const FIG9_NOTE: &str = "Not reproduced on the drop-tail bottleneck the paper names (§4: \"drop-tail queues were used\"): \
-    TFMCC gets about half the mean TCP rate (first check), while it is smoother, as the paper says (second). \
-    Traced with a diagnostic (crates/experiments/tests/tfmcc_sessions.rs, print_tfmcc_fig9_state): TFMCC's \
-    sending rate follows the equation at the CLR's own loss event rate (3–6.5%, RTT 0.15–0.19 s), but that rate \
-    is 2–4× the TCP flows' (1.4–1.5% loss events per segment, fast retransmits and timeouts counted): a paced \
+const FIG9_NOTE: &str = "Not reproduced on the drop-tail bottleneck the paper names (§4: \"drop-tail queues were \
+    used\"): TFMCC gets about half the mean TCP rate (first check), while it is smoother, as the paper says \
+    (second). Traced with a diagnostic (crates/experiments/tests/tfmcc_sessions.rs, print_tfmcc_fig9_state): \
+    TFMCC's sending rate follows the equation at the CLR's own loss event rate (3–6.5%, RTT 0.15–0.19 s), but that \
+    rate is 2–4× the TCP flows' (1.4–1.5% loss events per segment, fast retransmits and timeouts counted): a paced \
     flow samples the full drop-tail queue at random instants and loses 7–8% of its packets, almost each loss a \
     separate event at 3–4 packets per RTT, while a TCP flow's losses come in bursts inside one window and count \
-    once. A constant-rate flow at 300 kbit/s in TFMCC's place (cc = \"fixed\") loses 5.4% likewise. The same \
-    run with RED at the bottleneck (variant red, reported) gives TFMCC / TCP ≈ 1.15, as the paper's remark that \
-    active queueing improves fairness expects. This is the penalty of equation-based control under drop-tail \
-    that Rhee and Xu (SIGCOMM 2005) analysed; the paper's ns-2 run did not show it.";
+    once. A constant-rate flow at 300 kbit/s in TFMCC's place (cc = \"fixed\") loses 5.4% likewise. The same run \
+    with RED at the bottleneck (variant red, reported) gives TFMCC / TCP ≈ 1.1, as the paper's remark that active \
+    queueing improves fairness expects. This is the penalty of equation-based control under drop-tail that Rhee \
+    and Xu (SIGCOMM 2005) analysed; the paper's ns-2 run did not show it.";
 
-const FIG10_NOTE: &str = "Not reproduced: TFMCC gets about 0.27 of TCP's rate with the receivers' default rate-biased \
-    feedback timers (0.38–0.42 over seeds 1–5 with RFC 4654's exponential ones, `feedback_timer = \"exponential\"`) \
-    where the paper reports about 0.7. Two effects add up. Each tail circuit is a drop-tail queue shared with one TCP flow, where TFMCC's paced packets \
-    meet more loss events than TCP's bursts (see tfmcc-fig9-fairness, whose RED variant removes that part); and the \
-    sender follows the lowest of sixteen independent rate estimates, the degradation of §3 the paper predicts for \
-    this setup, which the biased timers find more reliably (tfmcc-feedback).";
+const FIG10_NOTE: &str = "Not reproduced: TFMCC gets 0.26–0.44 of TCP's rate over seeds 1–5 (the receivers' \
+    default rate-biased feedback timers) where the paper reports about 0.7. Two effects add up. Each tail circuit \
+    is a drop-tail queue shared with one TCP flow, where TFMCC's paced packets meet more loss events than TCP's \
+    bursts (see tfmcc-fig9-fairness, whose RED variant removes that part); and the sender follows the lowest of \
+    sixteen independent rate estimates, the degradation of §3 the paper predicts for this setup, which the biased \
+    timers find more reliably (tfmcc-feedback).";
 
-const FIG11_NOTE: &str = "The CLR follows every join within half a second and TFMCC matches TCP within the range on the \
-    0.1%, 0.5% and 2.5% links, and after each leave. On the 12.5% link (200–250 s) TFMCC gets about four times the \
-    TCP flow: at that loss TCP spends most of its time in retransmission timeouts with the scenario's 1 s minimum \
-    RTO (the equation with t_RTO = 1 s gives about 100 kbit/s, near what TCP gets), while TFMCC's equation uses \
-    t_RTO = 4R = 240 ms (RFC 4654 §2.1; RFC 5348 allows max(4R, 1 s) as an option Convoy does not take), which \
-    gives about 290 kbit/s. The paper's TCP reached the equation's rate; its minimum RTO is not stated.";
+const FIG11_NOTE: &str = "The CLR follows every join within half a second and TFMCC matches TCP within the range \
+    on the 0.1%, 0.5% and 2.5% links, and after each leave. On the 12.5% link (200–250 s) TFMCC gets 2.9–4.5 times \
+    the TCP flow on seeds 1, 2 and 5 (within the range on seeds 3 and 4): at that loss TCP spends most of its time \
+    in retransmission timeouts with the scenario's 1 s minimum RTO (the equation with t_RTO = 1 s gives about 100 \
+    kbit/s, near what TCP gets), while TFMCC's equation uses t_RTO = 4R = 240 ms (RFC 4654 §2.1; RFC 5348 allows \
+    max(4R, 1 s) as an option Convoy does not take), which gives about 290 kbit/s. The paper's TCP reached the \
+    equation's rate; its minimum RTO is not stated.";
 
-const FIG12_NOTE: &str = "Not reproduced: on seed 1 about 390 of the 1000 receivers have an RTT after 300 s (the paper: \
-    about 700 after 200 s), and about one feedback round in eight gives no new sample (counted from the sender's \
-    round ends, each sample a receiver's first echo). The rounds are long: TFMCC alone fills the 25-packet queue, \
-    the reported RTTs include its 0.3 s, and R_max (round = 6·R_max) stays near 0.45 s, so 300 s hold about 115 \
-    rounds. Not yet traced: which reports the empty rounds carried. The count depends on the start: with \
-    slowstart following every CLR report (before the per-round slowstart target, see tfmcc-fig14-slowstart) \
-    the same run had 718 at 300 s in 169 rounds.";
+const FIG12_NOTE: &str = "Partly reproduced: 500–630 of the 1000 receivers have an RTT after 300 s over seeds 1–5 \
+    (310–450 after 200 s; the paper: about 700 after 200 s), but 8–14% of the feedback rounds give no new sample \
+    (counted from the sender's round ends, each sample a receiver's first echo), where the paper finds at least \
+    one per round. The rounds are long: TFMCC alone fills the 25-packet queue, the reported RTTs include its 0.3 \
+    s, and R_max (round = 6·R_max) stays near 0.45 s, so 300 s hold 120–175 rounds. Not yet traced: which reports \
+    the empty rounds carried (a round's first reporters may all have measured their RTT already: a receiver \
+    without one computes with R_max, which is close to the far receivers' true RTT once R_max has decayed, so it \
+    is no longer reliably the slowest).";
 
-const FIG14_NOTE: &str = "On the empty bottleneck slowstart peaks below twice the link for 1 to 1000 receivers, as the \
-    paper says; it ends after 17–30 s because the slowstart target moves once per feedback round (the paper's \
+const FIG14_NOTE: &str = "On the empty bottleneck slowstart peaks below twice the link for 1 to 1000 receivers, as \
+    the paper says; it ends after 17–30 s because the slowstart target moves once per feedback round (the paper's \
     §2.6 account; before, following each CLR report, it ended after about 6 s, and on a LAN a CLR behind a fast \
-    path drove the rate to 15 times a slower receiver's path before that receiver's first report). Beside a TCP flow started at the same instant it does not: slowstart ends 2–3 s in, at the \
-    initial rate of one packet per R_max (about 22 kbit/s), because the first report the sender receives already \
-    carries a loss. RFC 4654 gives no increase before the first report (§3.1: one packet per R_max; §3.6: the \
-    targets come from reports), and a non-CLR receiver's first report waits for its exponential feedback timer, \
-    about 0.9·T = 0.9·6·R_max ≈ 2.7 s with one receiver; meanwhile TCP's slow start fills the 25-packet queue and \
-    one of TFMCC's first packets is lost. The loss history is then seeded from the receive rate of that last RTT \
-    (§5.6: a packet or two), so p starts near 1/3, and since R_max never falls below the interval between two \
-    packets (§3.2) the increase limit of one packet per R_max per R_max keeps the climb slow: TFMCC stays far \
-    below TCP for the whole minute (the reported means). The paper reports about 20 s to the fair rate.";
+    path drove the rate to 15 times a slower receiver's path before that receiver's first report). Beside a TCP \
+    flow started at the same instant it does not: slowstart ends 2–3 s in, at the initial rate of one packet per \
+    R_max (about 22 kbit/s), because the first report the sender receives already carries a loss. RFC 4654 gives \
+    no increase before the first report (§3.1: one packet per R_max; §3.6: the targets come from reports), and a \
+    non-CLR receiver's first report waits for its exponential feedback timer, about 0.9·T = 0.9·6·R_max ≈ 2.7 s \
+    with one receiver; meanwhile TCP's slow start fills the 25-packet queue and one of TFMCC's first packets is \
+    lost. The loss history is then seeded from the receive rate of that last RTT (§5.6: a packet or two), so p \
+    starts near 1/3, and since R_max never falls below the interval between two packets (§3.2) the increase limit \
+    of one packet per R_max per R_max keeps the climb slow: TFMCC stays far below TCP for the whole minute (the \
+    reported means). The paper reports about 20 s to the fair rate.";
 
-const FIG15_NOTE: &str = "The joining receiver becomes CLR within a second and the rate drops without touching zero; \
-    with a TCP flow on the slow link the two share it. Two numbers differ from the paper's. Before the join TFMCC \
-    runs at about 600 kbit/s, not its 1 Mbit/s fair share (the drop-tail penalty of tfmcc-fig9-fairness), so after \
-    the leave it cannot be back at 800 kbit/s within 20 s (38–47 s with exponential timers on seeds 1–5; with the \
-    default rate-biased ones not before the run ends on seed 1). And alone on the 200 kbit/s link it holds only about \
-    100 kbit/s of data: the receiver lost most packets in the first RTTs after joining and asks for all of them, \
-    the repairs (outside the controller's rate, see above) share the slow link with new data, and the loss \
-    intervals recorded then keep the rate down for tens of seconds.";
+const FIG15_NOTE: &str = "The joining receiver becomes CLR within a second and the rate drops without touching \
+    zero; with a TCP flow on the slow link the two share it on seeds 1, 2 and 5 (1.1 on seed 1) but TFMCC takes \
+    2.9 times the TCP flow's rate on seeds 3 and 4. Before the join TFMCC runs at about 600 kbit/s, not its 1 \
+    Mbit/s fair share (the drop-tail penalty of tfmcc-fig9-fairness), so after the leave it is not back at 800 \
+    kbit/s within 20 s (46 s on seed 4, not before the run ends on the others). And alone on the 200 kbit/s link \
+    it holds only about 100 kbit/s of data: the receiver lost most packets in the first RTTs after joining and \
+    asks for all of them, the repairs (outside the controller's rate, see above) share the slow link with new \
+    data, and the loss intervals recorded then keep the rate down for tens of seconds.";

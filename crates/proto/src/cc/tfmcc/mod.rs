@@ -2,12 +2,15 @@
 //! rule digest with sources is shared/spec/tfmcc.md.
 //!
 //! * [`TfmccSender`] — the rate X paced on the wire (§3.7), the current limiting receiver (CLR) and the four report
-//!   cases (§3.3), CLR silence, feedback rounds with R_max and X_supp (§3.2, §3.4), slowstart (§3.6) with its
-//!   target moved once per feedback round (the paper's §2.6).
+//!   cases (§3.3), CLR silence, feedback rounds with R_max and X_supp (§3.2, §3.4), echo priorities with the CLR
+//!   echoed once per round (§3.5), slowstart (§3.6) with its target moved once per feedback round (the paper's
+//!   §2.6), and the idle restart: halvings per 10 R_max of pause and slowstart back to X' (§3.6).
 //! * [`TfmccReceiver`] — loss events and the loss event rate (§5, via [`crate::tfrc_loss`]), the first-loss
 //!   history seed (§5.6), RTT from the sender's echo with the one-way-delay adjustment (§4.3), the receive rate
-//!   and the desired rate (§4.3.4, §4.4), the exponential feedback timer with suppression and cancellation (§4.5),
-//!   CLR reports once per RTT.
+//!   and the desired rate (§4.3.4, §4.4), the exponential feedback timer with suppression and cancellation,
+//!   rescaled with R_max and extended by a silent sender's gap (§4.5), have_loss cleared after an idle period
+//!   (§4.3.1), CLR reports once per RTT, the leave flag (§4.2) and the 120 s leave rule (§4.4,
+//!   [`crate::cc::ReceiverCcEvent::MustLeave`]).
 //! * [`timer`] — the feedback timer, unbiased (RFC 4654 §4.5) or biased by rate (paper §2.5).
 //! * [`units`] — the microsecond timestamps and their wrapping arithmetic.
 //!
