@@ -301,21 +301,21 @@ const FEEDBACK_NOTE: &str = "A model of one round (crates/experiments/src/reprod
     10,000 receivers and is the receivers' default (`feedback_timer`) because of this measurement.";
 
 const FIG7_NOTE: &str = "Partly reproduced. Every N up to 10,000 runs, without repairs as in the paper (one \
-    10,000-receiver run: about 65 s and 145 MB alone on this 2-core machine; the heterogeneous one about 110 s). \
-    With one receiver the rate is 1.5–1.7 times the equation's value for p = 10% over seeds 1–5, because the \
-    receiver's loss event rate, not its packet loss, enters the equation: at about three packets per RTT a second \
-    loss within one RTT of the first joins its loss event (RFC 4654 §5.2), so p is near 7.5%. The rate falls from \
-    1 to 100 receivers (about 0.28 of N = 1 at 100) and then stays flat: 100–175 kbit/s at 1000 and 110–170 at \
-    10,000 over seeds 1–5, 0.25–0.35 of N = 1, where the paper's curve keeps falling to 16%; so the rate does not \
-    fall strictly with N on any seed. Not yet traced why the tracked minimum stops falling beyond 100 receivers. \
-    With the heterogeneous loss distribution the rate is close to the worst receiver's equation rate (0.94 on seed \
-    1), as the paper finds (\"merely 30%\" below). Found on the way: (1) a receiver whose feedback timer fired \
-    before it had two packets reported twice a zero receive rate, became CLR with the rate floor and held a \
-    1000-receiver session near one packet per 8 s; receivers now report in slowstart only once a receive rate \
-    exists. (2) With 10,000 receivers the CLR was echoed only when no other report waited, so a CLR that lost the \
-    one packet naming it never learnt its role, fell silent, was dropped after 10 R_max and the rate halved, again \
-    and again (13 kbit/s at N = 10,000); the sender now echoes the CLR once per feedback round, as RFC 4654's \
-    packet scheduling asks, and only the current CLR's echo has priority 1.";
+    10,000-receiver run: about 65 s and 145 MB alone on this 2-core machine; the heterogeneous one about 95 s and \
+    130 MB). With one receiver the rate is 1.5–1.7 times the equation's value for p = 10% over seeds 1–5, because \
+    the receiver's loss event rate, not its packet loss, enters the equation: at about three packets per RTT a \
+    second loss within one RTT of the first joins its loss event (RFC 4654 §5.2), so p is near 7.5%. The rate \
+    falls from 1 to 100 receivers (about 0.28 of N = 1 at 100) and then stays flat: 100–175 kbit/s at 1000 and \
+    110–170 at 10,000 over seeds 1–5, 0.25–0.35 of N = 1, where the paper's curve keeps falling to 16%; so the \
+    rate does not fall strictly with N on any seed. Not yet traced why the tracked minimum stops falling beyond \
+    100 receivers. With the heterogeneous loss distribution the rate is close to the worst receiver's equation \
+    rate (0.94 on seed 1), as the paper finds (\"merely 30%\" below). Found on the way: (1) a receiver whose \
+    feedback timer fired before it had two packets reported twice a zero receive rate, became CLR with the rate \
+    floor and held a 1000-receiver session near one packet per 8 s; receivers now report in slowstart only once a \
+    receive rate exists. (2) With 10,000 receivers the CLR was echoed only when no other report waited, so a CLR \
+    that lost the one packet naming it never learnt its role, fell silent, was dropped after 10 R_max and the rate \
+    halved, again and again (13 kbit/s at N = 10,000); the sender now echoes the CLR once per feedback round, as \
+    RFC 4654's packet scheduling asks, and only the current CLR's echo has priority 1.";
 
 const FIG13_NOTE: &str = "The paper's mechanism shows; its per-seed ordering does not. A change found while the \
     receiver already had an RTT sample is reacted upon in about one feedback delay (0.8–1.9 s on most runs): the \
