@@ -2,10 +2,12 @@
 //! applications", SIGCOMM 2001; shared/seeds/003_3ac24226e28fd833.txt) and their verdicts. Setups and ranges come
 //! from shared/experiments.md, section "TFMCC paper"; the controller is RFC 4654's (crates/proto/src/cc/tfmcc).
 //!
-//! The paper's TFMCC is a rate controller without repairs; Convoy's runs inside PGM, so receivers ask for the
-//! packets they lose and the source repairs them beside the controlled rate (RDATA is rate-limited by the
-//! session, not by the controller). The experiments with thousands of lossy receivers on uncongested links (Figs 7
-//! and 13) run without repairs, as the paper does (`rxw = { repair = false }`). The throughput of a session is its
+//! The paper's TFMCC is a rate controller without repairs; Convoy's runs inside PGM, where receivers ask for the
+//! packets they lose and the source repairs them beside the controlled rate (RDATA is rate-limited by the session,
+//! not by the controller). The experiments run as the paper does, without repairs (`rxw = { repair = false }` in
+//! every scenario): repairs would travel beside the controlled rate on the very paths measured, and with a
+//! thousand receivers behind one bottleneck (Figs 12 and 14) their NAKs flooded it. TFMCC with repairs is
+//! measured on the wire (crates/cli/tests/netns.rs, bench/netns-cc.sh). The throughput of a session is its
 //! sender's payload rate in 1 s bins.
 
 mod feedback;
@@ -330,40 +332,44 @@ const FIG13_NOTE: &str = "The paper's mechanism shows; its per-seed ordering doe
     one's on seeds 3–5 (the setup requires it to become the lowest-rate receiver).";
 
 const FIG9_NOTE: &str = "Not reproduced on the drop-tail bottleneck the paper names (§4: \"drop-tail queues were \
-    used\"): TFMCC gets about half the mean TCP rate (first check), while it is smoother, as the paper says \
-    (second). Traced with a diagnostic (crates/experiments/tests/tfmcc_sessions.rs, print_tfmcc_fig9_state): \
-    TFMCC's sending rate follows the equation at the CLR's own loss event rate (3–6.5%, RTT 0.15–0.19 s), but that \
-    rate is 2–4× the TCP flows' (1.4–1.5% loss events per segment, fast retransmits and timeouts counted): a paced \
-    flow samples the full drop-tail queue at random instants and loses 7–8% of its packets, almost each loss a \
-    separate event at 3–4 packets per RTT, while a TCP flow's losses come in bursts inside one window and count \
-    once. A constant-rate flow at 300 kbit/s in TFMCC's place (cc = \"fixed\") loses 5.4% likewise. The same run \
-    with RED at the bottleneck (variant red, reported) gives TFMCC / TCP ≈ 1.1, as the paper's remark that active \
-    queueing improves fairness expects. This is the penalty of equation-based control under drop-tail that Rhee \
-    and Xu (SIGCOMM 2005) analysed; the paper's ns-2 run did not show it.";
+    used\"): TFMCC gets 0.55–0.65 of the mean TCP rate over seeds 1–5 (the first check passes on one seed), while \
+    it is much smoother, as the paper says (second check: CoV about 0.11 against 0.49). Traced with a diagnostic \
+    (crates/experiments/tests/tfmcc_sessions.rs, print_tfmcc_fig9_state): TFMCC's sending rate follows the \
+    equation at the CLR's own loss event rate (3–6.5%, RTT 0.15–0.19 s), but that rate is 2–4× the TCP flows' \
+    (1.4–1.5% loss events per segment, fast retransmits and timeouts counted): a paced flow samples the full \
+    drop-tail queue at random instants and loses 7–8% of its packets, almost each loss a separate event at 3–4 \
+    packets per RTT, while a TCP flow's losses come in bursts inside one window and count once. A constant-rate \
+    flow at 300 kbit/s in TFMCC's place (cc = \"fixed\") loses 5.4% likewise. The same run with RED at the \
+    bottleneck (variant red, reported) gives TFMCC / TCP ≈ 1.1, as the paper's remark that active queueing \
+    improves fairness expects. This is the penalty of equation-based control under drop-tail that Rhee and Xu \
+    (SIGCOMM 2005) analysed; the paper's ns-2 run did not show it.";
 
-const FIG10_NOTE: &str = "Not reproduced: TFMCC gets 0.26–0.44 of TCP's rate over seeds 1–5 (the receivers' \
-    default rate-biased feedback timers) where the paper reports about 0.7. Two effects add up. Each tail circuit \
-    is a drop-tail queue shared with one TCP flow, where TFMCC's paced packets meet more loss events than TCP's \
-    bursts (see tfmcc-fig9-fairness, whose RED variant removes that part); and the sender follows the lowest of \
-    sixteen independent rate estimates, the degradation of §3 the paper predicts for this setup, which the biased \
-    timers find more reliably (tfmcc-feedback).";
+const FIG10_NOTE: &str = "Reproduced on seeds 1, 2, 4 and 5 (TFMCC / TCP 0.64 on seed 1, within [0.5, 0.9] on the \
+    others; the paper: about 0.7), not on seed 3 (0.35). Where it falls short, two effects add up. Each tail circuit is a drop-tail \
+    queue shared with one TCP flow, where TFMCC's paced packets meet more loss events than TCP's bursts (see \
+    tfmcc-fig9-fairness, whose RED variant removes that part); and the sender follows the lowest of sixteen \
+    independent rate estimates, the degradation of §3 the paper predicts for this setup, which the biased timers \
+    find more reliably (tfmcc-feedback).";
 
 const FIG11_NOTE: &str = "The CLR follows every join within half a second and TFMCC matches TCP within the range \
-    on the 0.1%, 0.5% and 2.5% links, and after each leave. On the 12.5% link (200–250 s) TFMCC gets 2.9–4.5 times \
-    the TCP flow on seeds 1, 2 and 5 (within the range on seeds 3 and 4): at that loss TCP spends most of its time \
-    in retransmission timeouts with the scenario's 1 s minimum RTO (the equation with t_RTO = 1 s gives about 100 \
-    kbit/s, near what TCP gets), while TFMCC's equation uses t_RTO = 4R = 240 ms (RFC 4654 §2.1; RFC 5348 allows \
-    max(4R, 1 s) as an option Convoy does not take), which gives about 290 kbit/s. The paper's TCP reached the \
-    equation's rate; its minimum RTO is not stated.";
+    on the 0.1%, 0.5% and 2.5% links, and after each leave. On the 12.5% link (200–250 s) TFMCC gets 2.2–3.9 times \
+    the TCP flow over seeds 1–5 (and on seed 2, 2.3 times on the 2.5% link after that receiver left): at that loss \
+    TCP spends most of its time in retransmission timeouts with the scenario's 1 s minimum RTO (the equation with \
+    t_RTO = 1 s gives about 100 kbit/s, near what TCP gets), while TFMCC's equation uses t_RTO = 4R = 240 ms (RFC \
+    4654 §2.1; RFC 5348 allows max(4R, 1 s) as an option Convoy does not take), which gives about 290 kbit/s. The \
+    paper's TCP reached the equation's rate; its minimum RTO is not stated.";
 
-const FIG12_NOTE: &str = "Partly reproduced: 500–630 of the 1000 receivers have an RTT after 300 s over seeds 1–5 \
-    (310–450 after 200 s; the paper: about 700 after 200 s), but 8–14% of the feedback rounds give no new sample \
-    (counted from the sender's round ends, each sample a receiver's first echo), where the paper finds at least \
-    one per round. The rounds are long: TFMCC alone fills the 25-packet queue, the reported RTTs include its 0.3 \
-    s, and R_max (round = 6·R_max) stays near 0.45 s, so 300 s hold 120–175 rounds. Not yet traced: which reports \
-    the empty rounds carried (a round's first reporters may all have measured their RTT already: a receiver \
-    without one computes with R_max, which is close to the far receivers' true RTT once R_max has decayed, so it \
-    is no longer reliably the slowest).";
+const FIG12_NOTE: &str = "Partly reproduced. New RTT samples come nearly every round: 1–5 of about 120 feedback \
+    rounds give none over seeds 1–5 (counted from the sender's round ends, each sample a receiver's first echo), \
+    where the paper finds at least one per round; but only 40–48% of the 1000 receivers have an RTT after 300 s \
+    (28–33% after 200 s; the paper: about 700 after 200 s): the rounds are long (TFMCC alone fills the 25-packet \
+    queue, the reported RTTs include its 0.3 s, R_max stays near 0.42 s, so a round lasts 2.5 s and 300 s hold \
+    about 120 of them) and a round's reports echo about four new receivers. Traced with a capture of the \
+    bottleneck's reverse direction (`convoy sim ... --pcap bottleneck:rev`, reports decoded per fb_nr): every \
+    round but a few carries reports of receivers without an RTT. The scenario first ran with PGM's repairs: all \
+    1000 receivers NAKed every packet lost at the bottleneck, the NAKs and the repairs answering them flooded both \
+    directions (950,000 packets dropped on the way back on seed 1, reports among them) and 8–14% of the rounds \
+    gave no sample; it now runs without repairs, as the paper does.";
 
 const FIG14_NOTE: &str = "On the empty bottleneck slowstart peaks below twice the link for 1 to 1000 receivers, as \
     the paper says; it ends after 17–30 s because the slowstart target moves once per feedback round (the paper's \
@@ -380,10 +386,10 @@ const FIG14_NOTE: &str = "On the empty bottleneck slowstart peaks below twice th
     reported means). The paper reports about 20 s to the fair rate.";
 
 const FIG15_NOTE: &str = "The joining receiver becomes CLR within a second and the rate drops without touching \
-    zero; with a TCP flow on the slow link the two share it on seeds 1, 2 and 5 (1.1 on seed 1) but TFMCC takes \
-    2.9 times the TCP flow's rate on seeds 3 and 4. Before the join TFMCC runs at about 600 kbit/s, not its 1 \
-    Mbit/s fair share (the drop-tail penalty of tfmcc-fig9-fairness), so after the leave it is not back at 800 \
-    kbit/s within 20 s (46 s on seed 4, not before the run ends on the others). And alone on the 200 kbit/s link \
-    it holds only about 100 kbit/s of data: the receiver lost most packets in the first RTTs after joining and \
-    asks for all of them, the repairs (outside the controller's rate, see above) share the slow link with new \
-    data, and the loss intervals recorded then keep the rate down for tens of seconds.";
+    zero; alone on the 200 kbit/s link TFMCC holds about 170 kbit/s (seed 1), and with a TCP flow on the slow link \
+    the two share it (1.2 on seed 1, within the range on seeds 1–5). Not reproduced: the return to 800 kbit/s \
+    within 20 s of the leave (41 s on seed 3, not before the run ends on the others). Before the join TFMCC runs \
+    at about 780 kbit/s and after the leave it climbs back only to about 600 kbit/s within 50 s (peak 795 kbit/s \
+    on seed 1): the loss intervals recorded while the joined receiver was CLR are gone with it, but the other \
+    receivers' rates, at the drop-tail penalty of tfmcc-fig9-fairness, sit below the 1 Mbit/s fair share, and \
+    after a CLR leaves the sender increases by at most one packet per R_max per R_max (RFC 4654 §3.3).";
