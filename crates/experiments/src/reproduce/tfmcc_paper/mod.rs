@@ -306,18 +306,23 @@ const FIG7_NOTE: &str = "Partly reproduced. Every N up to 10,000 runs, without r
     10,000-receiver run: about 65 s and 145 MB alone on this 2-core machine; the heterogeneous one about 95 s and \
     130 MB). With one receiver the rate is 1.5–1.7 times the equation's value for p = 10% over seeds 1–5, because \
     the receiver's loss event rate, not its packet loss, enters the equation: at about three packets per RTT a \
-    second loss within one RTT of the first joins its loss event (RFC 4654 §5.2), so p is near 7.5%. The rate \
-    falls from 1 to 100 receivers (about 0.28 of N = 1 at 100) and then stays flat: 100–175 kbit/s at 1000 and \
-    110–170 at 10,000 over seeds 1–5, 0.25–0.35 of N = 1, where the paper's curve keeps falling to 16%; so the \
-    rate does not fall strictly with N on any seed. Not yet traced why the tracked minimum stops falling beyond \
-    100 receivers. With the heterogeneous loss distribution the rate is close to the worst receiver's equation \
-    rate (0.94 on seed 1), as the paper finds (\"merely 30%\" below). Found on the way: (1) a receiver whose \
-    feedback timer fired before it had two packets reported twice a zero receive rate, became CLR with the rate \
-    floor and held a 1000-receiver session near one packet per 8 s; receivers now report in slowstart only once a \
-    receive rate exists. (2) With 10,000 receivers the CLR was echoed only when no other report waited, so a CLR \
-    that lost the one packet naming it never learnt its role, fell silent, was dropped after 10 R_max and the rate \
-    halved, again and again (13 kbit/s at N = 10,000); the sender now echoes the CLR once per feedback round, as \
-    RFC 4654's packet scheduling asks, and only the current CLR's echo has priority 1.";
+    second loss within one RTT of the first joins its loss event (RFC 4654 §5.2), so p is near 7.5%. The mean rate \
+    falls from 1 to 100 receivers (about 0.28 of N = 1 at 100) and then stays flat (100–175 kbit/s at 1000 and \
+    110–170 at 10,000 over seeds 1–5, 0.25–0.35 of N = 1, where the paper's curve falls to 16%), so it does not \
+    fall strictly with N on any seed. Traced on seed 1 from the sender's rate series and a capture of all reports \
+    (`--pcap PS-R:rev`): the median rate over 50–200 s does fall with N, 465, 222, 132, 118 and 86 kbit/s for N = \
+    1 to 10,000 (0.18 of N = 1 at 10,000, close to the paper's 16%); the means of N ≥ 1000 are raised by spells of \
+    5–20 s at 300–500 kbit/s under one CLR. In such a spell (10,000 receivers, 44–46 s) the rounds carried two to \
+    six reports besides the CLR's, all from receivers without an RTT, whose rates (85–95 kbit/s) the sender scales \
+    by R_max/R_r (§3.3; R_max still near 0.2 s while it decays from its initial 500 ms by 10% per round) to above \
+    X, so none became CLR. With the heterogeneous loss distribution the rate is close to the worst receiver's \
+    equation rate (0.94 on seed 1), as the paper finds (\"merely 30%\" below). Found on the way: (1) a receiver \
+    whose feedback timer fired before it had two packets reported twice a zero receive rate, became CLR with the \
+    rate floor and held a 1000-receiver session near one packet per 8 s; receivers now report in slowstart only \
+    once a receive rate exists. (2) With 10,000 receivers the CLR was echoed only when no other report waited, so \
+    a CLR that lost the one packet naming it never learnt its role, fell silent, was dropped after 10 R_max and \
+    the rate halved, again and again (13 kbit/s at N = 10,000); the sender now echoes the CLR once per feedback \
+    round, as RFC 4654's packet scheduling asks, and only the current CLR's echo has priority 1.";
 
 const FIG13_NOTE: &str = "The paper's mechanism shows; its per-seed ordering does not. A change found while the \
     receiver already had an RTT sample is reacted upon in about one feedback delay (0.8–1.9 s on most runs): the \

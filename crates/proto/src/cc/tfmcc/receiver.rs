@@ -431,7 +431,7 @@ impl TfmccReceiver {
     ///   interval at low rates, where every gap would look like an idle period.
     /// - A pending feedback timer is extended by the part of the gap beyond R_max:
     ///   t ← t + max(tr_now − tr_i − R_max, 0), "to prevent a feedback implosion (e.g., in case the sender
-    ///   crashed)" (§4.5).
+    ///   crashed)" (§4.5), R_max at least two packet intervals ([`TfmccReceiver::quiet_after`]).
     fn note_gap(&mut self, now: Instant, sqn: u32) {
         let Some((_, last)) = self.last_data else {
             return;
@@ -440,13 +440,31 @@ impl TfmccReceiver {
             return;
         }
         let gap = now.saturating_duration_since(last);
-        let r_max = self.r_max();
-        if gap > r_max * IDLE_R_MAX {
+        if gap > self.r_max() * IDLE_R_MAX {
             self.have_loss = false;
         }
+        let quiet_after = self.quiet_after();
         if let Some(t) = self.deadline.as_mut() {
-            *t += gap.saturating_sub(r_max);
+            *t += gap.saturating_sub(quiet_after);
         }
+    }
+
+    /// How long without data counts as the sender's silence for the feedback timer: R_max (§4.5), but at least
+    /// two packet intervals at the sender's announced rate. The sender keeps R_max ≥ one packet interval plus
+    /// ts_gran (§3.2), which leaves 10 ms for the network's jitter; a queue that varies by more (a 40-packet queue
+    /// at 1 Mbit/s by up to 0.45 s) made every other packet late at slowstart's one packet per R_max, and held the
+    /// feedback timers for up to a packet interval: traced on the dumbbell of tests/tfmcc_sessions.rs, whose
+    /// session then overshot to 1.8 Mbit/s and filled the link at 0.70 instead of 0.90 Mbit/s.
+    fn quiet_after(&self) -> Duration {
+        let interval = self.last_data.map_or(Duration::ZERO, |(d, _)| {
+            let x = from_bps(d.x.bps());
+            if x > 0.0 {
+                Duration::from_secs_f64((self.s / x).min(3600.0))
+            } else {
+                Duration::ZERO
+            }
+        });
+        self.r_max().max(interval * 2)
     }
 
     /// §4.5: "When the maximum RTT changes significantly during one feedback round, it is necessary to reschedule
@@ -487,7 +505,7 @@ impl TfmccReceiver {
     /// extends the timer by the gap beyond R_max if the sender was silent, [`TfmccReceiver::note_gap`], and lets it
     /// fire at once if packets were lost). The CLR's reports once per RTT are not held (§4.5: "never suppressed").
     fn live(&self, at: Option<Instant>) -> Option<Instant> {
-        let quiet_from = self.last_data.map(|(_, arrived)| arrived + self.r_max());
+        let quiet_from = self.last_data.map(|(_, arrived)| arrived + self.quiet_after());
         at.filter(|t| quiet_from.is_none_or(|q| *t <= q))
     }
 
