@@ -302,27 +302,27 @@ const FEEDBACK_NOTE: &str = "A model of one round (crates/experiments/src/reprod
     ~20%, offset methods within a few percent). The rate-offset timer costs about one report more per round at \
     10,000 receivers and is the receivers' default (`feedback_timer`) because of this measurement.";
 
-const FIG7_NOTE: &str = "Partly reproduced. Every N up to 10,000 runs, without repairs as in the paper (one \
-    10,000-receiver run: about 65 s and 145 MB alone on this 2-core machine; the heterogeneous one about 95 s and \
-    130 MB). With one receiver the rate is 1.5–1.7 times the equation's value for p = 10% over seeds 1–5, because \
-    the receiver's loss event rate, not its packet loss, enters the equation: at about three packets per RTT a \
-    second loss within one RTT of the first joins its loss event (RFC 4654 §5.2), so p is near 7.5%. The mean rate \
-    falls from 1 to 100 receivers (about 0.28 of N = 1 at 100) and then stays flat (100–175 kbit/s at 1000 and \
-    110–170 at 10,000 over seeds 1–5, 0.25–0.35 of N = 1, where the paper's curve falls to 16%), so it does not \
-    fall strictly with N on any seed. Traced on seed 1 from the sender's rate series and a capture of all reports \
-    (`--pcap PS-R:rev`): the median rate over 50–200 s does fall with N, 465, 222, 132, 118 and 86 kbit/s for N = \
-    1 to 10,000 (0.18 of N = 1 at 10,000, close to the paper's 16%); the means of N ≥ 1000 are raised by spells of \
-    5–20 s at 300–500 kbit/s under one CLR. In such a spell (10,000 receivers, 44–46 s) the rounds carried two to \
-    six reports besides the CLR's, all from receivers without an RTT, whose rates (85–95 kbit/s) the sender scales \
-    by R_max/R_r (§3.3; R_max still near 0.2 s while it decays from its initial 500 ms by 10% per round) to above \
-    X, so none became CLR. With the heterogeneous loss distribution the rate is close to the worst receiver's \
-    equation rate (0.94 on seed 1), as the paper finds (\"merely 30%\" below). Found on the way: (1) a receiver \
-    whose feedback timer fired before it had two packets reported twice a zero receive rate, became CLR with the \
-    rate floor and held a 1000-receiver session near one packet per 8 s; receivers now report in slowstart only \
-    once a receive rate exists. (2) With 10,000 receivers the CLR was echoed only when no other report waited, so \
-    a CLR that lost the one packet naming it never learnt its role, fell silent, was dropped after 10 R_max and \
-    the rate halved, again and again (13 kbit/s at N = 10,000); the sender now echoes the CLR once per feedback \
-    round, as RFC 4654's packet scheduling asks, and only the current CLR's echo has priority 1.";
+const FIG7_NOTE: &str = "Reproduced in the typical rate, not in the mean. Every N up to 10,000 runs, without \
+    repairs as in the paper (one 10,000-receiver run: about 65 s and 145 MB alone on this 2-core machine; the \
+    heterogeneous one about 95 s and 130 MB). The median of the sender's rate from 50 s falls with N on every seed \
+    1–5 (seed 1: 465, 224, 134, 99, 85 kbit/s for N = 1 to 10,000), to 0.15–0.19 of N = 1 at 10,000, the paper's \
+    16% (reported in the results). The means the checks judge fall from 1 to 100 receivers and then stay flat \
+    (113–138 kbit/s at 1000 and 124–148 at 10,000 over seeds 1–5, 0.25–0.33 of N = 1), so they neither fall \
+    strictly nor reach [0.08, 0.3] on most seeds: they are raised by spells of 5–20 s at 300–500 kbit/s under one \
+    CLR. Traced in such a spell with a capture of all reports (`--pcap PS-R:rev`, 10,000 receivers, 44–46 s): the \
+    rounds carried two to six reports besides the CLR's, all from receivers without an RTT, whose rates (85–95 \
+    kbit/s) the sender scales by R_max/R_r (§3.3; R_max still near 0.2 s while it decays from its initial 500 ms \
+    by 10% per round), above X, so none became CLR. With one receiver the rate is 1.5–1.7 times the equation's \
+    value for p = 10%: the receiver's loss event rate, not its packet loss, enters the equation, and at about \
+    three packets per RTT a second loss within one RTT of the first joins its loss event (RFC 4654 §5.2), so p is \
+    near 7.5%. With the heterogeneous loss distribution the rate is close to the worst receiver's equation rate \
+    (0.94 on seed 1), as the paper finds (\"merely 30%\" below). Found on the way: (1) a receiver whose feedback \
+    timer fired before it had two packets reported twice a zero receive rate, became CLR with the rate floor and \
+    held a 1000-receiver session near one packet per 8 s; receivers now report in slowstart only once a receive \
+    rate exists. (2) With 10,000 receivers the CLR was echoed only when no other report waited, so a CLR that lost \
+    the one packet naming it never learnt its role, fell silent, was dropped after 10 R_max and the rate halved, \
+    again and again (13 kbit/s at N = 10,000); the sender now echoes the CLR once per feedback round, as RFC \
+    4654's packet scheduling asks, and only the current CLR's echo has priority 1.";
 
 const FIG13_NOTE: &str = "The paper's mechanism shows; its per-seed ordering does not. A change found while the \
     receiver already had an RTT sample is reacted upon in about one feedback delay (0.8–1.9 s on most runs): the \
@@ -337,37 +337,40 @@ const FIG13_NOTE: &str = "The paper's mechanism shows; its per-seed ordering doe
     one's on seeds 3–5 (the setup requires it to become the lowest-rate receiver).";
 
 const FIG9_NOTE: &str = "Not reproduced on the drop-tail bottleneck the paper names (§4: \"drop-tail queues were \
-    used\"): TFMCC gets 0.55–0.65 of the mean TCP rate over seeds 1–5 (the first check passes on one seed), while \
-    it is much smoother, as the paper says (second check: CoV about 0.11 against 0.49). Traced with a diagnostic \
-    (crates/experiments/tests/tfmcc_sessions.rs, print_tfmcc_fig9_state): TFMCC's sending rate follows the \
-    equation at the CLR's own loss event rate (3–6.5%, RTT 0.15–0.19 s), but that rate is 2–4× the TCP flows' \
+    used\"): TFMCC gets 0.56–0.71 of the mean TCP rate over seeds 1–5 (the first check passes on seed 1 only), \
+    while it is smoother, as the paper says (second check: CoV 0.24 against 0.43 on seed 1). Traced with a \
+    diagnostic (crates/experiments/tests/tfmcc_sessions.rs, print_tfmcc_fig9_state): TFMCC's sending rate follows \
+    the equation at the CLR's own loss event rate (3–6.5%, RTT 0.15–0.19 s), but that rate is 2–4× the TCP flows' \
     (1.4–1.5% loss events per segment, fast retransmits and timeouts counted): a paced flow samples the full \
     drop-tail queue at random instants and loses 7–8% of its packets, almost each loss a separate event at 3–4 \
     packets per RTT, while a TCP flow's losses come in bursts inside one window and count once. A constant-rate \
-    flow at 300 kbit/s in TFMCC's place (cc = \"fixed\") loses 5.4% likewise. The same run with RED at the \
-    bottleneck (variant red, reported) gives TFMCC / TCP ≈ 1.1, as the paper's remark that active queueing \
-    improves fairness expects. This is the penalty of equation-based control under drop-tail that Rhee and Xu \
-    (SIGCOMM 2005) analysed; the paper's ns-2 run did not show it.";
+    flow at 300 kbit/s in TFMCC's place (cc = \"fixed\") loses 5.4% likewise. With RED at the bottleneck (variant \
+    red, reported) an earlier build gave TFMCC / TCP ≈ 1.1, as the paper's remark that active queueing improves \
+    fairness expects; the current one gives 0.23 on seed 1, caught in the start-up trap of tfmcc-fig14-slowstart: \
+    its first loss report arrived 2.3 s in, at the initial rate of 22 kbit/s, the loss history was seeded there \
+    (RFC 4654 §5.6) and the rate climbed back linearly over the whole run (rate series in the run's \
+    throughput.csv). This is the penalty of equation-based control under drop-tail that Rhee and Xu (SIGCOMM 2005) \
+    analysed; the paper's ns-2 run did not show it.";
 
-const FIG10_NOTE: &str = "Reproduced on seeds 1, 2, 4 and 5 (TFMCC / TCP 0.64 on seed 1, within [0.5, 0.9] on the \
-    others; the paper: about 0.7), not on seed 3 (0.35). Where it falls short, two effects add up. Each tail circuit is a drop-tail \
-    queue shared with one TCP flow, where TFMCC's paced packets meet more loss events than TCP's bursts (see \
-    tfmcc-fig9-fairness, whose RED variant removes that part); and the sender follows the lowest of sixteen \
-    independent rate estimates, the degradation of §3 the paper predicts for this setup, which the biased timers \
-    find more reliably (tfmcc-feedback).";
+const FIG10_NOTE: &str = "Reproduced on seeds 1–5 (TFMCC / TCP 0.53 on seed 1, within [0.5, 0.9] on all; the \
+    paper: about 0.7). An earlier build fell short on some seeds (0.35); two effects pull it down. Each tail \
+    circuit is a drop-tail queue shared with one TCP flow, where TFMCC's paced packets meet more loss events than \
+    TCP's bursts (see tfmcc-fig9-fairness, whose RED variant removes that part); and the sender follows the lowest \
+    of sixteen independent rate estimates, the degradation of §3 the paper predicts for this setup, which the \
+    biased timers find more reliably (tfmcc-feedback).";
 
 const FIG11_NOTE: &str = "The CLR follows every join within half a second and TFMCC matches TCP within the range \
-    on the 0.1%, 0.5% and 2.5% links, and after each leave. On the 12.5% link (200–250 s) TFMCC gets 2.2–3.9 times \
-    the TCP flow over seeds 1–5 (and on seed 2, 2.3 times on the 2.5% link after that receiver left): at that loss \
-    TCP spends most of its time in retransmission timeouts with the scenario's 1 s minimum RTO (the equation with \
-    t_RTO = 1 s gives about 100 kbit/s, near what TCP gets), while TFMCC's equation uses t_RTO = 4R = 240 ms (RFC \
-    4654 §2.1; RFC 5348 allows max(4R, 1 s) as an option Convoy does not take), which gives about 290 kbit/s. The \
-    paper's TCP reached the equation's rate; its minimum RTO is not stated.";
+    on the 0.1%, 0.5% and 2.5% links, and after each leave. On the 12.5% link (200–250 s) TFMCC gets 2.2–3.8 times \
+    the TCP flow on seeds 1, 2 and 4 (within the range on 3 and 5; on seed 4 the 0.5% receiver also took 4.1 s to \
+    become CLR): at that loss TCP spends most of its time in retransmission timeouts with the scenario's 1 s \
+    minimum RTO (the equation with t_RTO = 1 s gives about 100 kbit/s, near what TCP gets), while TFMCC's equation \
+    uses t_RTO = 4R = 240 ms (RFC 4654 §2.1; RFC 5348 allows max(4R, 1 s) as an option Convoy does not take), \
+    which gives about 290 kbit/s. The paper's TCP reached the equation's rate; its minimum RTO is not stated.";
 
-const FIG12_NOTE: &str = "Partly reproduced. New RTT samples come nearly every round: 1–5 of about 120 feedback \
+const FIG12_NOTE: &str = "Partly reproduced. New RTT samples come nearly every round: 2–4 of about 120 feedback \
     rounds give none over seeds 1–5 (counted from the sender's round ends, each sample a receiver's first echo), \
-    where the paper finds at least one per round; but only 40–48% of the 1000 receivers have an RTT after 300 s \
-    (28–33% after 200 s; the paper: about 700 after 200 s): the rounds are long (TFMCC alone fills the 25-packet \
+    where the paper finds at least one per round; but only 42–50% of the 1000 receivers have an RTT after 300 s \
+    (26–34% after 200 s; the paper: about 700 after 200 s): the rounds are long (TFMCC alone fills the 25-packet \
     queue, the reported RTTs include its 0.3 s, R_max stays near 0.42 s, so a round lasts 2.5 s and 300 s hold \
     about 120 of them) and a round's reports echo about four new receivers. Traced with a capture of the \
     bottleneck's reverse direction (`convoy sim ... --pcap bottleneck:rev`, reports decoded per fb_nr): every \
@@ -390,11 +393,11 @@ const FIG14_NOTE: &str = "On the empty bottleneck slowstart peaks below twice th
     of one packet per R_max per R_max keeps the climb slow: TFMCC stays far below TCP for the whole minute (the \
     reported means). The paper reports about 20 s to the fair rate.";
 
-const FIG15_NOTE: &str = "The joining receiver becomes CLR within a second and the rate drops without touching \
-    zero; alone on the 200 kbit/s link TFMCC holds about 170 kbit/s (seed 1), and with a TCP flow on the slow link \
-    the two share it (1.2 on seed 1, within the range on seeds 1–5). Not reproduced: the return to 800 kbit/s \
-    within 20 s of the leave (41 s on seed 3, not before the run ends on the others). Before the join TFMCC runs \
-    at about 780 kbit/s and after the leave it climbs back only to about 600 kbit/s within 50 s (peak 795 kbit/s \
-    on seed 1): the loss intervals recorded while the joined receiver was CLR are gone with it, but the other \
-    receivers' rates, at the drop-tail penalty of tfmcc-fig9-fairness, sit below the 1 Mbit/s fair share, and \
-    after a CLR leaves the sender increases by at most one packet per R_max per R_max (RFC 4654 §3.3).";
+const FIG15_NOTE: &str = "The joining receiver becomes CLR within a second and with a TCP flow on the slow link \
+    the two share it (1.33 on seed 1, within the range on seeds 1–5). Not reproduced: the rate touches zero in one \
+    or two 1 s bins after the join on seeds 1, 3 and 5 (45 kbit/s 5 s after the join on seed 1), and it is not \
+    back at 800 kbit/s within 20 s of the leave on any seed. Before the join TFMCC runs below its 1 Mbit/s fair \
+    share (the drop-tail penalty of tfmcc-fig9-fairness), and after the leave the sender increases by at most one \
+    packet per R_max per R_max (RFC 4654 §3.3) from the joined receiver's low rate. The zero bins are not yet \
+    traced (the joining receiver's first loss history is seeded from its receive rate in the first RTTs, §5.6, \
+    which on a flooded 200 kbit/s link can be far below the link).";
