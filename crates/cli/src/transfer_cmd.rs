@@ -252,7 +252,10 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
     g.ttl = args.ttl;
     g.loopback = !args.no_loopback;
     if args.cc == CcChoice::Auto {
-        eprintln!("convoy send: --cc auto is for receivers; choose pgmcc or fixed");
+        eprintln!(
+            "convoy send: --cc auto is for receivers; choose {}",
+            CcConfig::NAMES.join(", ")
+        );
         return ExitCode::from(exit::USAGE);
     }
     let cc = cc_config(&args.cc, args.rate, args.rto_min);

@@ -391,3 +391,15 @@ fn a_full_disk_exits_3_naming_the_file() {
         "the source reports the failed receiver"
     );
 }
+
+#[test]
+fn send_refuses_cc_auto_naming_every_scheme() {
+    let out = send(&group(13), Path::new("/dev/null"), &["--cc", "auto"])
+        .wait_with_output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    for scheme in ["pgmcc", "fixed", "tfmcc"] {
+        assert!(err.contains(scheme), "`{scheme}` missing from: {err}");
+    }
+}
