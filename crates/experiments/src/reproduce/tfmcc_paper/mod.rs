@@ -393,11 +393,12 @@ const FIG14_NOTE: &str = "On the empty bottleneck slowstart peaks below twice th
     of one packet per R_max per R_max keeps the climb slow: TFMCC stays far below TCP for the whole minute (the \
     reported means). The paper reports about 20 s to the fair rate.";
 
-const FIG15_NOTE: &str = "The joining receiver becomes CLR within a second and with a TCP flow on the slow link \
-    the two share it (1.33 on seed 1, within the range on seeds 1–5). Not reproduced: the rate touches zero in one \
-    or two 1 s bins after the join on seeds 1, 3 and 5 (45 kbit/s 5 s after the join on seed 1), and it is not \
-    back at 800 kbit/s within 20 s of the leave on any seed. Before the join TFMCC runs below its 1 Mbit/s fair \
-    share (the drop-tail penalty of tfmcc-fig9-fairness), and after the leave the sender increases by at most one \
-    packet per R_max per R_max (RFC 4654 §3.3) from the joined receiver's low rate. The zero bins are not yet \
-    traced (the joining receiver's first loss history is seeded from its receive rate in the first RTTs, §5.6, \
-    which on a flooded 200 kbit/s link can be far below the link).";
+const FIG15_NOTE: &str = "The joining receiver becomes CLR within a second, the rate never reaches zero after the \
+    join (45 kbit/s 5 s after it on seed 1, about 100 kbit/s later), and with a TCP flow on the slow link the two \
+    share it (1.33 on seed 1, within the range on seeds 1–5). The zero bins the second check counts on seeds 1, 3 \
+    and 5 are not the join's: they lie at 5–7 s, in the start-up trap of tfmcc-fig14-slowstart (seed 1: the first \
+    loss report beside the seven TCP flows came 3.3 s in, at 33 kbit/s, and the rate fell to 9 kbit/s, under one \
+    packet per second). Not reproduced: back at 800 kbit/s within 20 s of the leave, on any seed. Before the join \
+    TFMCC runs below its 1 Mbit/s fair share (the drop-tail penalty of tfmcc-fig9-fairness), and after the leave \
+    the sender increases by at most one packet per R_max per R_max (RFC 4654 §3.3) from the joined receiver's low \
+    rate.";
