@@ -337,20 +337,18 @@ const FIG13_NOTE: &str = "The paper's mechanism shows; its per-seed ordering doe
     one's on seeds 3–5 (the setup requires it to become the lowest-rate receiver).";
 
 const FIG9_NOTE: &str = "Not reproduced on the drop-tail bottleneck the paper names (§4: \"drop-tail queues were \
-    used\"): TFMCC gets 0.56–0.71 of the mean TCP rate over seeds 1–5 (the first check passes on seed 1 only), \
-    while it is smoother, as the paper says (second check: CoV 0.24 against 0.43 on seed 1). Traced with a \
-    diagnostic (crates/experiments/tests/tfmcc_sessions.rs, print_tfmcc_fig9_state): TFMCC's sending rate follows \
-    the equation at the CLR's own loss event rate (3–6.5%, RTT 0.15–0.19 s), but that rate is 2–4× the TCP flows' \
-    (1.4–1.5% loss events per segment, fast retransmits and timeouts counted): a paced flow samples the full \
-    drop-tail queue at random instants and loses 7–8% of its packets, almost each loss a separate event at 3–4 \
+    used\"): TFMCC gets 0.51–0.71 of the mean TCP rate over seeds 1–5 across this and the previous builds (0.51–0.64 \
+    with this one), while it is smoother, as the paper says (second check: CoV 0.16 against 0.46 on seed 1). \
+    Traced with a diagnostic (crates/experiments/tests/tfmcc_sessions.rs, print_tfmcc_fig9_state): TFMCC's sending \
+    rate follows the equation at the CLR's own loss event rate (3–6.5%, RTT 0.15–0.19 s), but that rate is 2–4× the \
+    TCP flows' (1.4–1.5% loss events per segment, fast retransmits and timeouts counted): a paced flow samples the \
+    full drop-tail queue at random instants and loses 7–8% of its packets, almost each loss a separate event at 3–4 \
     packets per RTT, while a TCP flow's losses come in bursts inside one window and count once. A constant-rate \
     flow at 300 kbit/s in TFMCC's place (cc = \"fixed\") loses 5.4% likewise. With RED at the bottleneck (variant \
-    red, reported) an earlier build gave TFMCC / TCP ≈ 1.1, as the paper's remark that active queueing improves \
-    fairness expects; the current one gives 0.23 on seed 1, caught in the start-up trap of tfmcc-fig14-slowstart: \
-    its first loss report arrived 2.3 s in, at the initial rate of 22 kbit/s, the loss history was seeded there \
-    (RFC 4654 §5.6) and the rate climbed back linearly over the whole run (rate series in the run's \
-    throughput.csv). This is the penalty of equation-based control under drop-tail that Rhee and Xu (SIGCOMM 2005) \
-    analysed; the paper's ns-2 run did not show it.";
+    red, reported) TFMCC / TCP is 1.21 on seed 1, as the paper's remark that active queueing improves fairness \
+    expects (the previous build gave 0.23 there, caught in the start-up trap that tfmcc-fig14-slowstart's note \
+    traces and this build mends). This is the penalty of equation-based control under drop-tail that Rhee and Xu \
+    (SIGCOMM 2005) analysed; the paper's ns-2 run did not show it.";
 
 const FIG10_NOTE: &str = "Reproduced on seeds 1–5 (TFMCC / TCP 0.53 on seed 1, within [0.5, 0.9] on all; the \
     paper: about 0.7). An earlier build fell short on some seeds (0.35); two effects pull it down. Each tail \
@@ -380,25 +378,29 @@ const FIG12_NOTE: &str = "Partly reproduced. New RTT samples come nearly every r
     gave no sample; it now runs without repairs, as the paper does.";
 
 const FIG14_NOTE: &str = "On the empty bottleneck slowstart peaks below twice the link for 1 to 1000 receivers, as \
-    the paper says; it ends after 17–30 s because the slowstart target moves once per feedback round (the paper's \
-    §2.6 account; before, following each CLR report, it ended after about 6 s, and on a LAN a CLR behind a fast \
-    path drove the rate to 15 times a slower receiver's path before that receiver's first report). Beside a TCP \
-    flow started at the same instant it does not: slowstart ends 2–3 s in, at the initial rate of one packet per \
-    R_max (about 22 kbit/s), because the first report the sender receives already carries a loss. RFC 4654 gives \
-    no increase before the first report (§3.1: one packet per R_max; §3.6: the targets come from reports), and a \
-    non-CLR receiver's first report waits for its exponential feedback timer, about 0.9·T = 0.9·6·R_max ≈ 2.7 s \
-    with one receiver; meanwhile TCP's slow start fills the 25-packet queue and one of TFMCC's first packets is \
-    lost. The loss history is then seeded from the receive rate of that last RTT (§5.6: a packet or two), so p \
-    starts near 1/3, and since R_max never falls below the interval between two packets (§3.2) the increase limit \
-    of one packet per R_max per R_max keeps the climb slow: TFMCC stays far below TCP for the whole minute (the \
-    reported means). The paper reports about 20 s to the fair rate.";
+    the paper says; it ends after 16–30 s because the slowstart target moves once per feedback round (the paper's \
+    §2.6 account). Beside a TCP flow started at the same instant the peak is not reproduced: slowstart ends 2–3 s in, \
+    at the initial rate of one packet per R_max (about 22 kbit/s), on every seed, because the first report the sender \
+    receives already carries a loss. RFC 4654 gives no increase before the first report (§3.1: one packet per \
+    R_max; §3.6: the targets come from reports), and a non-CLR receiver's first report waits for its exponential \
+    feedback timer, about 0.9·T = 0.9·6·R_max ≈ 2.7 s with one receiver; meanwhile TCP's slow start fills the \
+    25-packet queue and one of TFMCC's first packets is lost. What follows matches the paper's account (\"it takes \
+    TFMCC roughly 20 seconds to reach that level\"): TFMCC climbs to TCP's rate within about 25 s and the two \
+    share the link over 30–60 s (477 against 494 kbit/s on seed 1, reported). That climb used to take minutes \
+    (traced with captures of seed 1): the loss history was seeded from the receive rate with R_max = 0.5 s, and the \
+    first RTT sample (0.13 s) rescaled it by (R/R_max)² (RFC 4654 §5.6) to below one packet, so the receiver \
+    reported 3 kbit/s instead of the 16 kbit/s it received, and R_max, which never falls below one packet \
+    interval (§3.2), rose to 1.1 s and slowed the increase limit to a crawl. The receiver now seeds by inverting the \
+    equation it evaluates, at R_max and again at the first sample, so that its rate after the first loss is the \
+    receive rate, as §5.6 intends (rule test rfc4654_5_6_the_first_loss_interval_gives_the_receive_rate_also_below_\
+    one_packet_per_rtt).";
 
 const FIG15_NOTE: &str = "The joining receiver becomes CLR within a second, the rate never reaches zero after the \
-    join (45 kbit/s 5 s after it on seed 1, about 100 kbit/s later), and with a TCP flow on the slow link the two \
-    share it (1.33 on seed 1, within the range on seeds 1–5). The zero bins the second check counts on seeds 1, 3 \
-    and 5 are not the join's: they lie at 5–7 s, in the start-up trap of tfmcc-fig14-slowstart (seed 1: the first \
-    loss report beside the seven TCP flows came 3.3 s in, at 33 kbit/s, and the rate fell to 9 kbit/s, under one \
-    packet per second). Not reproduced: back at 800 kbit/s within 20 s of the leave, on any seed. Before the join \
-    TFMCC runs below its 1 Mbit/s fair share (the drop-tail penalty of tfmcc-fig9-fairness), and after the leave \
-    the sender increases by at most one packet per R_max per R_max (RFC 4654 §3.3) from the joined receiver's low \
-    rate.";
+    join (90 kbit/s 5 s after it on seed 1, about 180 kbit/s later), no 1 s bin is at zero on seeds 1–5, and with a \
+    TCP flow on the slow link the two share it (1.25 on seed 1, within the range on seeds 1–5). The zero bins an \
+    earlier build showed at 5–7 s were the start-up trap of tfmcc-fig14-slowstart (a first loss report at the \
+    initial rate, the loss history seeded below one packet), mended there. Not reproduced: back at 800 kbit/s within \
+    20 s of the leave (only seed 5, after 49 s). The session never ran at its 1 Mbit/s fair share: from 20 s to the \
+    join TFMCC averages 640 kbit/s beside TCP flows at 1.1–1.2 Mbit/s (seed 1), the drop-tail penalty of \
+    tfmcc-fig9-fairness, and after the leave it climbs back to the same level, 620 kbit/s over 125–150 s, by the \
+    increase limit of one packet per R_max per R_max (RFC 4654 §3.3) from the joined receiver's rate.";

@@ -8,7 +8,7 @@ use crate::cc::{
 };
 use crate::seq;
 use crate::tfrc_loss::{TfrcLossHistory, RFC4654_DISCOUNT_THRESHOLD};
-use crate::throughput::{mathis_loss_rate_for_throughput, tcp_throughput};
+use crate::throughput::{loss_rate_for_throughput, tcp_throughput};
 use crate::time::Instant;
 use convoy_wire::cc::tfmcc::{TfmccData, TfmccFeedback, WireRate};
 use convoy_wire::{BodyRepr, OptionsRepr};
@@ -61,8 +61,9 @@ pub struct TfmccReceiver {
     s: f64,
     /// The last data packet's fields and when it arrived (for ts_i' and R_max).
     last_data: Option<(TfmccData, Instant)>,
-    /// Whether the first loss history was seeded with R_max (rescaled at the first sample, §5.6).
-    seeded_with_r_max: bool,
+    /// The receive rate X_recv (bytes/s) the first loss interval was seeded from while R was still R_max: the
+    /// interval is seeded again for the first RTT sample (§5.6).
+    seeded_with_r_max: Option<f64>,
     is_clr: bool,
     /// The current round, X_fbr, and the pending feedback deadline (§4.5).
     fb_nr: Option<u16>,
@@ -108,7 +109,7 @@ impl TfmccReceiver {
             arrivals: VecDeque::new(),
             s: 1400.0,
             last_data: None,
-            seeded_with_r_max: false,
+            seeded_with_r_max: None,
             is_clr: false,
             fb_nr: None,
             x_fbr: 0.0,
@@ -291,7 +292,7 @@ impl TfmccReceiver {
     }
 
     /// A packet is lost (nominal time `at`); on the first loss event, seed the history from the receive rate
-    /// (§5.6: l_0 = (X_recv·R/(√1.5·s))², with R_max while there is no RTT sample).
+    /// ([`TfmccReceiver::seed_first_interval`], §5.6).
     fn on_loss(&mut self, now: Instant, at: Instant) {
         let first = self.history.loss_events() == 0;
         let x_recv = self.receive_rate(now);
@@ -299,17 +300,33 @@ impl TfmccReceiver {
         // §4.3.1: have_loss is set on a loss event (again after an idle period cleared it).
         self.have_loss |= new_event;
         if new_event && first {
-            let r = self.rtt().as_secs_f64();
-            let p = mathis_loss_rate_for_throughput(self.s, r, x_recv.max(self.s / 8.0));
-            if p > 0.0 {
-                self.history.set_first_interval(1.0 / p);
-            }
-            self.seeded_with_r_max = !self.rtt.measured;
+            let x_recv = x_recv.max(self.floor());
+            self.seed_first_interval(x_recv);
+            self.seeded_with_r_max = (!self.rtt.measured).then_some(x_recv);
         }
     }
 
-    /// The echo for this receiver (§4.3.2): a new sample, smoothed with q = 0.9 (CLR) or 0.5; the first rescales
-    /// a first loss interval seeded with R_max by (R/R_max)² (§5.6).
+    /// Seed the first loss interval l_0 with the interval that makes the calculated rate equal `x_recv` at the
+    /// current R (§5.6: "the loss interval that would be required to produce the receive rate X_recv").
+    ///
+    /// §5.6 obtains l_0 by inverting the simplified equation, l_0 = (X_recv·R/(√1.5·8s))², and when the first RTT
+    /// sample R replaces R_max it rescales l_0 by (R/R_max)², which re-inverts the simplified equation at the new
+    /// R. The receiver evaluates the full equation (1), though, and the two part where the seed matters most:
+    /// at a receive rate below about one packet per RTT (a first loss during slowstart's one packet per R_max) the
+    /// simplified inverse is below one packet (p clamped to 1), and the rescale by (R/R_max)² shrinks it further.
+    /// Traced in tfmcc-fig14-slowstart beside TCP: X_recv = 16 kbit/s seeded at R_max = 0.5 s, rescaled for
+    /// R = 0.13 s to l_0 < 1, reported 3 kbit/s; the sender then crept back for 40 s. Here l_0 inverts equation (1)
+    /// itself (as RFC 5348 §6.3.1 does for TFRC), at R_max and again at the first sample, so that the calculated
+    /// rate right after the first loss is X_recv, the rate §5.6 says is correct, whatever the loss rate.
+    fn seed_first_interval(&mut self, x_recv: f64) {
+        let p = loss_rate_for_throughput(self.s, self.rtt().as_secs_f64(), x_recv);
+        if p > 0.0 {
+            self.history.set_first_interval(1.0 / p);
+        }
+    }
+
+    /// The echo for this receiver (§4.3.2): a new sample, smoothed with q = 0.9 (CLR) or 0.5; the first seeds a
+    /// first loss interval seeded with R_max again for R (§5.6, [`TfmccReceiver::seed_first_interval`]).
     fn on_echo(&mut self, now: Instant, data: &TfmccData, tr_echo: u32, is_clr: bool) {
         let Some(sample) = since(stamp(now), tr_echo) else {
             return;
@@ -330,12 +347,10 @@ impl TfmccReceiver {
         let offset = i64::from(stamp(now).wrapping_sub(data.ts) as i32);
         self.rtt.sample = Some((self.rtt.r, offset));
         self.rtt.adjusted = None;
-        if first && self.seeded_with_r_max {
-            if let Some(l0) = self.history.first_interval() {
-                let ratio = self.rtt.r.as_secs_f64() / self.r_max().as_secs_f64();
-                self.history.set_first_interval(l0 * ratio * ratio);
+        if let Some(x_recv) = self.seeded_with_r_max.take() {
+            if self.history.first_interval().is_some() {
+                self.seed_first_interval(x_recv);
             }
-            self.seeded_with_r_max = false;
         }
     }
 

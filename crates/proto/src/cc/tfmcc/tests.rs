@@ -188,6 +188,35 @@ fn rfc4654_5_6_the_first_loss_without_history_gives_a_finite_rate() {
 }
 
 #[test]
+fn rfc4654_5_6_the_first_loss_interval_gives_the_receive_rate_also_below_one_packet_per_rtt() {
+    // Slowstart's first rate, one packet per R_max (500 ms), loses a packet before the receiver has an RTT sample.
+    // §5.6: the calculated rate right after the first loss is the receive rate X_recv (three packets in the 2 s
+    // the last four arrivals span, 2100 bytes/s), first with R_max and again once the first sample (100 ms)
+    // replaces it: 0.15 packets per RTT, where the simplified equation's inverse is below one packet and its
+    // (R/R_max)² rescale made the receiver report an eighth of X_recv.
+    let mut rng = ChaCha8Rng::seed_from_u64(6);
+    let mut r = TfmccReceiver::new(TfmccConfig::default(), ip(9));
+    for sqn in (0..10u32).filter(|n| *n != 6) {
+        let t = ms(u64::from(sqn) * 500);
+        receive(&mut r, &mut rng, sqn, t, t, None);
+    }
+    assert!(r.have_loss(), "packet 6 is lost once 7, 8 and 9 arrived (§5.1)");
+    let x_recv = r.receive_rate(ms(4500));
+    assert!((x_recv - 2100.0).abs() < 1e-6, "X_recv = {x_recv}");
+    let with_r_max = r.desired_rate(ms(4500));
+    assert!((with_r_max / x_recv - 1.0).abs() < 0.01, "with R_max: {with_r_max} bytes/s against {x_recv}");
+    let echo = TfmccEcho {
+        receiver: ip(9),
+        tr_echo: stamp(ms(4900)),
+        is_clr: true,
+    };
+    receive(&mut r, &mut rng, 10, ms(5000), ms(5000), Some(echo));
+    assert_eq!(r.rtt(), Duration::from_millis(100));
+    let with_r = r.desired_rate(ms(5000));
+    assert!((with_r / x_recv - 1.0).abs() < 0.01, "with R = 100 ms: {with_r} bytes/s against {x_recv}");
+}
+
+#[test]
 fn rfc4654_5_1_losses_across_the_sequence_number_wrap_are_counted_once() {
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let mut r = TfmccReceiver::new(TfmccConfig::default(), ip(9));
