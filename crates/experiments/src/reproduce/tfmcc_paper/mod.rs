@@ -358,16 +358,16 @@ const FIG10_NOTE: &str = "Reproduced on seeds 1–5 (TFMCC / TCP 0.53 on seed 1,
     biased timers find more reliably (tfmcc-feedback).";
 
 const FIG11_NOTE: &str = "The CLR follows every join within half a second and TFMCC matches TCP within the range \
-    on the 0.1%, 0.5% and 2.5% links, and after each leave. On the 12.5% link (200–250 s) TFMCC gets 2.2–3.8 times \
-    the TCP flow on seeds 1, 2 and 4 (within the range on 3 and 5; on seed 4 the 0.5% receiver also took 4.1 s to \
-    become CLR): at that loss TCP spends most of its time in retransmission timeouts with the scenario's 1 s \
+    on the 0.1%, 0.5% and 2.5% links, and after each leave. On the 12.5% link (200–250 s) TFMCC gets 2.3–4.6 times \
+    the TCP flow on seeds 1, 2, 4 and 5 (within the range on seed 3; 2.2–4.5 and two seeds within in earlier \
+    builds): at that loss TCP spends most of its time in retransmission timeouts with the scenario's 1 s \
     minimum RTO (the equation with t_RTO = 1 s gives about 100 kbit/s, near what TCP gets), while TFMCC's equation \
     uses t_RTO = 4R = 240 ms (RFC 4654 §2.1; RFC 5348 allows max(4R, 1 s) as an option Convoy does not take), \
     which gives about 290 kbit/s. The paper's TCP reached the equation's rate; its minimum RTO is not stated.";
 
-const FIG12_NOTE: &str = "Partly reproduced. New RTT samples come nearly every round: 2–4 of about 120 feedback \
+const FIG12_NOTE: &str = "Partly reproduced. New RTT samples come nearly every round: 1–5 of about 120 feedback \
     rounds give none over seeds 1–5 (counted from the sender's round ends, each sample a receiver's first echo), \
-    where the paper finds at least one per round; but only 42–50% of the 1000 receivers have an RTT after 300 s \
+    where the paper finds at least one per round; but only 43–48% of the 1000 receivers have an RTT after 300 s \
     (26–34% after 200 s; the paper: about 700 after 200 s): the rounds are long (TFMCC alone fills the 25-packet \
     queue, the reported RTTs include its 0.3 s, R_max stays near 0.42 s, so a round lasts 2.5 s and 300 s hold \
     about 120 of them) and a round's reports echo about four new receivers. Traced with a capture of the \
