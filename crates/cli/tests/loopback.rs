@@ -122,6 +122,11 @@ fn three_receivers_20mb_fixed() {
 }
 
 #[test]
+fn three_receivers_20mb_aimd() {
+    three_receivers("aimd", 14);
+}
+
+#[test]
 fn late_receiver_gets_everything_from_the_files() {
     // The source keeps only 50 packets for repair and starts as soon as one receiver is there; a second
     // receiver joins about a second later and asks for everything from the trail: nearly all of it must be
@@ -399,7 +404,7 @@ fn send_refuses_cc_auto_naming_every_scheme() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    for scheme in ["pgmcc", "fixed", "tfmcc"] {
+    for scheme in ["pgmcc", "fixed", "tfmcc", "aimd"] {
         assert!(err.contains(scheme), "`{scheme}` missing from: {err}");
     }
 }

@@ -102,6 +102,15 @@ pub enum ParseErrorKind {
     },
     /// A known option appears twice.
     DuplicateOption,
+    /// A field holds a value its definition does not allow.
+    BadField {
+        /// The field's name.
+        field: &'static str,
+        /// The value found.
+        value: u32,
+        /// What the value must be.
+        expected: &'static str,
+    },
 }
 
 impl fmt::Display for ParseErrorKind {
@@ -154,6 +163,11 @@ impl fmt::Display for ParseErrorKind {
                 write!(f, "{count} options, at most 16 are allowed")
             }
             Self::DuplicateOption => f.write_str("appears more than once"),
+            Self::BadField {
+                field,
+                value,
+                expected,
+            } => write!(f, "field {field} is {value}, expected {expected}"),
         }
     }
 }

@@ -292,6 +292,8 @@ fn data_overhead_of_the_usual_families() {
     assert_eq!(PacketRepr::data_overhead("pgmcc", true), 72);
     // OPT_CONVOY_TFMCC_DATA with an echo: 36 (IPv4) or 48 (IPv6).
     assert_eq!(PacketRepr::data_overhead("tfmcc", false), 80);
+    // OPT_CONVOY_AIMD_DATA with an agent, 24 (IPv4) or 36 (IPv6), and OPT_CONVOY_AIMD_ECHO, 16 or 28.
+    assert_eq!(PacketRepr::data_overhead("aimd", false), 84);
     assert_eq!(
         PacketRepr::data_overhead("fixed", false),
         44,
@@ -299,7 +301,7 @@ fn data_overhead_of_the_usual_families() {
     );
     assert_eq!(
         PacketRepr::data_overhead_max(true),
-        92,
+        108,
         "the largest of all schemes"
     );
 }

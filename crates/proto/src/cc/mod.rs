@@ -322,7 +322,10 @@ schemes! {
     Pgmcc(pgmcc::PgmccConfig),
     Fixed(fixed::FixedConfig),
     Tfmcc(tfmcc::TfmccConfig),
+    Aimd(aimd::AimdConfig),
 }
+
+pub mod wire_clock;
 
 impl Default for CcConfig {
     /// pgmcc, Convoy's default scheme.

@@ -260,6 +260,7 @@ macro_rules! schemes {
 schemes! {
     pgmcc: Pgmcc(pgmcc::PgmccOptions),
     tfmcc: Tfmcc(tfmcc::TfmccOptions),
+    aimd: Aimd(aimd::AimdOptions),
 }
 
 #[cfg(test)]

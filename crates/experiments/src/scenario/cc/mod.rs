@@ -28,6 +28,7 @@ macro_rules! for_each_scheme {
             pgmcc: Pgmcc(pgmcc::PgmccSpec),
             fixed: Fixed(fixed::FixedSpec),
             tfmcc: Tfmcc(tfmcc::TfmccSpec),
+            aimd: Aimd(aimd::AimdSpec),
         }
     };
 }

@@ -12,7 +12,7 @@
 //!   (§4.3.1), CLR reports once per RTT, the leave flag (§4.2) and the 120 s leave rule (§4.4,
 //!   [`crate::cc::ReceiverCcEvent::MustLeave`]).
 //! * [`timer`] — the feedback timer, unbiased (RFC 4654 §4.5) or biased by rate (paper §2.5).
-//! * [`units`] — the microsecond timestamps and their wrapping arithmetic.
+//! * [`units`] — the microsecond timestamps and their wrapping arithmetic ([`crate::cc::wire_clock`]).
 //!
 //! The options on the wire are `convoy-wire`'s `cc::tfmcc` (data fields on ODATA, reports on ACKs); rates there
 //! are bit/s, here bytes/s.
@@ -20,7 +20,9 @@
 mod receiver;
 mod sender;
 pub mod timer;
-pub mod units;
+
+/// The wire's microsecond timestamps and bit/s rates (shared with the other rate-based schemes).
+pub use super::wire_clock as units;
 
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,6 @@
-//! TFMCC's timestamps on the wire: microseconds modulo 2^32 (convoy-wire `cc::tfmcc`), and the rate conversions
-//! between the wire's bit/s and the engine's bytes/s (RFC 4654 counts rates in bit/s, §2.1).
+//! The rate-based schemes' timestamps on the wire: microseconds modulo 2^32 (convoy-wire `cc::tfmcc`,
+//! `cc::aimd`), and the rate conversions between the wire's bit/s and the engine's bytes/s (RFC 4654 counts rates
+//! in bit/s, §2.1).
 
 use crate::time::Instant;
 use std::time::Duration;

@@ -1,0 +1,299 @@
+//! The agent scheme's sender: the paced rate, the agent, and the rate's AIMD rules (paper §5.1, §5.3, §6.3).
+
+use super::capacity::capacity;
+use super::AimdConfig;
+use crate::cc::wire_clock::{micros, since, stamp, to_bps};
+use crate::cc::{CcEvent, CcSnapshot, Permit, ReductionCause, SenderController};
+use crate::seq;
+use crate::time::Instant;
+use convoy_wire::cc::aimd::{AimdData, AimdEcho, AimdReport, ReportKind, WireRate};
+use convoy_wire::{OptionsRepr, PacketRepr};
+use std::collections::VecDeque;
+use std::net::IpAddr;
+use std::time::Duration;
+
+/// Round-trip samples above this are taken for garbage (wrapped or forged timestamps).
+const MAX_PLAUSIBLE_RTT: Duration = Duration::from_secs(120);
+/// Minimum RTT value.
+const MIN_RTT: Duration = Duration::from_millis(1);
+/// Reports waiting for their echo; beyond it the oldest is dropped.
+const MAX_PENDING_ECHOES: usize = 64;
+/// Bound on queued notifications.
+const MAX_EVENTS: usize = 4096;
+/// The agent's silence, in its RTTs, after which the rate halves, and after which it is dropped. The paper has no
+/// rule for a silent agent; these are TFMCC's for a silent CLR (RFC 4654 §3.3: halve after 4 RTTs, the CLR is
+/// gone after 10).
+const SILENCE_HALVE_RTTS: u32 = 4;
+const SILENCE_GONE_RTTS: u32 = 10;
+/// The packet size assumed before the first packet, bytes.
+const INITIAL_PACKET: f64 = 1400.0;
+/// The granularity of the hosts' timers (RFC 4654 §3.7's ts_gran, 10 ms): the agent's silence is measured in units
+/// of at least one packet interval plus this, as TFMCC bounds R_max (RFC 4654 §3.2), so that a LAN's RTT of
+/// microseconds does not declare an agent silent between two packets.
+const TIMER_GRANULARITY: Duration = Duration::from_millis(10);
+
+/// The current agent, as the sender knows it.
+#[derive(Clone, Copy, Debug)]
+struct Agent {
+    addr: IpAddr,
+    /// Its capacity, packets/s, from its last report.
+    capacity: f64,
+    /// Its RTT: the one it reports (§5.3), else the sender's sample.
+    rtt: Duration,
+    /// Its loss rate, from its last report.
+    loss: f64,
+    last_report: Instant,
+}
+
+/// The agent scheme's sender half.
+#[derive(Debug)]
+pub struct AimdSender {
+    config: AimdConfig,
+    /// The rate, bytes/s.
+    x: f64,
+    /// Mean packet size, bytes.
+    s: f64,
+    next_send: Instant,
+    agent: Option<Agent>,
+    /// The first packet sent after the last rate change, and whether none has been sent since it (§5.3).
+    first_after_change: Option<u32>,
+    change_unsent: bool,
+    /// The last report from anyone, and the last halving for silence.
+    last_feedback: Instant,
+    last_halving: Instant,
+    /// Reports whose timestamp is to be echoed: reporter, its tr, arrival.
+    echoes: VecDeque<(IpAddr, u32, Instant)>,
+    events: VecDeque<CcEvent>,
+}
+
+impl AimdSender {
+    /// A sender at its initial rate, without an agent.
+    pub fn new(config: AimdConfig, now: Instant) -> Self {
+        let rtt = config.initial_rtt.max(MIN_RTT).as_secs_f64();
+        AimdSender {
+            x: config.initial_rate.unwrap_or(INITIAL_PACKET / rtt),
+            s: INITIAL_PACKET,
+            next_send: now,
+            agent: None,
+            first_after_change: None,
+            change_unsent: false,
+            last_feedback: now,
+            last_halving: now,
+            echoes: VecDeque::new(),
+            events: VecDeque::new(),
+            config,
+        }
+    }
+
+    /// The sending rate, bytes/s.
+    pub fn rate(&self) -> f64 {
+        self.x
+    }
+
+    fn push(&mut self, e: CcEvent) {
+        if self.events.len() >= MAX_EVENTS {
+            self.events.pop_front();
+        }
+        self.events.push_back(e);
+    }
+
+    /// The rate floor: one packet per 8 s. The paper lets the rate fall "possibly [to] zero" within a range the
+    /// application sets (§4.1); a floor keeps the agent's feedback, and with it any recovery, alive.
+    fn floor(&self) -> f64 {
+        self.s / 8.0
+    }
+
+    fn ipi(&self) -> Duration {
+        Duration::from_secs_f64(self.s / self.x.max(self.floor()))
+    }
+
+    /// A new rate; feedback about earlier packets is ignored from now on (§5.3).
+    fn set_rate(&mut self, x: f64) {
+        self.x = x.max(self.floor());
+        self.change_unsent = true;
+    }
+
+    /// Halve the rate (§5.3 negative feedback, §6.3 agent switch, or the agent's silence).
+    fn halve(&mut self, cause: ReductionCause) {
+        let before = self.x;
+        self.set_rate(self.x / 2.0);
+        self.push(CcEvent::Reduced {
+            before,
+            after: self.x,
+            cause,
+        });
+    }
+
+    /// Whether feedback about `sqn` is about packets sent after the last change: "the source only adapts to PF/NF
+    /// with the sequence number higher than that of the first data packet sent after last rate adjustment" (§5.3).
+    fn fresh(&self, sqn: u32) -> bool {
+        !self.change_unsent && self.first_after_change.is_none_or(|first| seq::gt(sqn, first))
+    }
+
+    fn queue_echo(&mut self, addr: IpAddr, tr: u32, now: Instant) {
+        self.echoes.retain(|(a, _, _)| *a != addr);
+        if self.echoes.len() >= MAX_PENDING_ECHOES {
+            self.echoes.pop_front();
+        }
+        self.echoes.push_back((addr, tr, now));
+    }
+
+    /// One report (§5.1, §5.3).
+    pub fn on_report(&mut self, now: Instant, r: &AimdReport) {
+        let Some(sample) = since(stamp(now), r.ts_echo).filter(|d| *d <= MAX_PLAUSIBLE_RTT) else {
+            return;
+        };
+        let rtt = if r.rtt_us > 0 {
+            Duration::from_micros(u64::from(r.rtt_us))
+        } else {
+            sample
+        }
+        .max(MIN_RTT);
+        let loss = f64::from(r.loss.0).clamp(0.0, 1.0);
+        let c = capacity(rtt.as_secs_f64(), loss);
+        self.last_feedback = now;
+        self.queue_echo(r.reporter, r.tr, now);
+        self.push(CcEvent::Report {
+            receiver: r.reporter,
+            loss,
+            rtt_s: Some(rtt.as_secs_f64()),
+        });
+        let heard = Agent {
+            addr: r.reporter,
+            capacity: c,
+            rtt,
+            loss,
+            last_report: now,
+        };
+        match (self.agent, r.kind) {
+            (Some(a), _) if a.addr == r.reporter => self.on_agent_report(a, heard, r),
+            (None, ReportKind::Congestion) => {
+                // §5.1: "the sender selects the worst among all receivers who send a CN, as a new agent".
+                self.agent = Some(heard);
+                self.push(CcEvent::AckerChanged {
+                    from: None,
+                    to: Some(r.reporter),
+                });
+            }
+            (Some(a), ReportKind::Congestion) if c < a.capacity => {
+                self.agent = Some(heard);
+                self.push(CcEvent::AckerChanged {
+                    from: Some(a.addr),
+                    to: Some(r.reporter),
+                });
+                if self.config.halve_on_switch {
+                    // §6.3: "When sender switches agent, it drops its transmission rate to half."
+                    self.halve(ReductionCause::Loss);
+                }
+            }
+            // A notification no worse than the agent, or feedback from a former agent.
+            _ => {}
+        }
+    }
+
+    /// The agent's report: its positive or negative feedback moves the rate (§5.3).
+    fn on_agent_report(&mut self, before: Agent, now_known: Agent, r: &AimdReport) {
+        self.agent = Some(now_known);
+        if !self.fresh(r.sqn) {
+            return;
+        }
+        match r.kind {
+            ReportKind::Negative => self.halve(ReductionCause::Loss),
+            // §5.3: "the rate is increased one packet every RTT, where the RTT is reported by the agent", "only if
+            // a PF indicates an increasing capacity" (experiments.md: "only if the agent's capacity did not fall").
+            ReportKind::Positive if now_known.capacity >= before.capacity => {
+                self.set_rate(self.x + self.s / now_known.rtt.as_secs_f64());
+            }
+            _ => {}
+        }
+    }
+
+    /// The unit of the agent's silence: its RTT, at least one packet interval plus the timer granularity.
+    fn silence_unit(&self, a: &Agent) -> Duration {
+        a.rtt.max(self.ipi() + TIMER_GRANULARITY)
+    }
+
+    /// When the silence rules next act.
+    fn silence_due(&self) -> Instant {
+        match self.agent {
+            Some(a) => {
+                let unit = self.silence_unit(&a);
+                let gone = a.last_report + unit * SILENCE_GONE_RTTS;
+                let halve = a.last_report.max(self.last_halving) + unit * SILENCE_HALVE_RTTS;
+                gone.min(halve)
+            }
+            None => self.last_feedback.max(self.last_halving) + self.config.initial_rtt * SILENCE_GONE_RTTS,
+        }
+    }
+}
+
+impl SenderController for AimdSender {
+    fn permit(&self, now: Instant) -> Permit {
+        if now >= self.next_send {
+            Permit::Now
+        } else {
+            Permit::At(self.next_send)
+        }
+    }
+
+    fn on_data_sent(&mut self, now: Instant, sqn: u32, len: usize, options: &mut OptionsRepr) {
+        self.s = 0.9 * self.s + 0.1 * len as f64;
+        // An idle sender does not bank credit beyond one interval.
+        self.next_send = self.next_send.max(now - self.ipi()) + self.ipi();
+        if self.change_unsent {
+            self.first_after_change = Some(sqn);
+            self.change_unsent = false;
+        }
+        options.cc.aimd.data = Some(AimdData {
+            ts: stamp(now),
+            x: WireRate::from_bps(to_bps(self.x)),
+            agent: self.agent.map(|a| (a.addr, WireRate(a.capacity.min(f64::from(f32::MAX)) as f32))),
+        });
+        options.cc.aimd.echo = self.echoes.pop_front().map(|(receiver, tr, arrived)| AimdEcho {
+            receiver,
+            tr_echo: tr.wrapping_add(micros(now.saturating_duration_since(arrived))),
+        });
+    }
+
+    fn on_feedback(&mut self, now: Instant, _from: IpAddr, packet: &PacketRepr<'_>) {
+        if let Some(r) = packet.options.cc.aimd.report {
+            self.on_report(now, &r);
+        }
+    }
+
+    fn on_timeout(&mut self, now: Instant) {
+        if now < self.silence_due() {
+            return;
+        }
+        self.last_halving = now;
+        if let Some(a) = self.agent.filter(|a| now >= a.last_report + self.silence_unit(a) * SILENCE_GONE_RTTS) {
+            // The agent is gone: every receiver may notify again (§5.1), and the first to do so takes over.
+            self.agent = None;
+            self.push(CcEvent::AckerChanged {
+                from: Some(a.addr),
+                to: None,
+            });
+        }
+        self.halve(ReductionCause::Timeout);
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        Some(self.silence_due())
+    }
+
+    fn poll_event(&mut self) -> Option<CcEvent> {
+        self.events.pop_front()
+    }
+
+    fn snapshot(&self) -> CcSnapshot {
+        CcSnapshot {
+            window: None,
+            tokens: None,
+            rate_bps: Some(self.x),
+            acker: self.agent.map(|a| a.addr),
+            srtt_s: self.agent.map(|a| a.rtt.as_secs_f64()),
+            acker_loss: self.agent.map(|a| a.loss),
+            consecutive_timeouts: 0,
+        }
+    }
+}
