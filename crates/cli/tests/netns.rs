@@ -386,7 +386,7 @@ fn mean_and_cov(rates: &[f64]) -> (f64, f64) {
 /// A 40 MB file to three receivers, receiver 1 behind a 20 Mbit/s tbf, under the controller named by
 /// `CONVOY_NETNS_CC` (default tfmcc): byte-exact at every receiver. Prints the goodput and the coefficient of
 /// variation of the session's rate in 1 s samples (read at receiver 2, unshaped, which writes data as it
-/// arrives); `bench/netns-cc.sh` runs it for pgmcc and tfmcc side by side. Nothing about speed is asserted.
+/// arrives); `bench/netns-cc.sh` runs it for pgmcc, tfmcc and aimd side by side. Nothing about speed is asserted.
 /// `CONVOY_NETNS_BYTES` changes the file size, `CONVOY_NETNS_DUMP` prints the source's statistics and the samples.
 #[test]
 #[ignore = "long (about 40 s): run by scripts/test.sh and bench/netns-cc.sh"]
