@@ -533,6 +533,52 @@ off = "500ms"
 }
 
 #[test]
+fn counted_sessions_replace_the_number_in_nodes_and_ranges() {
+    let text = r#"
+[run]
+duration = "10s"
+[defaults]
+link = { rate = "10Mbit", delay = "1ms" }
+[[node]]
+name = "R"
+kind = "router"
+[[fanout]]
+hub = "R"
+prefix = "S"
+count = 3
+[[fanout]]
+hub = "R"
+prefix = "A"
+count = 3
+[[fanout]]
+hub = "R"
+prefix = "B"
+count = 3
+[[session]]
+name = "M"
+cc = "aimd"
+count = 3
+source = "S{i}"
+start_jitter = "1s"
+receivers = [ { node = "A{i}" } ]
+receiver_range = [ { prefix = "B", first = 1, last = 1 } ]
+"#;
+    let s = parse(text, &["session.M.count=2"]).unwrap();
+    let names: Vec<&str> = s.sessions.iter().map(|x| x.name.as_str()).collect();
+    assert_eq!(names, ["M1", "M2"]);
+    assert_eq!(s.nodes[s.sessions[1].source.index()].name, "S2");
+    assert_eq!(s.sessions[1].receivers[0].name, "A2");
+    assert_eq!(s.sessions[1].receivers[1].name, "B1", "without the number, the same host for every copy");
+    assert!(s.sessions[0].trace && !s.sessions[1].trace, "only the first copy traces");
+    assert_ne!(s.sessions[0].start, s.sessions[1].start, "jitter drawn per copy");
+    assert!(matches!(s.sessions[1].cc, CcConfig::Aimd(_)));
+    let e = parse(&text.replace("count = 3\nsource", "source"), &[]).unwrap_err();
+    assert!(e.to_string().contains("only in sessions with a `count`"), "{e}");
+    let e = parse(text, &["session.M.count=0"]).unwrap_err();
+    assert!(e.to_string().contains("count must be at least 1"), "{e}");
+}
+
+#[test]
 fn examples_load() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/examples");
     let mut n = 0;

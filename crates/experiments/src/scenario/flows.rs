@@ -25,8 +25,10 @@ pub fn at(d: Duration) -> Instant {
 pub fn resolve_flows(cx: &mut Ctx<'_>, s: &mut Scenario) -> Res<()> {
     let file = cx.file;
     for (i, sess) in file.session.iter().enumerate() {
-        let def = session(cx, sess, i)?;
-        s.sessions.push(def);
+        for one in expand_session(sess, i)? {
+            let def = session(cx, &one, i)?;
+            s.sessions.push(def);
+        }
     }
     let defaults = file.defaults.tcp.clone().unwrap_or_default();
     if file.defaults.tcp.is_some() {
@@ -234,6 +236,44 @@ fn expand(
         });
     }
     Ok(out)
+}
+
+/// The sessions one `[[session]]` table stands for: itself, or with `count = N` N copies named `<name>1` …
+/// `<name>N`, `{i}` in the node names replaced by the copy's number; only the first copy records its trace unless
+/// `trace` says otherwise.
+fn expand_session(s: &SessionFileSpec, i: usize) -> Res<Vec<SessionFileSpec>> {
+    let p = KeyPath::root().key("session").index(i);
+    let n = match s.count {
+        Some(0) => return fail(&p.key("count"), "count must be at least 1"),
+        Some(n) => n,
+        None => {
+            let nodes = s.receivers.iter().map(|r| r.node.as_str());
+            let prefixes = s.receiver_range.iter().map(|r| r.prefix.as_str());
+            if std::iter::once(s.source.as_str()).chain(nodes).chain(prefixes).any(|v| v.contains("{i}")) {
+                return fail(&p, "`{i}` is replaced only in sessions with a `count`");
+            }
+            return Ok(vec![s.clone()]);
+        }
+    };
+    Ok((1..=n)
+        .map(|k| {
+            let fill = |v: &str| v.replace("{i}", &k.to_string());
+            let mut one = s.clone();
+            one.name = format!("{}{k}", s.name);
+            one.source = fill(&s.source);
+            for r in &mut one.receivers {
+                r.node = fill(&r.node);
+                r.name = r.name.as_deref().map(fill);
+            }
+            for r in &mut one.receiver_range {
+                r.prefix = fill(&r.prefix);
+            }
+            if k > 1 {
+                one.trace = Some(s.trace.unwrap_or(false));
+            }
+            one
+        })
+        .collect())
 }
 
 fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> {

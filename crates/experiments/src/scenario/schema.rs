@@ -328,6 +328,9 @@ macro_rules! session_file_spec {
             pub arrivals: Option<bool>,
             /// Payload bytes per data packet (default 1400B, pgmcc paper §4).
             pub payload: Option<Bytes>,
+            /// N sessions `<name>1` … `<name>N` alike, `{i}` in `source`, in the receivers' `node` and `name` and
+            /// in the ranges' `prefix` replaced by the session's number.
+            pub count: Option<u32>,
             $(
                 #[doc = concat!("`", stringify!($field), " = { ... }`: the `", stringify!($field), "` scheme's keys.")]
                 pub $field: Option<super::cc::$module::$spec>,
