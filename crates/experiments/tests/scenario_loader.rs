@@ -568,12 +568,24 @@ receiver_range = [ { prefix = "B", first = 1, last = 1 } ]
     assert_eq!(names, ["M1", "M2"]);
     assert_eq!(s.nodes[s.sessions[1].source.index()].name, "S2");
     assert_eq!(s.sessions[1].receivers[0].name, "A2");
-    assert_eq!(s.sessions[1].receivers[1].name, "B1", "without the number, the same host for every copy");
-    assert!(s.sessions[0].trace && !s.sessions[1].trace, "only the first copy traces");
-    assert_ne!(s.sessions[0].start, s.sessions[1].start, "jitter drawn per copy");
+    assert_eq!(
+        s.sessions[1].receivers[1].name, "B1",
+        "without the number, the same host for every copy"
+    );
+    assert!(
+        s.sessions[0].trace && !s.sessions[1].trace,
+        "only the first copy traces"
+    );
+    assert_ne!(
+        s.sessions[0].start, s.sessions[1].start,
+        "jitter drawn per copy"
+    );
     assert!(matches!(s.sessions[1].cc, CcConfig::Aimd(_)));
     let e = parse(&text.replace("count = 3\nsource", "source"), &[]).unwrap_err();
-    assert!(e.to_string().contains("only in sessions with a `count`"), "{e}");
+    assert!(
+        e.to_string().contains("only in sessions with a `count`"),
+        "{e}"
+    );
     let e = parse(text, &["session.M.count=0"]).unwrap_err();
     assert!(e.to_string().contains("count must be at least 1"), "{e}");
 }

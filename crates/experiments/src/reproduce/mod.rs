@@ -29,7 +29,7 @@ macro_rules! papers {
     };
 }
 
-papers!(pgmcc_paper, wang_fahmy, tfmcc_paper);
+papers!(pgmcc_paper, wang_fahmy, tfmcc_paper, sw_paper);
 
 use crate::scenario;
 use crate::simrun;

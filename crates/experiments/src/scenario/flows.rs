@@ -249,7 +249,11 @@ fn expand_session(s: &SessionFileSpec, i: usize) -> Res<Vec<SessionFileSpec>> {
         None => {
             let nodes = s.receivers.iter().map(|r| r.node.as_str());
             let prefixes = s.receiver_range.iter().map(|r| r.prefix.as_str());
-            if std::iter::once(s.source.as_str()).chain(nodes).chain(prefixes).any(|v| v.contains("{i}")) {
+            if std::iter::once(s.source.as_str())
+                .chain(nodes)
+                .chain(prefixes)
+                .any(|v| v.contains("{i}"))
+            {
                 return fail(&p, "`{i}` is replaced only in sessions with a `count`");
             }
             return Ok(vec![s.clone()]);

@@ -43,6 +43,8 @@ struct Agent {
     /// Its loss rate, from its last report.
     loss: f64,
     last_report: Instant,
+    /// Whether it has sent positive or negative feedback, i.e. clocked the rate.
+    clocked: bool,
 }
 
 /// The agent scheme's sender half.
@@ -54,6 +56,8 @@ pub struct AimdSender {
     /// Mean packet size, bytes.
     s: f64,
     next_send: Instant,
+    /// When the last data packet left (the next one is due one interval later, at the current rate).
+    last_send: Option<Instant>,
     agent: Option<Agent>,
     /// The first packet sent after the last rate change, and whether none has been sent since it (§5.3).
     first_after_change: Option<u32>,
@@ -74,6 +78,7 @@ impl AimdSender {
             x: config.initial_rate.unwrap_or(INITIAL_PACKET / rtt),
             s: INITIAL_PACKET,
             next_send: now,
+            last_send: None,
             agent: None,
             first_after_change: None,
             change_unsent: false,
@@ -111,6 +116,11 @@ impl AimdSender {
     fn set_rate(&mut self, x: f64) {
         self.x = x.max(self.floor());
         self.change_unsent = true;
+        // The next packet is due one interval at the new rate after the last: at one packet per 8 s a raise
+        // would otherwise wait out the old interval, and the feedback that validates it with it (§5.3).
+        if let Some(last) = self.last_send {
+            self.next_send = last + self.ipi();
+        }
     }
 
     /// Halve the rate (§5.3 negative feedback, §6.3 agent switch, or the agent's silence).
@@ -164,6 +174,7 @@ impl AimdSender {
             rtt,
             loss,
             last_report: now,
+            clocked: false,
         };
         match (self.agent, r.kind) {
             (Some(a), _) if a.addr == r.reporter => self.on_agent_report(a, heard, r),
@@ -181,8 +192,12 @@ impl AimdSender {
                     from: Some(a.addr),
                     to: Some(r.reporter),
                 });
-                if self.config.halve_on_switch {
-                    // §6.3: "When sender switches agent, it drops its transmission rate to half."
+                if self.config.halve_on_switch && a.clocked {
+                    // §6.3: "When sender switches agent, it drops its transmission rate to half." An agent that has
+                    // sent no feedback yet never clocked the rate: replacing it is still the election, "the
+                    // sender selects the worst among all receivers who send a CN" (§5.1), not a switch. (At the
+                    // start every receiver notifies within one back-off; halving on each would take the rate
+                    // to its floor before the first feedback.)
                     self.halve(ReductionCause::Loss);
                 }
             }
@@ -193,7 +208,8 @@ impl AimdSender {
 
     /// The agent's report: its positive or negative feedback moves the rate (§5.3).
     fn on_agent_report(&mut self, before: Agent, now_known: Agent, r: &AimdReport) {
-        self.agent = Some(now_known);
+        let clocked = before.clocked || r.kind != ReportKind::Congestion;
+        self.agent = Some(Agent { clocked, ..now_known });
         if !self.fresh(r.sqn) {
             return;
         }
@@ -240,6 +256,7 @@ impl SenderController for AimdSender {
         self.s = 0.9 * self.s + 0.1 * len as f64;
         // An idle sender does not bank credit beyond one interval.
         self.next_send = self.next_send.max(now - self.ipi()) + self.ipi();
+        self.last_send = Some(now);
         if self.change_unsent {
             self.first_after_change = Some(sqn);
             self.change_unsent = false;
