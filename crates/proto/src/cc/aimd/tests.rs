@@ -74,12 +74,19 @@ fn paper_5_1_a_worse_notifier_takes_over_and_6_3_the_switch_halves_the_rate() {
     // Not worse (capacity 1/(0.1·√0.005) > 1/(0.1·√0.01)): ignored.
     s.on_report(ms(200), &report(ip(2), ReportKind::Congestion, 0.005, 100, 9, ms(200)));
     assert_eq!((s.snapshot().acker, s.rate()), (Some(ip(1)), 100_000.0));
-    // Worse: the new agent, and half the rate.
+    // Worse, while the agent has sent no feedback yet: still the election (§5.1), no halving.
+    s.on_report(ms(210), &report(ip(4), ReportKind::Congestion, 0.02, 100, 9, ms(210)));
+    assert_eq!((s.snapshot().acker, s.rate()), (Some(ip(4)), 100_000.0));
+    // The agent clocks the rate (a positive feedback whose capacity fell, so no increase) …
+    s.on_report(ms(220), &report(ip(4), ReportKind::Positive, 0.03, 100, 9, ms(220)));
+    assert_eq!(s.rate(), 100_000.0);
+    // … so a worse notifier now is a switch: the new agent, and half the rate (§6.3).
     s.on_report(ms(300), &report(ip(3), ReportKind::Congestion, 0.04, 100, 9, ms(300)));
     assert_eq!((s.snapshot().acker, s.rate()), (Some(ip(3)), 50_000.0));
     // Selectable: no halving.
     let mut keep = AimdSender::new(AimdConfig { halve_on_switch: false, ..AimdConfig::default() }, ms(0));
     keep.on_report(ms(100), &report(ip(1), ReportKind::Congestion, 0.01, 100, 0, ms(100)));
+    keep.on_report(ms(110), &report(ip(1), ReportKind::Positive, 0.02, 100, 0, ms(110)));
     let before = keep.rate();
     keep.on_report(ms(200), &report(ip(3), ReportKind::Congestion, 0.04, 100, 0, ms(200)));
     assert_eq!((keep.snapshot().acker, keep.rate()), (Some(ip(3)), before));
@@ -242,4 +249,18 @@ fn a_sender_and_receivers_elect_the_farthest_loss_free_receiver() {
     assert!((far.rtt().as_secs_f64() - 0.2).abs() < 0.03, "far RTT {:?}", far.rtt());
     assert!(s.rate() > 20_000.0, "positive feedback raised the rate: {}", s.rate());
     assert!(s.poll_event().is_some_and(|e| matches!(e, CcEvent::AckerChanged { .. } | CcEvent::Report { .. })));
+}
+
+#[test]
+fn paper_5_3_a_raise_takes_effect_at_the_next_packet_not_after_the_old_interval() {
+    // At 1000 bytes/s a 1400-byte packet leaves every 1.4 s; positive feedback that raises the rate brings the next
+    // packet forward to one new interval after the last, so that the feedback validating the raise comes soon.
+    let mut s = AimdSender::new(AimdConfig { initial_rate: Some(1000.0), ..AimdConfig::default() }, ms(0));
+    let mut o = OptionsRepr::default();
+    s.on_data_sent(ms(0), 0, 1400, &mut o);
+    assert!(matches!(s.permit(ms(100)), Permit::At(t) if t > ms(1000)));
+    s.on_report(ms(50), &report(ip(1), ReportKind::Congestion, 0.01, 50, 0, ms(50)));
+    s.on_report(ms(60), &report(ip(1), ReportKind::Positive, 0.01, 50, 0, ms(60)));
+    assert!(s.rate() > 20_000.0, "one packet per 50 ms RTT added: {}", s.rate());
+    assert_eq!(s.permit(ms(100)), Permit::Now);
 }
