@@ -154,7 +154,7 @@ fn at(b: &[u8], f: Field) -> u32 {
 }
 
 fn rate(b: &[u8], f: Field) -> WireRate {
-    WireRate(f32::from_bits(at(b, f)))
+    WireRate::read(b, f)
 }
 
 fn decode_data(raw: &SchemeOption<'_>) -> Result<AimdData, ParseError> {

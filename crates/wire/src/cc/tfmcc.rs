@@ -82,6 +82,11 @@ impl WireRate {
     pub fn bps(self) -> f64 {
         f64::from(self.0)
     }
+
+    /// The binary32 at field `f` of an option's bytes (big-endian).
+    pub(crate) fn read(b: &[u8], f: Field) -> WireRate {
+        WireRate(f32::from_bits(be32(b, f.start)))
+    }
 }
 
 impl PartialEq for WireRate {
@@ -171,7 +176,7 @@ fn at(b: &[u8], f: Field) -> u32 {
 }
 
 fn rate(b: &[u8], f: Field) -> WireRate {
-    WireRate(f32::from_bits(at(b, f)))
+    WireRate::read(b, f)
 }
 
 fn decode_data(raw: &SchemeOption<'_>) -> Result<TfmccData, ParseError> {

@@ -61,6 +61,9 @@ pub struct TfmccReceiver {
     s: f64,
     /// The last data packet's fields and when it arrived (for ts_i' and R_max).
     last_data: Option<(TfmccData, Instant)>,
+    /// The instant from which the sender counts as silent (the last arrival plus [`TfmccReceiver::quiet_after`]),
+    /// kept with `last_data` so that `poll_timeout` does no arithmetic per call.
+    quiet_from: Option<Instant>,
     /// The receive rate X_recv (bytes/s) the first loss interval was seeded from while R was still R_max: the
     /// interval is seeded again for the first RTT sample (§5.6).
     seeded_with_r_max: Option<f64>,
@@ -109,6 +112,7 @@ impl TfmccReceiver {
             arrivals: VecDeque::new(),
             s: 1400.0,
             last_data: None,
+            quiet_from: None,
             seeded_with_r_max: None,
             is_clr: false,
             fb_nr: None,
@@ -422,6 +426,7 @@ impl TfmccReceiver {
             self.rtt.r = Duration::from_micros(u64::from(data.r_max_us)).max(MIN_RTT);
         }
         self.last_data = Some((data, now));
+        self.quiet_from = Some(now + self.quiet_after());
         let newer = self
             .fb_nr
             .is_none_or(|f| data.fb_nr != f && (data.fb_nr.wrapping_sub(f) as i16) > 0);
@@ -520,8 +525,7 @@ impl TfmccReceiver {
     /// extends the timer by the gap beyond R_max if the sender was silent, [`TfmccReceiver::note_gap`], and lets it
     /// fire at once if packets were lost). The CLR's reports once per RTT are not held (§4.5: "never suppressed").
     fn live(&self, at: Option<Instant>) -> Option<Instant> {
-        let quiet_from = self.last_data.map(|(_, arrived)| arrived + self.quiet_after());
-        at.filter(|t| quiet_from.is_none_or(|q| *t <= q))
+        at.filter(|t| self.quiet_from.is_none_or(|q| *t <= q))
     }
 
     /// The report (§2.2.2), sent on an ACK.
