@@ -22,8 +22,8 @@ pub struct SessionData {
     pub loss_reductions: u64,
     /// Per receiver (name, ODATA sequence numbers in arrival order), when recorded.
     pub arrivals: Vec<(String, Vec<u32>)>,
-    /// Original data packets sent.
-    pub odata_sent: u64,
+    /// The source's counters (original data and repairs sent, feedback received, ...).
+    pub stats: convoy_proto::sender::SenderStats,
     /// The time–sequence trace at the source (t, mark), when the session is traced.
     pub trace: Vec<(f64, SeqMark)>,
     /// Per receiver (name, distinct ODATA packets received).
@@ -125,7 +125,7 @@ impl RunData {
                 timeouts: rec.timeouts,
                 loss_reductions: rec.loss_reductions,
                 arrivals,
-                odata_sent: s.sender().stats().odata_packets,
+                stats: s.sender().stats().clone(),
                 trace: rec.trace.as_ref().map_or_else(Vec::new, |tr| {
                     tr.marks
                         .iter()

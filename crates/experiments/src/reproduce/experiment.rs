@@ -24,6 +24,8 @@ pub struct Ctx<'a> {
     pub runs: &'a BTreeMap<String, RunData>,
     /// All runs of this seed, by (experiment id, variant).
     pub all: &'a BTreeMap<(String, String), RunData>,
+    /// Every seed's runs, by seed and (experiment id, variant): for verdicts that show a spread over seeds.
+    pub by_seed: &'a BTreeMap<u64, BTreeMap<(String, String), RunData>>,
 }
 
 impl Ctx<'_> {

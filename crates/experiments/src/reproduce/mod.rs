@@ -29,7 +29,9 @@ macro_rules! papers {
     };
 }
 
-papers!(pgmcc_paper, wang_fahmy, tfmcc_paper, sw_paper);
+papers!(pgmcc_paper, wang_fahmy, tfmcc_paper, sw_paper, compare);
+
+pub mod paths;
 
 use crate::scenario;
 use crate::simrun;
@@ -252,6 +254,7 @@ fn judge(
             seed: *seed,
             runs: &mine,
             all,
+            by_seed: runs,
         };
         let checks = (exp.judge)(&ctx).unwrap_or_else(|msg| {
             vec![Check::holds(

@@ -406,7 +406,7 @@ fn fig7(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
             plain.flow_mean("pgmcc", p1.0, p1.1)?,
             plain.flow_mean("pgmcc", p2.0, p2.1)?,
         );
-        let repairs = plain.session("pgmcc").map_or(0, |s| s.odata_sent);
+        let repairs = plain.session("pgmcc").map_or(0, |s| s.stats.odata_packets);
         checks.push(Check::report(
             &format!(
                 "variant without PGM network elements: pgmcc {} / {}",

@@ -9,74 +9,12 @@ use super::super::experiment::Ctx;
 use super::super::measure::kbps;
 use super::super::verdict::{trim, Check};
 use super::{span, EXP, SESSION};
-use crate::scenario::Scenario;
-use convoy_sim::agents::udp::UdpPattern;
-use std::collections::VecDeque;
+use super::super::paths::{available, cbr_flows, path, Cross, Path};
 
 /// Rates are judged from this long after a phase starts (the rate moves by one packet per RTT).
 const PHASE_SETTLE_S: f64 = 5.0;
 /// The agent must move behind a new bottleneck within this (experiments.md).
 const MOVE_WITHIN_S: f64 = 2.0;
-
-/// A path: its links, each with its direction (true: a→b of the link's definition).
-pub(super) type Path = Vec<(usize, bool)>;
-
-/// A CBR flow: its path, start, stop (s) and rate (bit/s).
-struct Cross {
-    path: Path,
-    start: f64,
-    stop: f64,
-    bps: f64,
-}
-
-/// The links from node `a` to node `b` on the path of fewest hops, each with its direction (true: a→b of the
-/// link's definition).
-pub(super) fn path(sc: &Scenario, a: usize, b: usize) -> Path {
-    let mut came: Vec<Option<(usize, usize, bool)>> = vec![None; sc.nodes.len()];
-    let mut queue = VecDeque::from([a]);
-    let mut seen = vec![false; sc.nodes.len()];
-    seen[a] = true;
-    while let Some(n) = queue.pop_front() {
-        for (i, l) in sc.links.iter().enumerate() {
-            let next = if l.a == n {
-                Some((l.b, true))
-            } else if l.b == n {
-                Some((l.a, false))
-            } else {
-                None
-            };
-            if let Some((m, fwd)) = next.filter(|(m, _)| !seen[*m]) {
-                seen[m] = true;
-                came[m] = Some((n, i, fwd));
-                queue.push_back(m);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    let mut at = b;
-    while let Some((prev, link, fwd)) = came[at] {
-        out.push((link, fwd));
-        at = prev;
-    }
-    out.reverse();
-    out
-}
-
-/// The available bandwidth (bit/s) at `t` of a path: its narrowest link's rate less the CBR traffic on it.
-fn available(sc: &Scenario, hops: &[(usize, bool)], cbr: &[Cross], t: f64) -> f64 {
-    hops.iter()
-        .map(|&(link, fwd)| {
-            let l = &sc.links[link];
-            let rate = if fwd { l.forward.rate_bps } else { l.backward.rate_bps } as f64;
-            let cross: f64 = cbr
-                .iter()
-                .filter(|c| c.path.contains(&(link, fwd)) && c.start <= t && t < c.stop)
-                .map(|c| c.bps)
-                .sum();
-            rate - cross
-        })
-        .fold(f64::INFINITY, f64::min)
-}
 
 /// Per receiver of the session: (name, its path from the source).
 fn receiver_paths(r: &RunData) -> Result<Vec<(String, Path)>, String> {
@@ -90,24 +28,6 @@ fn receiver_paths(r: &RunData) -> Result<Vec<(String, Path)>, String> {
         .iter()
         .map(|x| (x.name.clone(), path(sc, s.source.index(), x.node.index())))
         .collect())
-}
-
-/// The CBR flows.
-fn cbr_flows(r: &RunData) -> Vec<Cross> {
-    let end = r.end_s();
-    r.scenario
-        .udp
-        .iter()
-        .filter_map(|u| match u.pattern {
-            UdpPattern::Cbr { rate_bps, .. } => Some(Cross {
-                path: path(&r.scenario, u.from, u.to),
-                start: u.start.as_secs_f64(),
-                stop: u.stop.map_or(end, |d| d.as_secs_f64()),
-                bps: rate_bps as f64,
-            }),
-            UdpPattern::ParetoOnOff { .. } => None,
-        })
-        .collect()
 }
 
 /// The phases: [0, first change), …, [last change, end).

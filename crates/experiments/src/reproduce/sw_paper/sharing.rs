@@ -30,7 +30,7 @@ fn mean(v: &[f64]) -> f64 {
 fn rtt_ms(r: &RunData) -> Result<f64, String> {
     let s = r.scenario.sessions.first().ok_or("no session")?;
     let to = s.receivers.first().ok_or("a session without receivers")?;
-    let hops = super::dynamics::path(&r.scenario, s.source.index(), to.node.index());
+    let hops = super::super::paths::path(&r.scenario, s.source.index(), to.node.index());
     let one_way: f64 = hops
         .iter()
         .map(|&(l, fwd)| {

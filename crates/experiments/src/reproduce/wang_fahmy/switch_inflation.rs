@@ -160,7 +160,7 @@ pub(super) fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let ef = pgm(early)?;
     let es = session(early)?;
     let payload =
-        ef.throughput_bps.iter().sum::<f64>() * ef.interval_s / 8.0 / (es.odata_sent.max(1) as f64);
+        ef.throughput_bps.iter().sum::<f64>() * ef.interval_s / 8.0 / (es.stats.odata_packets.max(1) as f64);
     let per_rx: Vec<String> = es
         .odata_received
         .iter()
@@ -215,9 +215,9 @@ pub(super) fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
                 } else {
                     beps.iter().map(episode_text).collect::<Vec<_>>().join("; ")
                 },
-                session(b)?.odata_sent,
+                session(b)?.stats.odata_packets,
                 trim(b.end_s()),
-                session(r)?.odata_sent,
+                session(r)?.stats.odata_packets,
             ),
             "(not in the paper; shared/spec/pgmcc.md \"Known weaknesses\")",
         ));
