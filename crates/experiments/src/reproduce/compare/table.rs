@@ -93,8 +93,8 @@ fn best<'a>(cands: &[(&'a str, f64)], least: bool) -> Option<&'a str> {
         .map(|(n, _)| n)
 }
 
-/// How often each controller is best, as "pgmcc in 3 (a, b, c), …".
-fn tally(wins: &[(&str, &str)]) -> String {
+/// How often each controller is best, as "pgmcc in 3 (a, b, c), …", and the rows of `all` none won.
+fn tally(wins: &[(&str, &str)], all: &[&str]) -> String {
     let mut parts = Vec::new();
     for cc in CONTROLLERS {
         let rows: Vec<&str> = wins.iter().filter(|(_, w)| *w == cc).map(|(r, _)| label(r)).collect();
@@ -102,11 +102,11 @@ fn tally(wins: &[(&str, &str)]) -> String {
             parts.push(format!("{cc} in {} ({})", rows.len(), rows.join(", ")));
         }
     }
-    if parts.is_empty() {
-        "none".into()
-    } else {
-        parts.join("; ")
+    let open: Vec<&str> = all.iter().filter(|r| !wins.iter().any(|(w, _)| w == *r)).map(|r| label(r)).collect();
+    if !open.is_empty() {
+        parts.push(format!("none in {} ({})", open.len(), open.join(", ")));
     }
+    parts.join("; ")
 }
 
 /// The generated reading: which controller serves bulk transfer (the highest rate within a factor of two of TCP's,
@@ -117,6 +117,12 @@ fn reading(table: &[Row<'_>]) -> Vec<Check> {
         spread(&m.iter().filter_map(f).collect::<Vec<_>>()).map(|(x, _, _)| x)
     };
     let (mut bulk, mut smooth, mut quick) = (Vec::new(), Vec::new(), Vec::new());
+    let all: Vec<&str> = table.iter().map(|(row, _)| *row).collect();
+    let changing: Vec<&str> = table
+        .iter()
+        .filter(|(_, per_cc)| per_cc.iter().any(|(_, m)| m.iter().any(|x| x.reaction_s.is_some())))
+        .map(|(row, _)| *row)
+        .collect();
     for (row, per_cc) in table {
         let friendly: Vec<(&str, f64)> = per_cc
             .iter()
@@ -140,15 +146,19 @@ fn reading(table: &[Row<'_>]) -> Vec<Check> {
     vec![
         Check::report(
             "reading, bulk transfer: the fastest controller within a factor of two of TCP's rate",
-            tally(&bulk),
+            tally(&bulk, &all),
             "generated from the table",
         ),
         Check::report(
             "reading, smooth streams: the lowest coefficient of variation of the rate",
-            tally(&smooth),
+            tally(&smooth, &all),
             "generated from the table",
         ),
-        Check::report("reading, changes: the fastest reaction", tally(&quick), "generated from the table"),
+        Check::report(
+            "reading, changes: the fastest reaction",
+            tally(&quick, &changing),
+            "generated from the table",
+        ),
     ]
 }
 
