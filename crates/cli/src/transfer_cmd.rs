@@ -105,7 +105,8 @@ fn cc_config(choice: &CcChoice, rate_bps: u64, rto_min: Duration) -> CcConfig {
 /// Options of `convoy send`.
 #[derive(Args, Debug)]
 pub struct SendArgs {
-    /// Files or directories to send, or `-` for standard input as a stream.
+    /// Files or directories to send, or `-` for standard input as a stream (each checked readable before the
+    /// session opens: exit 1 naming the path).
     #[arg(required = true)]
     paths: Vec<String>,
     #[command(flatten)]
@@ -155,7 +156,8 @@ pub struct RecvArgs {
     /// Congestion control: follow the source (auto), or force pgmcc, tfmcc or fixed (it must then match the source's).
     #[arg(long, value_parser = parse_cc, default_value = "auto")]
     cc: CcChoice,
-    /// Directory to write the files into (created if missing).
+    /// Directory to write the files into (created if missing; checked before joining: exit 3 at once when it
+    /// cannot be created or written).
     #[arg(long, conflicts_with = "stdout")]
     out: Option<PathBuf>,
     /// Write a stream to standard output.
@@ -238,6 +240,31 @@ fn write_json(path: &Option<PathBuf>, value: &serde_json::Value) -> Result<(), S
     Ok(())
 }
 
+/// Every input can be read: checked before the session opens, so that a typo fails at once, naming the path,
+/// before anything is announced or sent.
+fn check_inputs(paths: &[PathBuf]) -> Result<(), String> {
+    for p in paths {
+        let meta = std::fs::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let readable = if meta.is_dir() {
+            std::fs::read_dir(p).map(|_| ())
+        } else {
+            std::fs::File::open(p).map(|_| ())
+        };
+        readable.map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    Ok(())
+}
+
+/// The output directory exists (created if missing) and takes a file: checked before joining the group, so
+/// that a receiver that could not store anything fails at once instead of when data arrives.
+fn check_output_dir(dir: &std::path::Path) -> Result<(), String> {
+    let named = |e: std::io::Error| format!("--out {}: {e}", dir.display());
+    std::fs::create_dir_all(dir).map_err(named)?;
+    let probe = dir.join(format!(".convoy-write-check-{}", std::process::id()));
+    std::fs::File::create(&probe).map_err(named)?;
+    std::fs::remove_file(&probe).map_err(named)
+}
+
 /// Run `convoy send`.
 pub fn run_send(args: &SendArgs) -> ExitCode {
     let input = if args.paths.len() == 1 && args.paths[0] == "-" {
@@ -257,6 +284,12 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
             CcConfig::NAMES.join(", ")
         );
         return ExitCode::from(exit::USAGE);
+    }
+    if let SendInput::Paths(paths) = &input {
+        if let Err(e) = check_inputs(paths) {
+            eprintln!("convoy send: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
     }
     let cc = cc_config(&args.cc, args.rate, args.rto_min);
     let source_setup = SourceSetup {
@@ -340,6 +373,12 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
+    if let Output::Dir(d) = &output {
+        if let Err(e) = check_output_dir(d) {
+            eprintln!("convoy recv: {e}");
+            return ExitCode::from(exit::LOCAL_IO);
+        }
+    }
     let g = args.common.group_options();
     let sink_setup = SinkSetup {
         cc: cc_config(&args.cc, 100_000_000, Duration::from_secs(1)),

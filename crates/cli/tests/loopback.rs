@@ -408,3 +408,49 @@ fn send_refuses_cc_auto_naming_every_scheme() {
         assert!(err.contains(scheme), "`{scheme}` missing from: {err}");
     }
 }
+
+#[test]
+fn a_missing_input_fails_before_the_session_opens() {
+    let out = Command::new(BIN)
+        .args([
+            "send",
+            "--group",
+            &group(15),
+            "--iface",
+            "127.0.0.1",
+            "--ttl",
+            "0",
+            "/nonexistent/convoy-input",
+        ])
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("/nonexistent/convoy-input"),
+        "the path is named: {err}"
+    );
+    assert!(
+        !err.contains("sending to"),
+        "nothing is announced before the check: {err}"
+    );
+}
+
+#[test]
+fn an_output_directory_that_cannot_be_written_fails_at_once_with_3() {
+    let dir = Scratch::new("unwritable-out");
+    let file = dir.0.join("a-file");
+    fs::write(&file, b"x").unwrap();
+    // /proc takes no directory even from root; a regular file is no directory. `recv` waits up to 60 s for a
+    // source: failing within the 20 s `wait` allows means the check came before joining.
+    for out in [PathBuf::from("/proc/convoy-nope"), file] {
+        let r = wait(recv(&group(16), 2, &out, &[]), Duration::from_secs(20));
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(3), "{err}");
+        assert!(
+            err.contains(&out.display().to_string()),
+            "the path is named: {err}"
+        );
+    }
+}
