@@ -36,8 +36,9 @@ enum Command {
     Reproduce(ReproduceArgs),
     /// Send files, directories or standard input (`-`) to a multicast group.
     ///
-    /// Exit codes: 0 every receiver heard from finished; 1 bad arguments or setup; 2 a receiver did not finish
-    /// or fewer than --wait-receivers were heard; 4 an input file changed while being sent.
+    /// Exit codes: 0 every receiver heard from finished; 1 bad arguments or setup; 2 a receiver did not finish,
+    /// fewer than --wait-receivers were heard, or none was (unless --fire-and-forget); 4 an input file changed
+    /// while being sent.
     Send(transfer_cmd::SendArgs),
     /// Receive a transfer from a multicast group into a directory (or a stream to standard output).
     ///

@@ -6,7 +6,7 @@
 //! |---:|---|
 //! | 0 | everything arrived (recv); every receiver heard from finished, and at least `--wait-receivers` did (send) |
 //! | 1 | bad arguments or setup failure (socket, interface, unreadable input) |
-//! | 2 | incomplete: the source went silent or closed early, data was lost, or TFMCC's 120 s leave rule made the receiver leave (recv); a receiver did not finish (send) |
+//! | 2 | incomplete: the source went silent or closed early, data was lost, or TFMCC's 120 s leave rule made the receiver leave (recv); a receiver did not finish, fewer than `--wait-receivers` or none were heard (send; none is fine with `--fire-and-forget`) |
 //! | 3 | a local write failed at the receiver (disk full, permission denied) |
 //! | 4 | an input file changed while it was being sent |
 
@@ -131,6 +131,9 @@ pub struct SendArgs {
     /// Wait until this many receivers announced themselves before sending.
     #[arg(long, default_value_t = 0)]
     wait_receivers: usize,
+    /// Send without receivers: exit 0 even if none is heard (by default hearing none is incomplete, exit 2).
+    #[arg(long)]
+    fire_and_forget: bool,
     /// Longest wait for receivers before sending (alone: wait this long), e.g. 10s.
     #[arg(long, value_parser = parse_duration)]
     wait: Option<Duration>,
@@ -334,7 +337,7 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         .iter()
         .filter(|r| r.state == "complete")
         .count();
-    let code = setup::send_exit_code(&report, args.wait_receivers);
+    let code = setup::send_exit_code(&report, args.wait_receivers, args.fire_and_forget);
     if !args.common.quiet {
         let mbit = report.bytes as f64 * 8.0 / report.seconds.max(1e-9) / 1e6;
         eprintln!(
@@ -348,6 +351,12 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
     }
     for r in report.receivers.iter().filter(|r| r.state != "complete") {
         eprintln!("receiver {} did not finish ({})", r.addr, r.state);
+    }
+    if report.receivers.is_empty() && !args.fire_and_forget {
+        eprintln!(
+            "convoy send: no receiver was heard, so nothing confirms delivery (--fire-and-forget sends without \
+             receivers and exits 0)"
+        );
     }
     if report.receivers.len() < args.wait_receivers {
         eprintln!(

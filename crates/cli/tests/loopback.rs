@@ -454,3 +454,36 @@ fn an_output_directory_that_cannot_be_written_fails_at_once_with_3() {
         );
     }
 }
+
+#[test]
+fn sending_to_nobody_is_incomplete_unless_fire_and_forget() {
+    let dir = Scratch::new("nobody");
+    let file = dir.0.join("six.txt");
+    fs::write(&file, b"hello\n").unwrap();
+    for (flag, code) in [(None, 2), (Some("--fire-and-forget"), 0)] {
+        let mut cmd = Command::new(BIN);
+        cmd.args([
+            "send",
+            "--group",
+            &group(17),
+            "--iface",
+            "127.0.0.1",
+            "--ttl",
+            "0",
+            "--quiet",
+        ])
+        .arg(&file)
+        .stderr(Stdio::piped());
+        if let Some(f) = flag {
+            cmd.arg(f);
+        }
+        let out = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{flag:?}: {err}");
+        assert_eq!(
+            err.contains("no receiver was heard"),
+            flag.is_none(),
+            "{flag:?}: {err}"
+        );
+    }
+}

@@ -88,15 +88,16 @@ impl SinkSetup {
     }
 }
 
-/// The exit code of a send: [`exit::OK`] when every receiver heard from completed and at least
-/// `wait_receivers` were heard, else [`exit::INCOMPLETE`].
-pub fn send_exit_code(report: &SendReport, wait_receivers: usize) -> u8 {
+/// The exit code of a send: [`exit::OK`] when every receiver heard from completed, at least `wait_receivers`
+/// were heard and, unless `fire_and_forget`, at least one was; else [`exit::INCOMPLETE`].
+pub fn send_exit_code(report: &SendReport, wait_receivers: usize, fire_and_forget: bool) -> u8 {
     let complete = report
         .receivers
         .iter()
         .filter(|r| r.state == "complete")
         .count();
-    if complete < report.receivers.len() || report.receivers.len() < wait_receivers {
+    let heard = report.receivers.len();
+    if complete < heard || heard < wait_receivers || (heard == 0 && !fire_and_forget) {
         exit::INCOMPLETE
     } else {
         exit::OK
@@ -210,13 +211,24 @@ mod tests {
             timeouts: 0,
             closed: true,
         };
-        assert_eq!(send_exit_code(&report, 1), exit::OK);
+        assert_eq!(send_exit_code(&report, 1, false), exit::OK);
         assert_eq!(
-            send_exit_code(&report, 2),
+            send_exit_code(&report, 2, false),
             exit::INCOMPLETE,
             "one of two heard"
         );
         report.receivers.push(receiver("failed"));
-        assert_eq!(send_exit_code(&report, 0), exit::INCOMPLETE);
+        assert_eq!(send_exit_code(&report, 0, false), exit::INCOMPLETE);
+        report.receivers.clear();
+        assert_eq!(
+            send_exit_code(&report, 0, false),
+            exit::INCOMPLETE,
+            "nobody heard"
+        );
+        assert_eq!(
+            send_exit_code(&report, 0, true),
+            exit::OK,
+            "nobody expected (--fire-and-forget)"
+        );
     }
 }
