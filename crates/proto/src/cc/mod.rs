@@ -325,6 +325,7 @@ schemes! {
     Aimd(aimd::AimdConfig),
 }
 
+pub mod event_queue;
 pub mod wire_clock;
 
 impl Default for CcConfig {

@@ -3,6 +3,7 @@
 use super::capacity::capacity;
 use super::AimdConfig;
 use crate::cc::wire_clock::{micros, since, stamp, to_bps};
+use crate::cc::event_queue::EventQueue;
 use crate::cc::{CcEvent, CcSnapshot, Permit, ReductionCause, SenderController};
 use crate::seq;
 use crate::time::Instant;
@@ -18,8 +19,6 @@ const MAX_PLAUSIBLE_RTT: Duration = Duration::from_secs(120);
 const MIN_RTT: Duration = Duration::from_millis(1);
 /// Reports waiting for their echo; beyond it the oldest is dropped.
 const MAX_PENDING_ECHOES: usize = 64;
-/// Bound on queued notifications.
-const MAX_EVENTS: usize = 4096;
 /// The agent's silence, in its RTTs, after which the rate halves, and after which it is dropped. The paper has no
 /// rule for a silent agent; these are TFMCC's for a silent CLR (RFC 4654 §3.3: halve after 4 RTTs, the CLR is
 /// gone after 10).
@@ -67,7 +66,7 @@ pub struct AimdSender {
     last_halving: Instant,
     /// Reports whose timestamp is to be echoed: reporter, its tr, arrival.
     echoes: VecDeque<(IpAddr, u32, Instant)>,
-    events: VecDeque<CcEvent>,
+    events: EventQueue,
 }
 
 impl AimdSender {
@@ -85,7 +84,7 @@ impl AimdSender {
             last_feedback: now,
             last_halving: now,
             echoes: VecDeque::new(),
-            events: VecDeque::new(),
+            events: EventQueue::default(),
             config,
         }
     }
@@ -96,10 +95,7 @@ impl AimdSender {
     }
 
     fn push(&mut self, e: CcEvent) {
-        if self.events.len() >= MAX_EVENTS {
-            self.events.pop_front();
-        }
-        self.events.push_back(e);
+        self.events.push(e);
     }
 
     /// The rate floor: one packet per 8 s. The paper lets the rate fall "possibly [to] zero" within a range the
@@ -299,7 +295,7 @@ impl SenderController for AimdSender {
     }
 
     fn poll_event(&mut self) -> Option<CcEvent> {
-        self.events.pop_front()
+        self.events.pop()
     }
 
     fn snapshot(&self) -> CcSnapshot {

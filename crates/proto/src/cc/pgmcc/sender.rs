@@ -4,17 +4,14 @@ use super::{
     AckTracker, AckerElection, ElectionOutcome, Feedback, FeedbackKind, OldAckerAcks, PgmccConfig,
     RttMethod, TimeoutPolicy, TimeoutRestart, TokenWindow,
 };
+use crate::cc::event_queue::EventQueue;
 use crate::cc::{CcEvent, CcSnapshot, Permit, ReductionCause, SenderController};
 use crate::rtt::{RttConfig, RttEstimator};
 use crate::seq;
 use crate::time::Instant;
 use convoy_wire::{OptionsRepr, PacketRepr, PgmccData};
-use std::collections::VecDeque;
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
-
-/// Bound on queued notifications; the oldest are dropped beyond it (a driver that never polls loses nothing else).
-const MAX_EVENTS: usize = 4096;
 
 /// Round-trip time samples above this are treated as garbage (wrapped or forged timestamps).
 const MAX_PLAUSIBLE_RTT_S: f64 = 120.0;
@@ -39,7 +36,7 @@ pub struct PgmccSender {
     consecutive_timeouts: u32,
     /// Address family of the "no acker" NLA in data packets.
     no_acker: IpAddr,
-    events: VecDeque<CcEvent>,
+    events: EventQueue,
 }
 
 impl PgmccSender {
@@ -69,7 +66,7 @@ impl PgmccSender {
             deadline: None,
             consecutive_timeouts: 0,
             no_acker: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
-            events: VecDeque::new(),
+            events: EventQueue::default(),
             config,
         }
     }
@@ -94,10 +91,7 @@ impl PgmccSender {
     }
 
     fn push(&mut self, e: CcEvent) {
-        if self.events.len() >= MAX_EVENTS {
-            self.events.pop_front();
-        }
-        self.events.push_back(e);
+        self.events.push(e);
     }
 
     fn rto(&self) -> Duration {
@@ -380,7 +374,7 @@ impl SenderController for PgmccSender {
     }
 
     fn poll_event(&mut self) -> Option<CcEvent> {
-        self.events.pop_front()
+        self.events.pop()
     }
 
     fn snapshot(&self) -> CcSnapshot {

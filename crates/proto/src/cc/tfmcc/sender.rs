@@ -2,6 +2,7 @@
 
 use super::units::{from_bps, micros, since, stamp, to_bps};
 use super::TfmccConfig;
+use crate::cc::event_queue::EventQueue;
 use crate::cc::{CcEvent, CcSnapshot, Permit, ReductionCause, SenderController};
 use crate::time::Instant;
 use convoy_wire::cc::tfmcc::{TfmccData, TfmccEcho, TfmccFeedback, WireRate};
@@ -16,8 +17,6 @@ const MAX_PLAUSIBLE_RTT: Duration = Duration::from_secs(120);
 const MIN_RTT: Duration = Duration::from_millis(1);
 /// Receivers whose echo waits (§3.5); beyond it the oldest is dropped.
 const MAX_PENDING_ECHOES: usize = 64;
-/// Bound on queued notifications.
-const MAX_EVENTS: usize = 4096;
 
 /// The current limiting receiver.
 #[derive(Clone, Copy, Debug)]
@@ -89,7 +88,7 @@ pub struct TfmccSender {
     last_feedback: Instant,
     last_halving: Instant,
     pending: VecDeque<PendingEcho>,
-    events: VecDeque<CcEvent>,
+    events: EventQueue,
 }
 
 impl TfmccSender {
@@ -120,16 +119,13 @@ impl TfmccSender {
             last_feedback: now,
             last_halving: now,
             pending: VecDeque::new(),
-            events: VecDeque::new(),
+            events: EventQueue::default(),
             config,
         }
     }
 
     fn push(&mut self, e: CcEvent) {
-        if self.events.len() >= MAX_EVENTS {
-            self.events.pop_front();
-        }
-        self.events.push_back(e);
+        self.events.push(e);
     }
 
     /// The rate floor: one packet per 8 s (§3.3, §4.4).
@@ -525,7 +521,7 @@ impl SenderController for TfmccSender {
     }
 
     fn poll_event(&mut self) -> Option<CcEvent> {
-        self.events.pop_front()
+        self.events.pop()
     }
 
     fn snapshot(&self) -> CcSnapshot {
