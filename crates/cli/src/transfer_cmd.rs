@@ -20,6 +20,7 @@ use convoy_net::{GroupOptions, Interface};
 use convoy_proto::cc::fixed::FixedConfig;
 use convoy_proto::cc::pgmcc::TimeoutPolicy;
 use convoy_proto::cc::CcConfig;
+use convoy_proto::RepairPacing;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -50,6 +51,11 @@ fn parse_cc(s: &str) -> Result<CcChoice, String> {
                 CcConfig::NAMES.join(", ")
             )
         })
+}
+
+fn parse_repairs(s: &str) -> Result<RepairPacing, String> {
+    RepairPacing::from_name(s)
+        .ok_or_else(|| format!("no repair pacing `{s}`; choose controller or rate-limit"))
 }
 
 /// Options both commands share.
@@ -111,7 +117,7 @@ pub struct SendArgs {
     paths: Vec<String>,
     #[command(flatten)]
     common: CommonArgs,
-    /// Congestion control: pgmcc, tfmcc (RFC 4654) or fixed (receivers follow it by default).
+    /// Congestion control: pgmcc, tfmcc (RFC 4654), aimd (Shi–Waldvogel) or fixed (receivers follow it by default).
     #[arg(long, value_parser = parse_cc, default_value = "pgmcc")]
     cc: CcChoice,
     /// Floor of pgmcc's feedback timeout (draft §2.7 with RFC 6298: 1 s). Lower floors recover faster from
@@ -128,6 +134,12 @@ pub struct SendArgs {
     /// NAKs cannot push repairs above it.
     #[arg(long, value_parser = parse_rate_bps)]
     repair_rate_max: Option<u64>,
+    /// How repairs are paced: `rate-limit` (repairs leave as NAKs ask, limited only by --repair-rate-max, as the
+    /// pgmcc paper sends them) or `controller` (each repair needs the congestion controller's permit and counts
+    /// against its rate or window: for many receivers behind lossy paths, where repairs beside the controller
+    /// can overload their links).
+    #[arg(long, value_parser = parse_repairs, default_value = "rate-limit")]
+    repairs: RepairPacing,
     /// Wait until this many receivers announced themselves before sending.
     #[arg(long, default_value_t = 0)]
     wait_receivers: usize,
@@ -300,6 +312,7 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         rate_max_bps: args.rate_max,
         repair_rate_max_bps: args.repair_rate_max,
         txw_packets: args.txw_packets,
+        repair_pacing: args.repairs,
     };
     let mut tx = match source_setup.open(&g) {
         Ok(t) => t,

@@ -277,9 +277,13 @@ fn bottleneck_20mbit_100mb_byte_exact_near_capacity() {
     assert!(overhead <= 1.15, "wire/data {overhead}");
 }
 
+/// One TCP Reno flow (iperf3) and a session to three receivers share a 20 Mbit/s tbf for 30 s, under the
+/// controller named by `CONVOY_NETNS_CC` (default pgmcc): the session's rate over TCP's lies in [0.5, 2].
+/// `bench/netns-cc.sh` runs it for pgmcc, tfmcc and aimd side by side.
 #[test]
-#[ignore = "long (about 40 s): run by scripts/test.sh"]
+#[ignore = "long (about 40 s): run by scripts/test.sh and bench/netns-cc.sh"]
 fn shares_a_20mbit_bottleneck_with_tcp() {
+    let cc = std::env::var("CONVOY_NETNS_CC").unwrap_or_else(|_| "pgmcc".into());
     let Some(lab) = Lab::new("tcp", 3) else {
         return;
     };
@@ -292,7 +296,7 @@ fn shares_a_20mbit_bottleneck_with_tcp() {
         return;
     }
     lab.shape(1, "20mbit", 65_536).unwrap();
-    let dir = Scratch::new("netns-tcp");
+    let dir = Scratch::new(&format!("netns-tcp-{cc}"));
     let src = file(&dir, "data.bin", 150_000_000);
     let outs: Vec<PathBuf> = (1..=3).map(|i| dir.0.join(format!("out{i}"))).collect();
     let _rx: Vec<Guard> = (1..=3).map(|i| recv(&lab, i, &outs[i - 1], &[])).collect();
@@ -309,9 +313,9 @@ fn shares_a_20mbit_bottleneck_with_tcp() {
         &lab,
         &src,
         &stats,
-        &["--wait-receivers", "3", "--wait", "30s"],
+        &["--wait-receivers", "3", "--wait", "30s", "--cc", &cc],
     );
-    // Let pgmcc settle, then run TCP for 30 s and measure what receiver 1 wrote meanwhile. The TCP flow uses
+    // Let the controller settle, then run TCP for 30 s and measure what receiver 1 wrote meanwhile. The TCP flow uses
     // Reno: pgmcc aims at the throughput of TCP Reno (paper §3.5, the TCP equation); against Linux's default
     // CUBIC (multiplicative decrease 0.7 instead of 0.5) the ratio measured 0.57–1.03 over four runs, against
     // Reno 0.88–1.09 over three.
@@ -347,7 +351,7 @@ fn shares_a_20mbit_bottleneck_with_tcp() {
     let convoy = (after.0 - before.0) as f64 * 8.0 / (after.1 - before.1).as_secs_f64();
     let ratio = convoy / tcp;
     eprintln!(
-        "20 Mbit/s shared for 30 s: convoy {:.2} Mbit/s, TCP {:.2} Mbit/s, ratio {ratio:.2}",
+        "{cc} and TCP Reno sharing 20 Mbit/s for 30 s: convoy {:.2} Mbit/s, TCP {:.2} Mbit/s, ratio {ratio:.2}",
         convoy / 1e6,
         tcp / 1e6
     );

@@ -50,6 +50,6 @@ pub mod token_bucket;
 pub mod transmit;
 
 pub use receiver::{LateJoin, Receiver, ReceiverConfig, ReceiverEvent};
-pub use sender::{Sender, SenderConfig, SenderEvent, WriteError};
+pub use sender::{RepairPacing, Sender, SenderConfig, SenderEvent, WriteError};
 pub use time::Instant;
 pub use transmit::{Destination, Transmit};

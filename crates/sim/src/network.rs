@@ -14,7 +14,7 @@ use crate::seed::{component_rng, component_seed};
 use crate::tcp::TcpConfig;
 use crate::topology::{group_address, node_address};
 use convoy_proto::cc::CcConfig;
-use convoy_proto::{Instant, Receiver, ReceiverConfig, Sender, SenderConfig};
+use convoy_proto::{Instant, Receiver, ReceiverConfig, RepairPacing, Sender, SenderConfig};
 use convoy_wire::Gsi;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -125,6 +125,8 @@ pub struct SessionSpec {
     pub rate_max: Option<u64>,
     /// The source's NAK elimination interval (`None` = the engine's default; zero turns it off).
     pub nak_elim_ivl: Option<Duration>,
+    /// Whether the source's repairs need the controller's permit (`RepairPacing`).
+    pub repair_pacing: RepairPacing,
     /// Receive-window and NAK timing of the receivers (`None` = engine defaults).
     pub rxw: Option<convoy_proto::rxw::RxwConfig>,
 }
@@ -480,6 +482,7 @@ impl Network {
         if let Some(ivl) = spec.nak_elim_ivl {
             sc.nak_elim_ivl = ivl;
         }
+        sc.repair_pacing = spec.repair_pacing;
         let receiver_addrs: Vec<_> = spec
             .receivers
             .iter()

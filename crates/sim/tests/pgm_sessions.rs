@@ -2,7 +2,7 @@
 
 use convoy_proto::cc::pgmcc::PgmccConfig;
 use convoy_proto::cc::CcConfig;
-use convoy_proto::Instant;
+use convoy_proto::{Instant, RepairPacing};
 use convoy_sim::impairment::ImpairmentConfig;
 use convoy_sim::link::LinkConfig;
 use convoy_sim::ne::NeConfig;
@@ -56,6 +56,7 @@ fn session(name: &str, source: NodeId, receivers: &[(&str, NodeId, f64)], c: f64
         record_arrivals: false,
         rate_max: None,
         nak_elim_ivl: None,
+        repair_pacing: RepairPacing::RateLimit,
         rxw: None,
     }
 }

@@ -60,7 +60,8 @@ pub struct Experiment {
     pub needs: &'static [&'static str],
     /// The verdict.
     pub judge: fn(&Ctx<'_>) -> Result<Vec<Check>, String>,
-    /// Figures of its own (beyond each run's plots), drawn into the experiment's directory; returns file names.
+    /// Figures of its own (beyond each run's plots), drawn into the experiment's directory; returns file names:
+    /// SVG images, or HTML fragments (tables) the report shows in place.
     pub figures: Option<DrawFigures>,
     /// Investigation notes shown beside the verdict (findings from traces; empty when none).
     pub note: &'static str,

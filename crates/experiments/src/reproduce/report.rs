@@ -92,11 +92,18 @@ pub fn write(out: &Path, verdicts: &[Verdict], wall_s: f64, seeds: u64) -> Resul
             );
         }
         for f in &v.figures {
-            let _ = write!(
-                h,
-                "<div><img src=\"{0}\" alt=\"{0}\" loading=\"lazy\"></div>",
-                esc(f)
-            );
+            if f.ends_with(".html") {
+                // A table an experiment generated: shown in place.
+                let fragment =
+                    std::fs::read_to_string(out.join(f)).map_err(|e| format!("{f}: {e}"))?;
+                h.push_str(&fragment);
+            } else {
+                let _ = write!(
+                    h,
+                    "<div><img src=\"{0}\" alt=\"{0}\" loading=\"lazy\"></div>",
+                    esc(f)
+                );
+            }
         }
     }
     h.push_str("</body></html>\n");

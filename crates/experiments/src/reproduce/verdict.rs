@@ -65,6 +65,17 @@ impl Check {
     }
 
     /// A number that is reported beside the paper's, without a pass/fail range (always passes).
+    /// A figure of a comparison that makes no claim (always passes; fails only when it cannot be computed).
+    pub fn figure(what: &str, measured: String) -> Check {
+        Check {
+            what: what.to_string(),
+            expected: "no claim: generated from the runs".to_string(),
+            measured,
+            pass: true,
+        }
+    }
+
+    /// A value reported beside the paper's, without a range (always passes).
     pub fn report(what: &str, measured: String, paper: &str) -> Check {
         Check {
             what: what.to_string(),

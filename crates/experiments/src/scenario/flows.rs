@@ -5,12 +5,12 @@ use super::cc::{self, SchemeKeys};
 use super::context::Ctx;
 use super::locate::KeyPath;
 use super::model::{Scenario, TcpDef, UdpDef};
-use super::schema::{CcSpec, SessionFileSpec, TcpSpec, TcpVariantSpec};
+use super::schema::{CcSpec, RepairsSpec, SessionFileSpec, TcpSpec, TcpVariantSpec};
 use super::semantic::{check_name, fail, fail_related, positive_rate, Res};
 use super::units::{Dur, Size};
 use convoy_proto::cc::CcConfig;
 use convoy_proto::rxw::RxwConfig;
-use convoy_proto::Instant;
+use convoy_proto::{Instant, RepairPacing};
 use convoy_sim::agents::udp::UdpPattern;
 use convoy_sim::tcp::{TcpConfig, TcpVariant};
 use convoy_sim::{NodeId, SessionReceiver, SessionSpec};
@@ -421,6 +421,9 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> 
         record_arrivals: s.arrivals.unwrap_or(false),
         rate_max: s.rate_max.map(|r| r.bytes_per_s()),
         nak_elim_ivl: s.nak_elim.map(|d| d.0),
+        repair_pacing: s
+            .repairs
+            .map_or(RepairPacing::default(), RepairsSpec::pacing),
         rxw,
     })
 }

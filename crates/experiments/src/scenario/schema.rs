@@ -121,6 +121,26 @@ pub enum NodeKindSpec {
     PgmRouter,
 }
 
+/// How a session's source paces repairs (`repairs = ...`); see `convoy_proto::RepairPacing`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RepairsSpec {
+    /// Only the rate limiters (the pgmcc paper's §3.8; the default).
+    RateLimit,
+    /// Under the controller, charged like original data (Shi–Waldvogel §5.4).
+    Controller,
+}
+
+impl RepairsSpec {
+    /// The engine's setting.
+    pub fn pacing(self) -> convoy_proto::RepairPacing {
+        match self {
+            RepairsSpec::RateLimit => convoy_proto::RepairPacing::RateLimit,
+            RepairsSpec::Controller => convoy_proto::RepairPacing::Controller,
+        }
+    }
+}
+
 /// `[[node]]`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -321,6 +341,8 @@ macro_rules! session_file_spec {
             pub rate_max: Option<Rate>,
             /// The source's NAK elimination interval ("0s" turns it off).
             pub nak_elim: Option<Dur>,
+            /// How the source paces repairs: "rate-limit" (default) or "controller".
+            pub repairs: Option<crate::scenario::schema::RepairsSpec>,
             /// Record the time–sequence trace (default: true for the first session only).
             pub trace: Option<bool>,
             /// Record, at every receiver, the sequence numbers of the original data it received (default false; the

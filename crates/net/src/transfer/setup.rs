@@ -7,7 +7,7 @@ use super::sink::RecvReport;
 use super::source::SendReport;
 use crate::{GroupOptions, NetReceiver, NetSender};
 use convoy_proto::cc::CcConfig;
-use convoy_proto::{LateJoin, ReceiverConfig, SenderConfig};
+use convoy_proto::{LateJoin, ReceiverConfig, RepairPacing, SenderConfig};
 use std::io;
 use std::time::Duration;
 
@@ -31,6 +31,8 @@ pub struct SourceSetup {
     pub repair_rate_max_bps: Option<u64>,
     /// Packets kept in memory for repair (older ones are rebuilt from the files).
     pub txw_packets: usize,
+    /// Whether repairs need the controller's permit (`convoy send --repairs`).
+    pub repair_pacing: RepairPacing,
 }
 
 impl SourceSetup {
@@ -47,6 +49,7 @@ impl SourceSetup {
         );
         c.nak_elim_ivl = TRANSFER_NAK_ELIM;
         c.txw_max_packets = self.txw_packets.max(1);
+        c.repair_pacing = self.repair_pacing;
     }
 
     /// Open the source on `group`.
@@ -179,6 +182,7 @@ mod tests {
             rate_max_bps: Some(80_000_000),
             repair_rate_max_bps: None,
             txw_packets: 0,
+            repair_pacing: RepairPacing::Controller,
         };
         let mut c = SenderConfig::new(ip(1), ip(2));
         setup.configure(&mut c);
@@ -186,6 +190,7 @@ mod tests {
         assert_eq!(c.repair_rate_max, Some(5_000_000));
         assert_eq!(c.txw_max_packets, 1, "at least one packet");
         assert_eq!(c.nak_elim_ivl, TRANSFER_NAK_ELIM);
+        assert_eq!(c.repair_pacing, RepairPacing::Controller);
         setup.rate_max_bps = None;
         setup.configure(&mut c);
         assert_eq!(c.repair_rate_max, Some(DEFAULT_REPAIR_RATE_BPS / 8));

@@ -71,6 +71,12 @@ impl SenderController for FixedSender {
         self.next_allowed = base + self.spacing(len);
     }
 
+    /// A repair takes its share of the fixed rate, as original data does.
+    fn on_repair_sent(&mut self, now: Instant, len: usize) {
+        let base = self.next_allowed.max(now - self.config.burst);
+        self.next_allowed = base + self.spacing(len);
+    }
+
     fn on_feedback(&mut self, _now: Instant, _from: IpAddr, _packet: &PacketRepr<'_>) {}
 
     fn on_timeout(&mut self, _now: Instant) {}
@@ -138,6 +144,9 @@ impl ReceiverController for FixedReceiver {
     ) {
         self.record(sqn, false);
     }
+
+    /// Repairs say nothing about the path this controller measures (paper §3.3).
+    fn on_rdata(&mut self, _now: Instant) {}
 
     fn add_nak_report(&mut self, _now: Instant, _options: &mut OptionsRepr) {}
 

@@ -130,6 +130,11 @@ pub trait SenderController: Send {
     fn permit(&self, now: Instant) -> Permit;
     /// An ODATA packet `sqn` of `len` bytes is leaving now: consume the permit and add this controller's options.
     fn on_data_sent(&mut self, now: Instant, sqn: u32, len: usize, options: &mut OptionsRepr);
+    /// A repair (RDATA) of `len` bytes is leaving now, sent under this controller's permit because the session
+    /// charges repairs to it ([`crate::RepairPacing::Controller`]; Shi–Waldvogel §5.4: "the source should
+    /// account for the retransmissions as part of its original data transmissions"). Consume the permit as for
+    /// original data; a repair carries no options and brings no feedback of its own.
+    fn on_repair_sent(&mut self, now: Instant, len: usize);
     /// An upstream packet of the session (NAK, ACK, SPMR, ...) reached the source from `from`. The session
     /// has done its own part (repairs for a NAK that asks for them); the controller reads its feedback — its own
     /// options, or a packet type it uses — and ignores the rest.
@@ -185,6 +190,11 @@ pub trait ReceiverController: Send {
         sqn: u32,
         options: &OptionsRepr,
     );
+    /// A repair (RDATA) arrived. It says nothing of losses or of the path's RTT (paper §3.3), but it is data the
+    /// path carried: a controller that measures the receive rate counts it (RFC 4654 §4.3.4: the rate at which
+    /// data arrives), or a source that charges repairs to its rate ([`crate::RepairPacing::Controller`]) would
+    /// see its receivers report only the share left to original data.
+    fn on_rdata(&mut self, now: Instant);
     /// Add this controller's receiver report to an outgoing repair NAK (paper §3.2: every NAK carries a report).
     fn add_nak_report(&mut self, now: Instant, options: &mut OptionsRepr);
     /// Feedback the controller wants sent now, towards `path`.

@@ -328,6 +328,7 @@ impl Receiver {
                     }
                 } else {
                     self.stats.rdata += 1;
+                    self.cc.on_rdata(now);
                 }
                 if let Some(w) = self.rxw.as_mut() {
                     if w.on_data(now, &mut self.rng, sqn, trail, fragment, packet.payload)

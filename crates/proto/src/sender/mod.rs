@@ -7,11 +7,13 @@
 
 mod app_repair;
 mod repair_elim;
+mod repair_pacing;
 mod spm;
 mod txw;
 
 pub use app_repair::{tsdu_of, MAX_APP_REPAIRS};
 pub use repair_elim::RecentRepairs;
+pub use repair_pacing::RepairPacing;
 pub use spm::{SpmIntervals, SpmSchedule};
 pub use txw::{TransmitWindow, TxPacket, WriteError};
 
@@ -52,6 +54,8 @@ pub struct SenderConfig {
     pub rate_max: Option<u64>,
     /// Separate cap on repairs (RDATA), bytes per second; `None` = only `rate_max` applies.
     pub repair_rate_max: Option<u64>,
+    /// Whether repairs need the controller's permit ([`RepairPacing`]; the paper's `RateLimit` by default).
+    pub repair_pacing: RepairPacing,
     /// SPM timing.
     pub spm: SpmIntervals,
     /// After close, how long without repair requests before the session ends.
@@ -83,6 +87,7 @@ impl SenderConfig {
             send_queue_bytes: 4 << 20,
             rate_max: None,
             repair_rate_max: None,
+            repair_pacing: RepairPacing::RateLimit,
             spm: SpmIntervals::default(),
             linger: Duration::from_secs(2),
             cc: CcConfig::default(),
@@ -157,9 +162,22 @@ pub struct SenderStats {
     pub malformed: u64,
     /// Valid packets for another session or of a type a source ignores.
     pub ignored: u64,
+    /// PGM bytes of every packet sent (headers and options included; not the IP and UDP headers around them).
+    pub pgm_bytes_sent: u64,
+    /// Datagrams received, whatever they held.
+    pub datagrams_received: u64,
+    /// PGM bytes of every datagram received.
+    pub pgm_bytes_received: u64,
 }
 
 const MAX_EVENTS: usize = 4096;
+
+/// Under [`RepairPacing::Controller`], repairs go first but take at most this many permits in a row while original
+/// data waits: the data keeps the controller's feedback coming (pgmcc's ACKs, TFMCC's and aimd's reports), without
+/// which the controller would reduce for silence, and the receivers that wait for repairs (a receiver short of
+/// memory marks packets lost until its holes are filled, rxw module `budget`) get most of a window shrunk by their
+/// own marks.
+pub const REPAIRS_PER_ODATA: u32 = 3;
 
 /// A PGM source with congestion control.
 pub struct Sender {
@@ -177,6 +195,9 @@ pub struct Sender {
     app_repairs: AppRepairs,
     events: VecDeque<SenderEvent>,
     tokens_signalled: bool,
+    /// Repairs sent since the last ODATA (under the controller, waiting ODATA gets a permit after
+    /// [`REPAIRS_PER_ODATA`] of them).
+    repairs_in_a_row: u32,
     closing: bool,
     fin_sent: bool,
     last_activity: Instant,
@@ -221,6 +242,7 @@ impl Sender {
             app_repairs: AppRepairs::default(),
             events: VecDeque::new(),
             tokens_signalled: false,
+            repairs_in_a_row: 0,
             closing: false,
             fin_sent: false,
             last_activity: now,
@@ -355,6 +377,8 @@ impl Sender {
     /// A datagram arrived from `from`.
     pub fn handle_datagram(&mut self, now: Instant, from: IpAddr, bytes: &[u8]) {
         self.now = self.now.max(now);
+        self.stats.datagrams_received += 1;
+        self.stats.pgm_bytes_received += bytes.len() as u64;
         let packet = match PacketRepr::parse(bytes) {
             Ok(p) => p,
             Err(error) => {
@@ -518,6 +542,12 @@ impl Sender {
 
     /// Write the next packet due now into `buf`.
     pub fn poll_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
+        let t = self.next_transmit(now, buf)?;
+        self.stats.pgm_bytes_sent += t.len as u64;
+        Some(t)
+    }
+
+    fn next_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
         self.now = self.now.max(now);
         if self.closed {
             return None;
@@ -589,7 +619,7 @@ impl Sender {
                 continue;
             };
             let len_estimate = packet.payload.len() + 64;
-            if !self.rate_allows(now, len_estimate, true) {
+            if !self.repair_permitted(now) || !self.rate_allows(now, len_estimate, true) {
                 return None;
             }
             self.repair_queue.pop_front();
@@ -610,6 +640,11 @@ impl Sender {
             self.stats.rdata_packets += 1;
             self.stats.rdata_bytes += packet.payload.len() as u64;
             self.last_activity = now;
+            self.repairs_in_a_row = self.repairs_in_a_row.saturating_add(1);
+            if self.config.repair_pacing == RepairPacing::Controller {
+                self.cc.on_repair_sent(now, len_estimate);
+                self.drain_cc_events();
+            }
             return Some(Transmit {
                 destination: Destination::Group,
                 len,
@@ -617,6 +652,18 @@ impl Sender {
             });
         }
         None
+    }
+
+    /// Under [`RepairPacing::Controller`], whether the controller lets a repair go now: it needs a permit, and
+    /// after a repair, original data waiting to go has its turn first.
+    fn repair_permitted(&self, now: Instant) -> bool {
+        match self.config.repair_pacing {
+            RepairPacing::RateLimit => true,
+            RepairPacing::Controller => {
+                self.cc.permit(now) == Permit::Now
+                    && (self.repairs_in_a_row < REPAIRS_PER_ODATA || self.txw.next_len().is_none())
+            }
+        }
     }
 
     fn poll_odata(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
@@ -654,6 +701,7 @@ impl Sender {
             payload: &packet.payload,
         };
         let len = repr.emit(buf).ok()?;
+        self.repairs_in_a_row = 0;
         self.spm.on_data(now);
         self.stats.odata_packets += 1;
         self.stats.odata_bytes += payload_len as u64;
@@ -688,11 +736,16 @@ impl Sender {
             .front()
             .and_then(|&sqn| self.repair_packet(sqn))
         {
-            consider(Some(self.rate_ready_at(
-                self.now,
-                p.payload.len() + 64,
-                true,
-            )));
+            let rate_ready = self.rate_ready_at(self.now, p.payload.len() + 64, true);
+            match self.config.repair_pacing {
+                RepairPacing::RateLimit => consider(Some(rate_ready)),
+                // Blocked: the controller's own deadline (considered above) brings the permit.
+                RepairPacing::Controller => match self.cc.permit(self.now) {
+                    Permit::Now => consider(Some(rate_ready)),
+                    Permit::At(t) => consider(Some(t.max(rate_ready))),
+                    Permit::Blocked => {}
+                },
+            }
         }
         if !self.ncf_queue.is_empty() {
             consider(Some(self.now));

@@ -3,7 +3,8 @@
 
 use super::super::experiment::Ctx;
 use super::metrics::Metrics;
-use super::table::{label, rows, seeds_of, spread};
+use super::rows::{label, spread};
+use super::table::{rows, seeds_of};
 use super::CONTROLLERS;
 use plotters::prelude::*;
 use std::path::Path;

@@ -4,6 +4,8 @@ use super::super::data::RunData;
 use super::super::measure::mean_and_cov;
 use super::super::paths::{available, cbr_flows, path};
 use super::SESSION;
+use convoy_proto::sender::SenderStats;
+use convoy_sim::packet::UDP_IP_OVERHEAD;
 
 /// Means and variation are taken from here on (every controller has left its start-up by then).
 pub const SETTLE_S: f64 = 30.0;
@@ -24,8 +26,12 @@ pub struct Metrics {
     pub reaction_s: Option<f64>,
     /// Feedback packets (ACKs, NAKs, receiver statuses) reaching the source per original data packet.
     pub feedback_per_data: f64,
-    /// Payload bytes the source sent (original and repairs) per byte the median receiver delivered.
-    pub source_bytes_per_delivered: f64,
+    /// Bytes on the source's link, both ways, per payload byte the median receiver delivered: every packet the
+    /// source sent (ODATA, RDATA, SPM, NCF) and every feedback packet that reached it, whole (PGM headers and
+    /// options, and the IP and UDP headers around them).
+    pub wire_bytes_per_delivered: f64,
+    /// The receivers' mean loss rate of original data.
+    pub receiver_loss: f64,
 }
 
 /// The change a run has, and the rate (bit/s) the worst path offers after it.
@@ -81,6 +87,14 @@ pub fn measure(r: &RunData) -> Result<Metrics, String> {
         reaction_s,
         feedback_per_data: (stats.acks + stats.naks + stats.receiver_statuses) as f64
             / stats.odata_packets.max(1) as f64,
-        source_bytes_per_delivered: (stats.odata_bytes + stats.rdata_bytes) as f64 / median,
+        wire_bytes_per_delivered: source_link_bytes(stats) as f64 / median,
+        receiver_loss: flow.receivers.iter().map(|x| x.loss_rate).sum::<f64>() / flow.receivers.len().max(1) as f64,
     })
+}
+
+/// Bytes the session put on its source's link, both ways, IP and UDP headers included.
+fn source_link_bytes(s: &SenderStats) -> u64 {
+    let sent = s.odata_packets + s.rdata_packets + s.spms + s.ncfs;
+    let overhead = u64::from(UDP_IP_OVERHEAD);
+    s.pgm_bytes_sent + sent * overhead + s.pgm_bytes_received + s.datagrams_received * overhead
 }

@@ -2,9 +2,10 @@
 //! Protocol", 2000; shared/seeds/001_4c9328e4506d9242.txt) and their verdicts. Setups and ranges come from
 //! shared/experiments.md, section "Shi and Waldvogel"; the controller is Convoy's `aimd` (crates/proto/src/cc/aimd).
 //!
-//! The paper ran its scheme inside SRM with SRM's repairs. Convoy's sessions repair beside the controlled rate (the
-//! session meters RDATA, the controller does not), so, as for TFMCC, the experiments run without repairs
-//! (`rxw = { repair = false }`): the controller is measured on its own. The throughput of a session is its sender's
+//! The paper ran its scheme inside SRM with SRM's repairs. As for TFMCC, the experiments run without repairs
+//! (`rxw = { repair = false }`): the controller is measured on its own, whichever way the session paces repairs
+//! (beside the controller by default in scenarios, or charged to it with `repairs = "controller"`, as §5.4 asks and
+//! compare-matrix and `convoy send` run). The throughput of a session is its sender's
 //! payload rate in 1 s bins.
 
 mod dynamics;

@@ -3,9 +3,9 @@
 //! from shared/experiments.md, section "TFMCC paper"; the controller is RFC 4654's (crates/proto/src/cc/tfmcc).
 //!
 //! The paper's TFMCC is a rate controller without repairs; Convoy's runs inside PGM, where receivers ask for the
-//! packets they lose and the source repairs them beside the controlled rate (RDATA is rate-limited by the session,
-//! not by the controller). The experiments run as the paper does, without repairs (`rxw = { repair = false }` in
-//! every scenario): repairs would travel beside the controlled rate on the very paths measured, and with a
+//! packets they lose and the source repairs them, beside the controlled rate by default in scenarios or charged to
+//! the controller (`repairs = "controller"`). The experiments run as the paper does, without repairs
+//! (`rxw = { repair = false }` in every scenario): repairs would share the very paths measured, and with a
 //! thousand receivers behind one bottleneck (Figs 12 and 14) their NAKs flooded it. TFMCC with repairs is
 //! measured on the wire (crates/cli/tests/netns.rs, bench/netns-cc.sh). The throughput of a session is its
 //! sender's payload rate in 1 s bins.

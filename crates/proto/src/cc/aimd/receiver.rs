@@ -219,6 +219,9 @@ impl ReceiverController for AimdReceiver {
         self.after_odata(now, rng, options);
     }
 
+    /// Repairs say nothing about the path this controller measures (paper §3.3).
+    fn on_rdata(&mut self, _now: Instant) {}
+
     fn add_nak_report(&mut self, _now: Instant, _options: &mut OptionsRepr) {}
 
     /// The agent's feedback when its RTT has passed; a notification when its timer fired and it is still worse

@@ -268,6 +268,13 @@ impl SenderController for AimdSender {
         });
     }
 
+    /// A repair takes its share of the rate: the next packet waits `len / X` longer (§5.4).
+    fn on_repair_sent(&mut self, now: Instant, len: usize) {
+        let spacing = Duration::from_secs_f64(len as f64 / self.x.max(self.floor()));
+        self.next_send = self.next_send.max(now - self.ipi()) + spacing;
+        self.last_send = Some(now);
+    }
+
     fn on_feedback(&mut self, now: Instant, _from: IpAddr, packet: &PacketRepr<'_>) {
         if let Some(r) = packet.options.cc.aimd.report {
             self.on_report(now, &r);

@@ -6,6 +6,7 @@
 //!
 //! * [`TokenWindow`] — the window W and token count T (paper §3.4, draft §2.2).
 //! * [`AckTracker`] — which packets the acker has acknowledged, and losses read from ACK bitmaps (draft §2.1.2).
+//! * [`RepairTokens`] — tokens lent to repairs when the session charges them to the window (Shi–Waldvogel §5.4).
 //! * [`AckerElection`] — who the acker is (paper §3.5–3.6, draft §2.3–2.4).
 //! * [`PgmccSender`] — the sender half tying them together with timeouts (draft §2.7, §3).
 //! * [`PgmccReceiver`] — the receiver half: loss filter, ACK bitmap, ACKs, reports, election NAKs (draft §4).
@@ -18,6 +19,7 @@ mod ack_tracker;
 mod election;
 mod feedback;
 mod receiver;
+mod repair_tokens;
 mod sender;
 mod window;
 
@@ -25,6 +27,7 @@ pub use ack_tracker::{AckOutcome, AckTracker};
 pub use election::{AckerElection, ElectionOutcome};
 pub use feedback::{Feedback, FeedbackKind, ReceiverReport};
 pub use receiver::{PgmccReceiver, ReceiverFeedback};
+pub use repair_tokens::RepairTokens;
 pub use sender::PgmccSender;
 pub use window::TokenWindow;
 

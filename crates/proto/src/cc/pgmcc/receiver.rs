@@ -376,6 +376,9 @@ impl ReceiverController for PgmccReceiver {
         }
     }
 
+    /// Repairs say nothing about the path this controller measures (paper §3.3).
+    fn on_rdata(&mut self, _now: Instant) {}
+
     fn add_nak_report(&mut self, now: Instant, options: &mut OptionsRepr) {
         options.cc.pgmcc.feedback = Some(self.report(now));
         options.cc.pgmcc.rxw_lead = self.rx_max;

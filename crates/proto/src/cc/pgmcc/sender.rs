@@ -2,7 +2,7 @@
 
 use super::{
     AckTracker, AckerElection, ElectionOutcome, Feedback, FeedbackKind, OldAckerAcks, PgmccConfig,
-    RttMethod, TimeoutPolicy, TimeoutRestart, TokenWindow,
+    RepairTokens, RttMethod, TimeoutPolicy, TimeoutRestart, TokenWindow,
 };
 use crate::cc::event_queue::EventQueue;
 use crate::cc::{CcEvent, CcSnapshot, Permit, ReductionCause, SenderController};
@@ -34,6 +34,12 @@ pub struct PgmccSender {
     /// The feedback timer (draft §2.7).
     pub(super) deadline: Option<Instant>,
     consecutive_timeouts: u32,
+    /// Tokens lent to repairs charged to the window (module `repair_tokens`).
+    repair_tokens: RepairTokens,
+    /// The last smoothed RTT measured, of this acker or an earlier one (module `repair_tokens`'s fallback).
+    last_srtt: Option<Duration>,
+    /// The last original packet sent.
+    last_sent: Option<u32>,
     /// Address family of the "no acker" NLA in data packets.
     no_acker: IpAddr,
     events: EventQueue,
@@ -65,6 +71,9 @@ impl PgmccSender {
             reaction_point: None,
             deadline: None,
             consecutive_timeouts: 0,
+            repair_tokens: RepairTokens::default(),
+            last_srtt: None,
+            last_sent: None,
             no_acker: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
             events: EventQueue::default(),
             config,
@@ -196,6 +205,11 @@ impl PgmccSender {
         {
             self.reaction_point = None;
         }
+        // Repairs sent before an acknowledged packet have left the pipe: their tokens come back.
+        let repaired = self.repair_tokens.acknowledged(rx_max);
+        if repaired > 0 {
+            self.window.on_ack_suspended(repaired);
+        }
         let is_current = self.election.acker() == Some(from);
         let tokens_only = !is_current && self.config.old_acker_acks == OldAckerAcks::TokensOnly;
         let outcome = self.tracker.on_ack(now, rx_max, bitmap, |named| {
@@ -204,6 +218,7 @@ impl PgmccSender {
         if let Some(sample) = outcome.rtt_sample {
             if is_current {
                 self.rtt.on_sample(sample);
+                self.last_srtt = self.rtt.srtt();
             }
         }
         if outcome.newly_acked > 0 {
@@ -232,7 +247,8 @@ impl PgmccSender {
                 // effective window until only a timeout restarts the session.
                 self.window.on_ack_suspended(outcome.lost);
             } else {
-                let in_flight = self.tracker.in_flight_after(rx_max);
+                // Repairs whose tokens are still out are in flight too (module `repair_tokens`).
+                let in_flight = self.tracker.in_flight_after(rx_max) + self.repair_tokens.outstanding();
                 let before = self.window.on_loss(in_flight);
                 self.recovery_point = self.tracker.snd_max();
                 self.reaction_point = self.recovery_point;
@@ -294,6 +310,7 @@ impl SenderController for PgmccSender {
 
     fn on_data_sent(&mut self, now: Instant, sqn: u32, _len: usize, options: &mut OptionsRepr) {
         let acker = self.election.acker();
+        self.last_sent = Some(sqn);
         self.window.on_send();
         self.tracker.on_sent(now, sqn, acker);
         if self.deadline.is_none() {
@@ -311,7 +328,25 @@ impl SenderController for PgmccSender {
         }
     }
 
+    /// A repair takes a token like any packet (paper §3.4, T −= 1); it comes back with the ACK of the next
+    /// original packet, or twice the smoothed RTT later (module `repair_tokens`: the acker does not acknowledge
+    /// repairs).
+    fn on_repair_sent(&mut self, now: Instant, _len: usize) {
+        self.window.on_send();
+        let wait = self.rtt.srtt().or(self.last_srtt).map_or_else(|| self.rto(), |srtt| 2 * srtt);
+        let next_sqn = self.last_sent.map_or(0, |s| s.wrapping_add(1));
+        self.repair_tokens.lend(next_sqn, now + wait);
+    }
+
     fn on_timeout(&mut self, now: Instant) {
+        let returned = self.repair_tokens.take_due(now);
+        if returned > 0 {
+            self.window.on_ack_suspended(returned);
+            if !self.tracker.has_unacked() && self.window.can_send() {
+                // Nothing to wait for: the timer was armed only because the repairs held the tokens.
+                self.deadline = None;
+            }
+        }
         let Some(deadline) = self.deadline else {
             return;
         };
@@ -334,11 +369,13 @@ impl SenderController for PgmccSender {
             // WF §IV-A: T = −1/(2W); the outstanding packets' ACKs bring the tokens back, and their losses were
             // answered by this timeout already (paper §3.4).
             self.window.restart_waiting();
+            self.repair_tokens.write_off();
             self.recovery_point = None;
             self.reaction_point = self.tracker.snd_max();
         } else {
             // Draft §3: W = T = 1 and send; what is outstanding is written off.
             self.window.restart();
+            self.repair_tokens.write_off();
             self.tracker.abandon_outstanding();
             self.recovery_point = None;
             self.reaction_point = None;
@@ -370,7 +407,10 @@ impl SenderController for PgmccSender {
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
-        self.deadline
+        match (self.deadline, self.repair_tokens.next_return()) {
+            (Some(d), Some(r)) => Some(d.min(r)),
+            (d, r) => d.or(r),
+        }
     }
 
     fn poll_event(&mut self) -> Option<CcEvent> {

@@ -634,3 +634,59 @@ fn wf_4a_old_acker_acks_count_by_default_and_can_be_restricted() {
         assert_eq!(s.window().t > before.t, tokens_back, "{policy:?}");
     }
 }
+
+#[test]
+fn sw_5_4_a_charged_repair_takes_a_token_that_the_next_packets_ack_returns_without_opening_the_window() {
+    let mut s = running(4.0);
+    send(&mut s, ms(20), 1);
+    s.on_repair_sent(ms(20), 1464);
+    s.on_repair_sent(ms(20), 1464);
+    send(&mut s, ms(20), 2);
+    assert_eq!(s.permit(ms(20)), Permit::Blocked, "two packets and two repairs took the four tokens");
+    // Packets 0 and 1 acknowledged: slow start opens W 4 → 6 and gives T += 4 (T = 4); the repairs' tokens stay
+    // out.
+    ack(&mut s, ms(60), ip(1), 1, 0b11, 0.0, ms(20));
+    assert_eq!((s.window().w, s.window().t), (6.0, 4.0));
+    // Packet 2, sent after the repairs, acknowledged: they have left the pipe, their two tokens come back, and
+    // packet 2 alone opens the window (W += 1/W).
+    ack(&mut s, ms(61), ip(1), 2, 0b111, 0.0, ms(20));
+    let w = 6.0 + 1.0 / 6.0;
+    assert!((s.window().w - w).abs() < 1e-9, "W = {}", s.window().w);
+    assert!((s.window().t - w).abs() < 1e-9, "every token back: T = {}", s.window().t);
+}
+
+#[test]
+fn sw_5_4_without_a_following_packet_a_repair_token_comes_back_two_srtt_later() {
+    let mut s = running(2.0);
+    send(&mut s, ms(20), 1);
+    // Packets 0 and 1 acknowledged 40 ms after 1 left: SRTT = 40 ms.
+    ack(&mut s, ms(60), ip(1), 1, 0b11, 0.0, ms(20));
+    let w = s.window().w;
+    let mut repairs = 0;
+    while s.permit(ms(60)) == Permit::Now {
+        s.on_repair_sent(ms(60), 1464);
+        repairs += 1;
+    }
+    assert!(repairs >= 1, "the window had tokens for repairs");
+    assert_eq!(s.poll_timeout(), Some(ms(140)), "no data follows the repairs: twice the SRTT");
+    s.on_timeout(ms(140));
+    assert_eq!(s.permit(ms(140)), Permit::Now, "the tokens are back");
+    assert_eq!(s.window().w, w, "a repair's token does not open the window");
+    assert_eq!(s.poll_timeout(), None, "nothing outstanding: no timer");
+}
+
+#[test]
+fn sw_5_4_repairs_with_tokens_out_count_as_in_flight_at_a_loss() {
+    let mut s = running(8.0);
+    for sqn in 1..=4 {
+        send(&mut s, ms(20), sqn);
+    }
+    for _ in 0..4 {
+        s.on_repair_sent(ms(20), 1464);
+    }
+    // One packet reported lost: beyond RX_MAX 4 no ODATA is in flight, but the four repairs are.
+    ack(&mut s, ms(60), ip(1), 4, 0b1101, 0.02, ms(20));
+    let w = s.window();
+    assert_eq!(w.w, 2.0, "realigned to the 4 packets in flight, halved");
+    assert_eq!(w.t, w.w - 4.0, "T = W − in flight, the repairs among them");
+}

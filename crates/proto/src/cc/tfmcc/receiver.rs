@@ -233,19 +233,24 @@ impl TfmccReceiver {
             .max(MIN_RTT)
     }
 
+    /// A data packet of `bytes` arrived: the receive rate's sample (§4.3.4).
+    fn note_arrival(&mut self, now: Instant, bytes: usize) {
+        self.arrivals.push_back((now, bytes));
+        let keep = self.rate_window() + self.rtt().max(self.config.ts_gran);
+        while self.arrivals.len() > MIN_RATE_PACKETS
+            && self
+                .arrivals
+                .front()
+                .is_some_and(|(t, _)| now.saturating_duration_since(*t) > keep)
+        {
+            self.arrivals.pop_front();
+        }
+    }
+
     /// Record ODATA `sqn` (received or not) in the holes, the history and the bitmap (§5.1–5.2).
     fn record(&mut self, now: Instant, sqn: u32, received: bool, bytes: usize) {
         if received {
-            self.arrivals.push_back((now, bytes));
-            let keep = self.rate_window() + self.rtt().max(self.config.ts_gran);
-            while self.arrivals.len() > MIN_RATE_PACKETS
-                && self
-                    .arrivals
-                    .front()
-                    .is_some_and(|(t, _)| now.saturating_duration_since(*t) > keep)
-            {
-                self.arrivals.pop_front();
-            }
+            self.note_arrival(now, bytes);
         }
         let Some(max) = self.rx_max else {
             self.rx_max = Some(sqn);
@@ -574,6 +579,12 @@ impl ReceiverController for TfmccReceiver {
         self.note_gap(now, sqn);
         self.record(now, sqn, false, 0);
         self.after_odata(now, rng, options);
+    }
+
+    /// A repair counts in the receive rate, as any data arriving (§4.3.4).
+    fn on_rdata(&mut self, now: Instant) {
+        let bytes = self.s as usize;
+        self.note_arrival(now, bytes);
     }
 
     fn add_nak_report(&mut self, _now: Instant, _options: &mut OptionsRepr) {}

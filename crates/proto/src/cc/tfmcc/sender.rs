@@ -473,6 +473,13 @@ impl SenderController for TfmccSender {
         });
     }
 
+    /// A repair takes its share of the rate: the next packet waits `len / X` longer (RFC 4654 §3 paces all the
+    /// sender's packets at X; Shi–Waldvogel §5.4).
+    fn on_repair_sent(&mut self, now: Instant, len: usize) {
+        let spacing = Duration::from_secs_f64(len as f64 / self.x.max(self.floor()));
+        self.next_send = self.next_send.max(now - self.ipi()) + spacing;
+    }
+
     fn on_feedback(&mut self, now: Instant, _from: IpAddr, packet: &PacketRepr<'_>) {
         if let Some(f) = packet.options.cc.tfmcc.feedback {
             self.on_report(now, &f);

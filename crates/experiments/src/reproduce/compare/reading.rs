@@ -1,0 +1,126 @@
+//! compare-matrix's generated reading: what the table shows for bulk transfer, smooth streams and changes.
+
+use super::super::verdict::Check;
+use super::metrics::Metrics;
+use super::rows::{label, spread, Row};
+use super::{CONTROLLERS, REPAIRS_BESIDE};
+
+/// The controller in `cands` (name, value) with the least (`least`) or greatest value; ties go to table order.
+fn best<'a>(cands: &[(&'a str, f64)], least: bool) -> Option<&'a str> {
+    cands
+        .iter()
+        .copied()
+        .filter(|(_, v)| v.is_finite())
+        .fold(None, |acc: Option<(&str, f64)>, (n, v)| match acc {
+            Some((_, b)) if (least && b <= v) || (!least && b >= v) => acc,
+            _ => Some((n, v)),
+        })
+        .map(|(n, _)| n)
+}
+
+/// How often each controller is best, as "pgmcc in 3 (a, b, c), …", and the rows of `all` none won.
+fn tally(wins: &[(&str, &str)], all: &[&str]) -> String {
+    let mut parts = Vec::new();
+    for cc in CONTROLLERS {
+        let rows: Vec<&str> = wins.iter().filter(|(_, w)| *w == cc).map(|(r, _)| label(r)).collect();
+        if !rows.is_empty() {
+            parts.push(format!("{cc} in {} ({})", rows.len(), rows.join(", ")));
+        }
+    }
+    let open: Vec<&str> = all.iter().filter(|r| !wins.iter().any(|(w, _)| w == *r)).map(|r| label(r)).collect();
+    if !open.is_empty() {
+        parts.push(format!("none in {} ({})", open.len(), open.join(", ")));
+    }
+    parts.join("; ")
+}
+
+/// The generated reading: which controller serves bulk transfer (the highest rate within a factor of two of TCP's,
+/// where TCP runs beside it), smooth streams (the lowest coefficient of variation) and changes (the fastest reaction)
+/// best, scenario by scenario, from the seeds' means.
+pub fn reading(table: &[Row<'_>]) -> Vec<Check> {
+    let (scenarios, ablations): (Vec<Row<'_>>, Vec<Row<'_>>) =
+        table.iter().cloned().partition(|(row, _)| !row.ends_with(REPAIRS_BESIDE));
+    let mut checks = winners(&scenarios);
+    checks.extend(ablations.iter().filter_map(|a| repairs_reading(a, &scenarios)));
+    checks
+}
+
+/// The mean over the seeds of one figure.
+fn mean(m: &[Metrics], f: fn(&Metrics) -> Option<f64>) -> Option<f64> {
+    spread(&m.iter().filter_map(f).collect::<Vec<_>>()).map(|(x, _, _)| x)
+}
+
+/// What charging repairs to the controller changes: an ablation row (its scenario with repairs beside the
+/// controller) against the scenario's own row, per controller.
+fn repairs_reading(ablation: &Row<'_>, scenarios: &[Row<'_>]) -> Option<Check> {
+    let base = ablation.0.strip_suffix(REPAIRS_BESIDE)?;
+    let (_, charged) = scenarios.iter().find(|(row, _)| label(row) == label(base))?;
+    let figures = |m: &[Metrics]| {
+        Some((
+            mean(m, |x| Some(x.wire_bytes_per_delivered))?,
+            mean(m, |x| Some(100.0 * x.receiver_loss))?,
+            mean(m, |x| Some(x.rate_bps / 1000.0))?,
+        ))
+    };
+    let parts: Vec<String> = charged
+        .iter()
+        .zip(&ablation.1)
+        .filter_map(|((cc, c), (_, b))| {
+            let ((cw, cl, cr), (bw, bl, br)) = (figures(c)?, figures(b)?);
+            Some(format!(
+                "{cc} {cw:.2} against {bw:.2} bytes on the source's link per delivered byte, receivers' loss \
+                 {cl:.1}% against {bl:.1}%, rate {cr:.0} against {br:.0} kbit/s"
+            ))
+        })
+        .collect();
+    Some(Check::figure(
+        &format!("reading, {}: repairs charged to the controller against repairs beside it", label(base)),
+        parts.join("; "),
+    ))
+}
+
+/// Which controller is best per scenario for bulk transfer, smooth streams and changes.
+fn winners(table: &[Row<'_>]) -> Vec<Check> {
+    let (mut bulk, mut smooth, mut quick) = (Vec::new(), Vec::new(), Vec::new());
+    let all: Vec<&str> = table.iter().map(|(row, _)| *row).collect();
+    let changing: Vec<&str> = table
+        .iter()
+        .filter(|(_, per_cc)| per_cc.iter().any(|(_, m)| m.iter().any(|x| x.reaction_s.is_some())))
+        .map(|(row, _)| *row)
+        .collect();
+    for (row, per_cc) in table {
+        let friendly: Vec<(&str, f64)> = per_cc
+            .iter()
+            .filter(|(_, m)| mean(m, |x| x.tcp_ratio).is_none_or(|q| (0.5..=2.0).contains(&q)))
+            .filter_map(|(cc, m)| mean(m, |x| Some(x.rate_bps)).map(|r| (*cc, r)))
+            .collect();
+        if let Some(w) = best(&friendly, false) {
+            bulk.push((*row, w));
+        }
+        let covs: Vec<(&str, f64)> =
+            per_cc.iter().filter_map(|(cc, m)| mean(m, |x| Some(x.cov)).map(|c| (*cc, c))).collect();
+        if let Some(w) = best(&covs, true) {
+            smooth.push((*row, w));
+        }
+        let reacts: Vec<(&str, f64)> =
+            per_cc.iter().filter_map(|(cc, m)| mean(m, |x| x.reaction_s).map(|c| (*cc, c))).collect();
+        if let Some(w) = best(&reacts, true) {
+            quick.push((*row, w));
+        }
+    }
+    vec![
+        Check::figure(
+            "reading, bulk transfer: the fastest controller within a factor of two of TCP's rate",
+            tally(&bulk, &all),
+        ),
+        Check::figure(
+            "reading, smooth streams: the lowest coefficient of variation of the rate",
+            tally(&smooth, &all),
+        ),
+        Check::figure(
+            "reading, changes: the fastest reaction",
+            tally(&quick, &changing),
+        ),
+    ]
+}
+
