@@ -149,7 +149,8 @@ pub struct SendArgs {
     /// Longest wait for receivers before sending (alone: wait this long), e.g. 10s.
     #[arg(long, value_parser = parse_duration)]
     wait: Option<Duration>,
-    /// After the data, give up on receivers when nothing progresses for this long (also the longest close).
+    /// After the data, give up on receivers when nothing progresses for this long (also the longest close). Once
+    /// every receiver heard from has reported, the source ends at once; otherwise it lingers 2 s for late repairs.
     #[arg(long, value_parser = parse_duration, default_value = "30s")]
     finish_timeout: Duration,
     /// Multicast TTL (hops).

@@ -487,3 +487,50 @@ fn sending_to_nobody_is_incomplete_unless_fire_and_forget() {
         );
     }
 }
+
+/// When every receiver heard from has reported, the source closes after its OPT_FIN instead of lingering 2 s for
+/// repairs nobody will ask for (issue: a 6-byte file took 2.0 s).
+#[test]
+fn the_source_closes_at_once_when_every_receiver_reported() {
+    let dir = Scratch::new("no-linger");
+    let file = dir.0.join("six.txt");
+    fs::write(&file, b"hello\n").unwrap();
+    let g = group(18);
+    let out = dir.0.join("out");
+    let rx = recv(&g, 2, &out, &[]);
+    let stats = dir.0.join("send.json");
+    let tx = send(
+        &g,
+        &file,
+        &[
+            "--wait-receivers",
+            "1",
+            "--wait",
+            "20s",
+            "--stats-json",
+            stats.to_str().unwrap(),
+        ],
+    );
+    let tx = wait(tx, Duration::from_secs(30));
+    assert!(
+        tx.status.success(),
+        "send: {}",
+        String::from_utf8_lossy(&tx.stderr)
+    );
+    let r = wait(rx, Duration::from_secs(30));
+    assert!(
+        r.status.success(),
+        "recv: {}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert_eq!(fs::read(out.join("six.txt")).unwrap(), b"hello\n");
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(stats).unwrap()).unwrap();
+    assert_eq!(json["closed"], true);
+    let closing = json["closing_seconds"].as_f64().unwrap();
+    // The engine lingers 2 s (SenderConfig::linger) when it must; here it need not.
+    assert!(
+        closing < 1.0,
+        "closing took {closing} s: the source lingered"
+    );
+}

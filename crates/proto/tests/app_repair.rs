@@ -2,11 +2,13 @@
 //! `Sender::supply_repair`) and receiver status reports (`Receiver::send_status` /
 //! `SenderEvent::ReceiverStatus`), driven packet by packet.
 
+mod common;
+
 use convoy_proto::cc::CcConfig;
 use convoy_proto::{
     Instant, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig, SenderEvent,
 };
-use convoy_wire::{BodyRepr, OptionsRepr, PacketRepr, PacketType, ReceiverStatus};
+use convoy_wire::{BodyRepr, PacketRepr, PacketType, ReceiverStatus};
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
@@ -129,23 +131,7 @@ fn naks_below_the_floor_or_without_a_floor_are_outside_the_window() {
             now += Duration::from_millis(100);
         }
         let tsi = s.tsi();
-        let nak = |sqn| {
-            let repr = PacketRepr {
-                source_port: 7500,
-                dest_port: tsi.source_port,
-                gsi: tsi.gsi,
-                body: BodyRepr::Nak {
-                    sqn,
-                    source_nla: src(),
-                    group_nla: group(),
-                },
-                options: OptionsRepr::default(),
-                payload: &[],
-            };
-            let mut b = vec![0u8; repr.buffer_len()];
-            repr.emit(&mut b).unwrap();
-            b
-        };
+        let nak = |sqn| common::nak(tsi, src(), group(), sqn, Vec::new());
         s.handle_datagram(now, rcv(), &nak(3));
         s.handle_datagram(now, rcv(), &nak(6));
         let requested: Vec<_> = std::iter::from_fn(|| s.poll_event())

@@ -2,9 +2,11 @@
 //! repair rate, and a thousand receivers NAKing the same packet get one NCF and one repair (RFC 3208 §7.4's
 //! NAK elimination, done by the source).
 
+mod common;
+
 use convoy_proto::cc::CcConfig;
 use convoy_proto::{Instant, Sender, SenderConfig};
-use convoy_wire::{BodyRepr, OptionsRepr, PacketRepr, PacketType};
+use convoy_wire::PacketType;
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
@@ -36,25 +38,7 @@ fn sender_that_sent(
 
 /// A NAK to `s` for `sqn` and the sequence numbers in `list` (OPT_NAK_LIST).
 fn nak(s: &Sender, sqn: u32, list: Vec<u32>) -> Vec<u8> {
-    let tsi = s.tsi();
-    let repr = PacketRepr {
-        source_port: 7500,
-        dest_port: tsi.source_port,
-        gsi: tsi.gsi,
-        body: BodyRepr::Nak {
-            sqn,
-            source_nla: SRC,
-            group_nla: GROUP,
-        },
-        options: OptionsRepr {
-            nak_list: list,
-            ..OptionsRepr::default()
-        },
-        payload: &[],
-    };
-    let mut b = vec![0u8; repr.buffer_len()];
-    repr.emit(&mut b).unwrap();
-    b
+    common::nak(s.tsi(), SRC, GROUP, sqn, list)
 }
 
 #[test]

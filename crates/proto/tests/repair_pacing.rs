@@ -2,11 +2,13 @@
 //! of NAKs is answered at once on top of the controlled rate; with `Controller` (Shi–Waldvogel §5.4) the repairs
 //! share the controller's rate with the original data, taking at most three permits in four while data waits.
 
+mod common;
+
 use convoy_proto::cc::fixed::FixedConfig;
 use convoy_proto::cc::CcConfig;
 use convoy_proto::sender::REPAIRS_PER_ODATA;
 use convoy_proto::{Instant, RepairPacing, Sender, SenderConfig};
-use convoy_wire::{BodyRepr, OptionsRepr, PacketRepr, PacketType};
+use convoy_wire::PacketType;
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
@@ -19,25 +21,7 @@ const PAYLOAD: usize = 1000;
 
 /// A NAK to `s` for `sqn` and the sequence numbers in `list` (OPT_NAK_LIST).
 fn nak(s: &Sender, sqn: u32, list: Vec<u32>) -> Vec<u8> {
-    let tsi = s.tsi();
-    let repr = PacketRepr {
-        source_port: 7500,
-        dest_port: tsi.source_port,
-        gsi: tsi.gsi,
-        body: BodyRepr::Nak {
-            sqn,
-            source_nla: SRC,
-            group_nla: GROUP,
-        },
-        options: OptionsRepr {
-            nak_list: list,
-            ..OptionsRepr::default()
-        },
-        payload: &[],
-    };
-    let mut b = vec![0u8; repr.buffer_len()];
-    repr.emit(&mut b).unwrap();
-    b
+    common::nak(s.tsi(), SRC, GROUP, sqn, list)
 }
 
 /// Packets of each kind a fixed-rate source sends, in 10 ms steps, during the second after a NAK for 60 of the

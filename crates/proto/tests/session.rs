@@ -375,3 +375,46 @@ fn tfmcc_the_library_exposes_the_rate_and_the_current_limiting_receiver() {
         "the CLR is the slow receiver"
     );
 }
+
+/// A closing source lingers for late NAKs (the configured 2 s), unless the application says no receiver needs
+/// a repair: then it ends right after its OPT_FIN SPM.
+#[test]
+fn rfc3208_6_3_a_source_lingers_for_repairs_unless_no_receiver_needs_one() {
+    let closed_at = |told: bool| {
+        let mut config = SenderConfig::new(src(), group());
+        config.cc = CcConfig::Fixed(FixedConfig::default());
+        let mut s = Sender::new(config, Instant::ZERO);
+        s.write(b"abcdef").unwrap();
+        let mut now = Instant::ZERO;
+        drain(&mut s, now);
+        s.close(now);
+        if told {
+            s.no_repairs_needed();
+        }
+        let mut fin_at = None;
+        while now < Instant::from_secs_f64(10.0) {
+            s.handle_timeout(now);
+            for (_, b) in drain(&mut s, now) {
+                let p = PacketRepr::parse(&b).unwrap();
+                if p.options.fin && fin_at.is_none() {
+                    fin_at = Some(now);
+                }
+            }
+            if std::iter::from_fn(|| s.poll_event()).any(|e| e == SenderEvent::Closed) {
+                return (fin_at.expect("an OPT_FIN SPM before the end"), now);
+            }
+            now += Duration::from_millis(10);
+        }
+        panic!("the source never closed");
+    };
+    let (fin, end) = closed_at(false);
+    assert!(
+        end - fin >= Duration::from_secs(2),
+        "lingered: FIN at {fin:?}, closed at {end:?}"
+    );
+    let (fin, end) = closed_at(true);
+    assert!(
+        end - fin < Duration::from_millis(20),
+        "no linger: FIN at {fin:?}, closed at {end:?}"
+    );
+}

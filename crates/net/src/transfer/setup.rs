@@ -131,6 +131,7 @@ pub fn send_stats(tx: &NetSender, report: &SendReport, exit_code: u8) -> serde_j
         "malformed": s.malformed,
         "receivers": report.receivers,
         "closed": report.closed,
+        "closing_seconds": report.closing_seconds,
         "peak_rss_bytes": crate::procfs::vm_bytes("VmHWM"),
         "io": io,
         "exit_code": exit_code,
@@ -215,6 +216,7 @@ mod tests {
             acker_changes: 0,
             timeouts: 0,
             closed: true,
+            closing_seconds: 0.0,
         };
         assert_eq!(send_exit_code(&report, 1, false), exit::OK);
         assert_eq!(

@@ -67,6 +67,8 @@ pub struct SendReport {
     pub timeouts: u64,
     /// Whether the session closed cleanly.
     pub closed: bool,
+    /// Seconds the close took (OPT_FIN, then the linger for late repairs unless every receiver reported).
+    pub closing_seconds: f64,
 }
 
 /// A file on disk as the manifest describes it.
@@ -487,6 +489,7 @@ pub fn send(
         s.odata_packets + s.rdata_packets
     };
     let mut last_sent = packets_sent(session.tx);
+    let mut all_reported = false;
     loop {
         if let Some(msg) = input_changed(&changed) {
             return Err(TransferError::new(exit::INPUT_CHANGED, msg));
@@ -496,6 +499,7 @@ pub fn send(
         let drained = session.tx.sender().queued_bytes() == 0;
         // Every receiver heard from has reported (complete ones have everything, failed ones want nothing).
         if known > 0 && finished == known && known >= opts.wait_receivers {
+            all_reported = true;
             break;
         }
         if drained && known == 0 && opts.wait_receivers == 0 {
@@ -518,7 +522,13 @@ pub fn send(
         session.events();
     }
     let seconds = start.elapsed().as_secs_f64();
+    if all_reported {
+        // Nobody will NAK: close after the FIN instead of lingering for repairs.
+        session.tx.sender_mut().no_repairs_needed();
+    }
+    let closing = std::time::Instant::now();
     let closed = session.tx.close(opts.close_timeout)?;
+    let closing_seconds = closing.elapsed().as_secs_f64();
     session.events();
     Ok(SendReport {
         transfer_id,
@@ -529,6 +539,7 @@ pub fn send(
         acker_changes: session.acker_changes,
         timeouts: session.timeouts,
         closed,
+        closing_seconds,
     })
 }
 

@@ -361,6 +361,14 @@ impl Sender {
         }
     }
 
+    /// Every receiver the application knows of has everything (each reported it, e.g. with a Convoy status
+    /// report): once closing, end right after the OPT_FIN SPM and the repairs already queued, without the
+    /// [`SenderConfig::linger`] wait. The linger exists for late NAKs (RFC 3208 §6.3: the source keeps repair data
+    /// while receivers may still ask); when none can come, it only delays the application.
+    pub fn no_repairs_needed(&mut self) {
+        self.config.linger = Duration::ZERO;
+    }
+
     fn push_event(&mut self, e: SenderEvent) {
         if self.events.len() >= MAX_EVENTS {
             self.events.pop_front();
