@@ -2,7 +2,8 @@
 # Convoy's whole test suite: formatting, lints, unit/integration/property tests, docs, fuzz targets.
 # Installs what the tests need when it is missing (Debian packages): tshark decodes the simulator's pcap files;
 # iperf3 and nftables serve the network-namespace tests, which build their own namespaces, bridge and veths
-# (crates/cli/tests/common/lab.rs) and remove them; without root those tests print SKIPPED and pass. The large
+# (crates/cli/tests/common/lab.rs) and remove them; without root those tests print SKIPPED and pass; libpgm-dev,
+# pkg-config and a C compiler build the OpenPGM receiver of the interoperability tests. The large
 # loopback transfers need about 8 GB free in the temporary directory for a minute or two.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,9 @@ need_packages=()
 command -v tshark >/dev/null || need_packages+=(tshark)
 command -v iperf3 >/dev/null || need_packages+=(iperf3)
 command -v nft >/dev/null || need_packages+=(nftables)
+command -v pkg-config >/dev/null || need_packages+=(pkg-config)
+command -v cc >/dev/null || need_packages+=(gcc)
+pkg-config --exists openpgm-5.3 2>/dev/null || need_packages+=(libpgm-dev)
 if [ ${#need_packages[@]} -gt 0 ] && command -v apt-get >/dev/null; then
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"

@@ -140,6 +140,11 @@ pub struct SendArgs {
     /// can overload their links).
     #[arg(long, value_parser = parse_repairs, default_value = "rate-limit")]
     repairs: RepairPacing,
+    /// Give up (exit 2) when no receiver has answered the controller's feedback requests (pgmcc's acker
+    /// election, TFMCC's and aimd's reports) this long after the first data packet: receivers that are not
+    /// Convoy's (OpenPGM, ZeroMQ) never do, so send to them with --cc fixed --rate RATE. `0s` waits for ever.
+    #[arg(long, value_parser = parse_duration, default_value = "10s")]
+    feedback_timeout: Duration,
     /// Wait until this many receivers announced themselves before sending.
     #[arg(long, default_value_t = 0)]
     wait_receivers: usize,
@@ -314,6 +319,7 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         repair_rate_max_bps: args.repair_rate_max,
         txw_packets: args.txw_packets,
         repair_pacing: args.repairs,
+        feedback_timeout: (!args.feedback_timeout.is_zero()).then_some(args.feedback_timeout),
     };
     let mut tx = match source_setup.open(&g) {
         Ok(t) => t,

@@ -18,6 +18,7 @@ pub mod bench;
 pub mod burst;
 mod detect;
 pub mod driver;
+pub mod feedback_watch;
 pub mod procfs;
 mod receiver;
 mod sender;

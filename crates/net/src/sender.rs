@@ -1,6 +1,7 @@
 //! [`NetSender`]: a PGM source on a UDP multicast group.
 
 use crate::driver::{Clock, Driver, IoStats};
+use crate::feedback_watch::FeedbackWatch;
 use crate::socket::{self, GroupOptions, ResolvedInterface};
 use convoy_proto::{Instant, Sender, SenderConfig, SenderEvent, WriteError};
 use std::collections::VecDeque;
@@ -48,6 +49,7 @@ pub struct NetSender {
     events: VecDeque<SenderEvent>,
     repair_source: Option<Box<dyn RepairSource>>,
     interface: ResolvedInterface,
+    feedback_watch: Option<FeedbackWatch>,
 }
 
 impl std::fmt::Debug for NetSender {
@@ -97,6 +99,7 @@ impl NetSender {
             events: VecDeque::new(),
             repair_source: None,
             interface,
+            feedback_watch: None,
         })
     }
 
@@ -148,9 +151,20 @@ impl NetSender {
         }
     }
 
+    /// Fail every later call that runs the loop with [`NoFeedback`](crate::feedback_watch::NoFeedback) when no receiver has clocked the session
+    /// `limit` after the first data packet (module [`crate::feedback_watch`]). For controllers that need
+    /// feedback: a fixed rate never has a receiver clocking it.
+    pub fn set_feedback_limit(&mut self, limit: Duration) {
+        self.feedback_watch = Some(FeedbackWatch::new(limit));
+    }
+
     fn turn(&mut self, until: Instant) -> io::Result<()> {
         self.driver.turn(&mut self.sender, until)?;
         self.collect_events();
+        if let Some(w) = self.feedback_watch.as_mut() {
+            w.check(&self.sender, self.driver.now())
+                .map_err(io::Error::other)?;
+        }
         if self.sender.pending_app_repairs() == 0 {
             return Ok(());
         }

@@ -31,6 +31,7 @@ pub mod setup;
 pub mod sink;
 pub mod source;
 
+use crate::feedback_watch::NoFeedback;
 use std::net::IpAddr;
 use std::time::Duration;
 
@@ -134,6 +135,14 @@ impl TransferError {
 
 impl From<std::io::Error> for TransferError {
     fn from(e: std::io::Error) -> Self {
-        TransferError::new(exit::USAGE, e.to_string())
+        // No receiver clocked the session: nothing (or not everything) was delivered.
+        let code = match e
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<NoFeedback>())
+        {
+            Some(_) => exit::INCOMPLETE,
+            None => exit::USAGE,
+        };
+        TransferError::new(code, e.to_string())
     }
 }

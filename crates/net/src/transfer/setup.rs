@@ -33,6 +33,9 @@ pub struct SourceSetup {
     pub txw_packets: usize,
     /// Whether repairs need the controller's permit (`convoy send --repairs`).
     pub repair_pacing: RepairPacing,
+    /// Give up when no receiver has clocked the session this long after the first data packet
+    /// ([`crate::feedback_watch`]; `convoy send --feedback-timeout`). Not applied to a fixed rate.
+    pub feedback_timeout: Option<Duration>,
 }
 
 impl SourceSetup {
@@ -54,7 +57,12 @@ impl SourceSetup {
 
     /// Open the source on `group`.
     pub fn open(&self, group: &GroupOptions) -> io::Result<NetSender> {
-        NetSender::open(group, |c| self.configure(c))
+        let mut tx = NetSender::open(group, |c| self.configure(c))?;
+        if let (Some(limit), false) = (self.feedback_timeout, matches!(self.cc, CcConfig::Fixed(_)))
+        {
+            tx.set_feedback_limit(limit);
+        }
+        Ok(tx)
     }
 }
 
@@ -184,6 +192,7 @@ mod tests {
             repair_rate_max_bps: None,
             txw_packets: 0,
             repair_pacing: RepairPacing::Controller,
+            feedback_timeout: None,
         };
         let mut c = SenderConfig::new(ip(1), ip(2));
         setup.configure(&mut c);

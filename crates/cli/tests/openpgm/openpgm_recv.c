@@ -1,0 +1,154 @@
+/*
+ * A PGM receiver built on OpenPGM (Debian's libpgm-dev 5.3), for Convoy's interoperability tests: it joins a
+ * group over PGM-over-UDP, writes every APDU it receives to a file (each preceded by its length, 4 bytes
+ * big-endian) and prints what it saw to stderr as one line of counts when it stops.
+ *
+ * Usage: openpgm_recv NETWORK PORT OUT IDLE_SECONDS MAX_SECONDS
+ *   NETWORK       OpenPGM's network string, "interface;group" (e.g. "10.77.0.2;239.192.0.1")
+ *   PORT          the UDP port (both OpenPGM encapsulation ports; Convoy's --group port)
+ *   OUT           the file the APDUs go to
+ *   IDLE_SECONDS  stop this long after the last APDU (once one has come)
+ *   MAX_SECONDS   stop after this long in any case
+ *
+ * It never answers pgmcc's acker election: OpenPGM's PGMCC is compiled out of Debian's library.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <pgm/pgm.h>
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void fail(const char *what, pgm_error_t *err)
+{
+	fprintf(stderr, "openpgm_recv: %s: %s\n", what, err ? err->message : "failed");
+	exit(2);
+}
+
+static pgm_sock_t *open_socket(const char *network, int port)
+{
+	pgm_error_t *err = NULL;
+	struct pgm_addrinfo_t *res = NULL;
+	if (!pgm_getaddrinfo(network, NULL, &res, &err))
+		fail("parsing the network", err);
+	pgm_sock_t *sock = NULL;
+	if (!pgm_socket(&sock, res->ai_send_addrs[0].gsr_group.ss_family, SOCK_SEQPACKET, IPPROTO_UDP, &err))
+		fail("creating the socket", err);
+	/* Both encapsulation ports the same, or unicast NAKs never reach the source (shared/spec/pgm-wire.md 1.6). */
+	pgm_setsockopt(sock, IPPROTO_PGM, PGM_UDP_ENCAP_UCAST_PORT, &port, sizeof(port));
+	pgm_setsockopt(sock, IPPROTO_PGM, PGM_UDP_ENCAP_MCAST_PORT, &port, sizeof(port));
+	const int recv_only = 1, passive = 0, mtu = 1500, sqns = 1000, peer_expiry = pgm_secs(300),
+		  spmr_expiry = pgm_msecs(250), nak_bo_ivl = pgm_msecs(50), nak_rpt_ivl = pgm_secs(2),
+		  nak_rdata_ivl = pgm_secs(2), nak_data_retries = 50, nak_ncf_retries = 50, nonblocking = 1,
+		  loop = 1, hops = 16;
+	pgm_setsockopt(sock, IPPROTO_PGM, PGM_RECV_ONLY, &recv_only, sizeof(recv_only));
+	pgm_setsockopt(sock, IPPROTO_PGM, PGM_PASSIVE, &passive, sizeof(passive));
+	pgm_setsockopt(sock, IPPROTO_PGM, PGM_MTU, &mtu, sizeof(mtu));
+	pgm_setsockopt(sock, IPPROTO_PGM, PGM_RXW_SQNS, &sqns, sizeof(sqns));
+	pgm_setsockopt(sock, IPPROTO_PGM, PGM_PEER_EXPIRY, &peer_expiry, sizeof(peer_expiry));
+	pgm_setsockopt(sock, IPPROTO_PGM, PGM_SPMR_EXPIRY, &spmr_expiry, sizeof(spmr_expiry));
+	pgm_setsockopt(sock, IPPROTO_PGM, PGM_NAK_BO_IVL, &nak_bo_ivl, sizeof(nak_bo_ivl));
+	pgm_setsockopt(sock, IPPROTO_PGM, PGM_NAK_RPT_IVL, &nak_rpt_ivl, sizeof(nak_rpt_ivl));
+	pgm_setsockopt(sock, IPPROTO_PGM, PGM_NAK_RDATA_IVL, &nak_rdata_ivl, sizeof(nak_rdata_ivl));
+	pgm_setsockopt(sock, IPPROTO_PGM, PGM_NAK_DATA_RETRIES, &nak_data_retries, sizeof(nak_data_retries));
+	pgm_setsockopt(sock, IPPROTO_PGM, PGM_NAK_NCF_RETRIES, &nak_ncf_retries, sizeof(nak_ncf_retries));
+	struct pgm_sockaddr_t addr;
+	memset(&addr, 0, sizeof(addr));
+	addr.sa_port = DEFAULT_DATA_DESTINATION_PORT;
+	addr.sa_addr.sport = DEFAULT_DATA_SOURCE_PORT;
+	if (!pgm_gsi_create_from_hostname(&addr.sa_addr.gsi, &err))
+		fail("creating the GSI", err);
+	struct pgm_interface_req_t if_req;
+	memset(&if_req, 0, sizeof(if_req));
+	if_req.ir_interface = res->ai_recv_addrs[0].gsr_interface;
+	if (!pgm_bind3(sock, &addr, sizeof(addr), &if_req, sizeof(if_req), &if_req, sizeof(if_req), &err))
+		fail("binding", err);
+	for (unsigned i = 0; i < res->ai_recv_addrs_len; i++)
+		pgm_setsockopt(sock, IPPROTO_PGM, PGM_JOIN_GROUP, &res->ai_recv_addrs[i], sizeof(struct group_req));
+	pgm_setsockopt(sock, IPPROTO_PGM, PGM_SEND_GROUP, &res->ai_send_addrs[0], sizeof(struct group_req));
+	pgm_freeaddrinfo(res);
+	pgm_setsockopt(sock, IPPROTO_PGM, PGM_MULTICAST_LOOP, &loop, sizeof(loop));
+	pgm_setsockopt(sock, IPPROTO_PGM, PGM_MULTICAST_HOPS, &hops, sizeof(hops));
+	pgm_setsockopt(sock, IPPROTO_PGM, PGM_NOBLOCK, &nonblocking, sizeof(nonblocking));
+	if (!pgm_connect(sock, &err))
+		fail("connecting", err);
+	return sock;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 6) {
+		fprintf(stderr, "usage: %s NETWORK PORT OUT IDLE_SECONDS MAX_SECONDS\n", argv[0]);
+		return 2;
+	}
+	pgm_error_t *err = NULL;
+	if (!pgm_init(&err))
+		fail("starting OpenPGM", err);
+	pgm_sock_t *sock = open_socket(argv[1], atoi(argv[2]));
+	FILE *out = fopen(argv[3], "wb");
+	if (!out) {
+		fprintf(stderr, "openpgm_recv: %s: %s\n", argv[3], strerror(errno));
+		return 2;
+	}
+	const double idle = atof(argv[4]), start = now_s(), end = start + atof(argv[5]);
+	double last = 0;
+	unsigned long long apdus = 0, bytes = 0, resets = 0;
+	static char buf[1 << 20];
+	for (;;) {
+		const double t = now_s();
+		if (t >= end || (apdus > 0 && t - last >= idle))
+			break;
+		size_t len = 0;
+		const int status = pgm_recvfrom(sock, buf, sizeof(buf), 0, &len, NULL, NULL, &err);
+		if (status == PGM_IO_STATUS_NORMAL) {
+			const uint32_t n = (uint32_t)len;
+			const unsigned char be[4] = { n >> 24, n >> 16, n >> 8, n };
+			fwrite(be, 1, 4, out);
+			fwrite(buf, 1, len, out);
+			apdus++;
+			bytes += len;
+			last = now_s();
+			continue;
+		}
+		if (status == PGM_IO_STATUS_RESET) {
+			resets++;
+			if (err) {
+				pgm_error_free(err);
+				err = NULL;
+			}
+			continue;
+		}
+		if (status == PGM_IO_STATUS_ERROR)
+			fail("receiving", err);
+		/* Timer pending, rate limited or would block: wait on OpenPGM's descriptors for at most 100 ms. */
+		struct pollfd fds[8];
+		int n = 8;
+		memset(fds, 0, sizeof(fds));
+		pgm_poll_info(sock, fds, &n, POLLIN);
+		int wait_ms = 100;
+		if (status == PGM_IO_STATUS_TIMER_PENDING) {
+			struct timeval tv;
+			socklen_t optlen = sizeof(tv);
+			pgm_getsockopt(sock, IPPROTO_PGM, PGM_TIME_REMAIN, &tv, &optlen);
+			const int ms = (int)(tv.tv_sec * 1000 + tv.tv_usec / 1000);
+			if (ms < wait_ms)
+				wait_ms = ms;
+		}
+		poll(fds, (nfds_t)n, wait_ms);
+	}
+	fclose(out);
+	fprintf(stderr, "apdus %llu bytes %llu resets %llu\n", apdus, bytes, resets);
+	pgm_close(sock, true);
+	pgm_shutdown();
+	return 0;
+}
