@@ -9,6 +9,7 @@
 mod bench_net;
 mod demo;
 mod progress;
+mod raw_cmd;
 mod transfer_cmd;
 mod units;
 

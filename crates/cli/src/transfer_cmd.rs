@@ -10,6 +10,7 @@
 //! | 3 | a local write failed at the receiver (disk full, permission denied) |
 //! | 4 | an input file changed while it was being sent |
 
+use crate::raw_cmd;
 use crate::units::{parse_bytes, parse_duration, parse_rate_bps};
 use clap::Args;
 use convoy_net::transfer::setup::{self, SinkSetup, SourceSetup};
@@ -145,6 +146,13 @@ pub struct SendArgs {
     /// Convoy's (OpenPGM, ZeroMQ) never do, so send to them with --cc fixed --rate RATE. `0s` waits for ever.
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
     feedback_timeout: Duration,
+    /// Send standard input (`-`) as raw APDUs, without Convoy's file and stream messages, for PGM receivers
+    /// that are not Convoy's (OpenPGM, ZeroMQ; docs/interop.md): no manifest, hash or receiver reports.
+    #[arg(long)]
+    raw: bool,
+    /// APDU size with --raw; larger than one packet's payload, an APDU leaves as fragments (OPT_FRAGMENT).
+    #[arg(long, value_parser = parse_bytes, default_value = "1400B", requires = "raw")]
+    apdu_size: u64,
     /// Wait until this many receivers announced themselves before sending.
     #[arg(long, default_value_t = 0)]
     wait_receivers: usize,
@@ -184,6 +192,10 @@ pub struct RecvArgs {
     /// Write a stream to standard output.
     #[arg(long)]
     stdout: bool,
+    /// Write every APDU the session delivers to standard output as it is, without Convoy's messages: for PGM
+    /// sources that are not Convoy's (OpenPGM, ZeroMQ; docs/interop.md). Needs --stdout.
+    #[arg(long, requires = "stdout")]
+    raw: bool,
     /// Give up when the source has been silent this long.
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
     timeout: Duration,
@@ -328,6 +340,14 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
+    if args.raw {
+        if !matches!(input, SendInput::Stdin) {
+            eprintln!("convoy send: --raw sends standard input: give `-` as the only input");
+            return ExitCode::from(exit::USAGE);
+        }
+        let apdu_size = usize::try_from(args.apdu_size).unwrap_or(usize::MAX);
+        return raw_cmd::send(&mut tx, apdu_size, args.finish_timeout, args.common.quiet);
+    }
     let mut display = Display::new(args.common.quiet);
     display.message(&format!(
         "sending to {} via {} as {} ({})",
@@ -421,6 +441,9 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
+    if args.raw {
+        return raw_cmd::recv(&mut rx, args.timeout, args.start_timeout, args.common.quiet);
+    }
     let mut display = Display::new(args.common.quiet || args.stdout);
     display.message(&format!(
         "receiving {} via {} as {}",

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 #include <pgm/pgm.h>
+#include "openpgm_socket.h"
 
 static double now_s(void)
 {
@@ -29,61 +30,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void fail(const char *what, pgm_error_t *err)
-{
-	fprintf(stderr, "openpgm_recv: %s: %s\n", what, err ? err->message : "failed");
-	exit(2);
-}
 
-static pgm_sock_t *open_socket(const char *network, int port)
-{
-	pgm_error_t *err = NULL;
-	struct pgm_addrinfo_t *res = NULL;
-	if (!pgm_getaddrinfo(network, NULL, &res, &err))
-		fail("parsing the network", err);
-	pgm_sock_t *sock = NULL;
-	if (!pgm_socket(&sock, res->ai_send_addrs[0].gsr_group.ss_family, SOCK_SEQPACKET, IPPROTO_UDP, &err))
-		fail("creating the socket", err);
-	/* Both encapsulation ports the same, or unicast NAKs never reach the source (shared/spec/pgm-wire.md 1.6). */
-	pgm_setsockopt(sock, IPPROTO_PGM, PGM_UDP_ENCAP_UCAST_PORT, &port, sizeof(port));
-	pgm_setsockopt(sock, IPPROTO_PGM, PGM_UDP_ENCAP_MCAST_PORT, &port, sizeof(port));
-	const int recv_only = 1, passive = 0, mtu = 1500, sqns = 1000, peer_expiry = pgm_secs(300),
-		  spmr_expiry = pgm_msecs(250), nak_bo_ivl = pgm_msecs(50), nak_rpt_ivl = pgm_secs(2),
-		  nak_rdata_ivl = pgm_secs(2), nak_data_retries = 50, nak_ncf_retries = 50, nonblocking = 1,
-		  loop = 1, hops = 16;
-	pgm_setsockopt(sock, IPPROTO_PGM, PGM_RECV_ONLY, &recv_only, sizeof(recv_only));
-	pgm_setsockopt(sock, IPPROTO_PGM, PGM_PASSIVE, &passive, sizeof(passive));
-	pgm_setsockopt(sock, IPPROTO_PGM, PGM_MTU, &mtu, sizeof(mtu));
-	pgm_setsockopt(sock, IPPROTO_PGM, PGM_RXW_SQNS, &sqns, sizeof(sqns));
-	pgm_setsockopt(sock, IPPROTO_PGM, PGM_PEER_EXPIRY, &peer_expiry, sizeof(peer_expiry));
-	pgm_setsockopt(sock, IPPROTO_PGM, PGM_SPMR_EXPIRY, &spmr_expiry, sizeof(spmr_expiry));
-	pgm_setsockopt(sock, IPPROTO_PGM, PGM_NAK_BO_IVL, &nak_bo_ivl, sizeof(nak_bo_ivl));
-	pgm_setsockopt(sock, IPPROTO_PGM, PGM_NAK_RPT_IVL, &nak_rpt_ivl, sizeof(nak_rpt_ivl));
-	pgm_setsockopt(sock, IPPROTO_PGM, PGM_NAK_RDATA_IVL, &nak_rdata_ivl, sizeof(nak_rdata_ivl));
-	pgm_setsockopt(sock, IPPROTO_PGM, PGM_NAK_DATA_RETRIES, &nak_data_retries, sizeof(nak_data_retries));
-	pgm_setsockopt(sock, IPPROTO_PGM, PGM_NAK_NCF_RETRIES, &nak_ncf_retries, sizeof(nak_ncf_retries));
-	struct pgm_sockaddr_t addr;
-	memset(&addr, 0, sizeof(addr));
-	addr.sa_port = DEFAULT_DATA_DESTINATION_PORT;
-	addr.sa_addr.sport = DEFAULT_DATA_SOURCE_PORT;
-	if (!pgm_gsi_create_from_hostname(&addr.sa_addr.gsi, &err))
-		fail("creating the GSI", err);
-	struct pgm_interface_req_t if_req;
-	memset(&if_req, 0, sizeof(if_req));
-	if_req.ir_interface = res->ai_recv_addrs[0].gsr_interface;
-	if (!pgm_bind3(sock, &addr, sizeof(addr), &if_req, sizeof(if_req), &if_req, sizeof(if_req), &err))
-		fail("binding", err);
-	for (unsigned i = 0; i < res->ai_recv_addrs_len; i++)
-		pgm_setsockopt(sock, IPPROTO_PGM, PGM_JOIN_GROUP, &res->ai_recv_addrs[i], sizeof(struct group_req));
-	pgm_setsockopt(sock, IPPROTO_PGM, PGM_SEND_GROUP, &res->ai_send_addrs[0], sizeof(struct group_req));
-	pgm_freeaddrinfo(res);
-	pgm_setsockopt(sock, IPPROTO_PGM, PGM_MULTICAST_LOOP, &loop, sizeof(loop));
-	pgm_setsockopt(sock, IPPROTO_PGM, PGM_MULTICAST_HOPS, &hops, sizeof(hops));
-	pgm_setsockopt(sock, IPPROTO_PGM, PGM_NOBLOCK, &nonblocking, sizeof(nonblocking));
-	if (!pgm_connect(sock, &err))
-		fail("connecting", err);
-	return sock;
-}
 
 int main(int argc, char **argv)
 {
@@ -94,7 +41,7 @@ int main(int argc, char **argv)
 	pgm_error_t *err = NULL;
 	if (!pgm_init(&err))
 		fail("starting OpenPGM", err);
-	pgm_sock_t *sock = open_socket(argv[1], atoi(argv[2]));
+	pgm_sock_t *sock = open_pgm_socket(argv[1], atoi(argv[2]), 0);
 	FILE *out = fopen(argv[3], "wb");
 	if (!out) {
 		fprintf(stderr, "openpgm_recv: %s: %s\n", argv[3], strerror(errno));

@@ -27,6 +27,7 @@
 
 pub mod message;
 pub mod queued_writer;
+pub mod raw;
 pub mod setup;
 pub mod sink;
 pub mod source;

@@ -1,0 +1,53 @@
+//! `convoy send --raw` and `convoy recv --raw`: APDUs without Convoy's message layer
+//! (`convoy_net::transfer::raw`), for PGM peers that are not Convoy's (docs/interop.md).
+
+use convoy_net::transfer::raw::{self, RawReport};
+use convoy_net::transfer::{exit, TransferError};
+use convoy_net::{NetReceiver, NetSender};
+use std::process::ExitCode;
+use std::time::Duration;
+
+fn finish(
+    cmd: &str,
+    what: &str,
+    quiet: bool,
+    result: Result<RawReport, TransferError>,
+) -> ExitCode {
+    match result {
+        Ok(r) => {
+            if !quiet {
+                eprintln!(
+                    "{what} {} APDUs ({} bytes), {} repairs",
+                    r.apdus, r.bytes, r.repairs
+                );
+            }
+            ExitCode::from(exit::OK)
+        }
+        Err(e) => {
+            eprintln!("convoy {cmd}: {e}");
+            ExitCode::from(e.code)
+        }
+    }
+}
+
+/// Standard input in APDUs of `apdu_size` bytes.
+pub fn send(
+    tx: &mut NetSender,
+    apdu_size: usize,
+    close_timeout: Duration,
+    quiet: bool,
+) -> ExitCode {
+    let result = raw::send(tx, &mut std::io::stdin().lock(), apdu_size, close_timeout);
+    finish("send", "sent", quiet, result)
+}
+
+/// Every APDU delivered, to standard output.
+pub fn recv(
+    rx: &mut NetReceiver,
+    timeout: Duration,
+    start_timeout: Option<Duration>,
+    quiet: bool,
+) -> ExitCode {
+    let result = raw::receive(rx, &mut std::io::stdout().lock(), timeout, start_timeout);
+    finish("recv", "received", quiet, result)
+}
