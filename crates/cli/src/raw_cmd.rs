@@ -2,8 +2,10 @@
 //! (`convoy_net::transfer::raw`), for PGM peers that are not Convoy's (docs/interop.md).
 
 use convoy_net::transfer::raw::{self, RawReport};
+use convoy_net::transfer::source::SendInput;
 use convoy_net::transfer::{exit, TransferError};
 use convoy_net::{NetReceiver, NetSender};
+use convoy_proto::rxw::RxwConfig;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -28,6 +30,21 @@ fn finish(
             ExitCode::from(e.code)
         }
     }
+}
+
+/// Whether `--raw` can send `input` in APDUs of `apdu_size` bytes: standard input only, and APDUs a receiver
+/// accepts (from one byte to its default bound, `RxwConfig::max_apdu_len`), checked before the session opens.
+pub fn check_send(input: &SendInput, apdu_size: u64) -> Result<(), String> {
+    if !matches!(input, SendInput::Stdin) {
+        return Err("--raw sends standard input: give `-` as the only input".into());
+    }
+    let max = u64::from(RxwConfig::default().max_apdu_len);
+    if apdu_size == 0 || apdu_size > max {
+        return Err(format!(
+            "--apdu-size {apdu_size}B: must be from 1B to {max}B (what receivers accept)"
+        ));
+    }
+    Ok(())
 }
 
 /// Standard input in APDUs of `apdu_size` bytes.

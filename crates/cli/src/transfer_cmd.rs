@@ -324,6 +324,12 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     }
+    if args.raw {
+        if let Err(e) = raw_cmd::check_send(&input, args.apdu_size) {
+            eprintln!("convoy send: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    }
     let cc = cc_config(&args.cc, args.rate, args.rto_min);
     let source_setup = SourceSetup {
         cc: cc.clone(),
@@ -341,12 +347,12 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         }
     };
     if args.raw {
-        if !matches!(input, SendInput::Stdin) {
-            eprintln!("convoy send: --raw sends standard input: give `-` as the only input");
-            return ExitCode::from(exit::USAGE);
-        }
-        let apdu_size = usize::try_from(args.apdu_size).unwrap_or(usize::MAX);
-        return raw_cmd::send(&mut tx, apdu_size, args.finish_timeout, args.common.quiet);
+        return raw_cmd::send(
+            &mut tx,
+            args.apdu_size as usize,
+            args.finish_timeout,
+            args.common.quiet,
+        );
     }
     let mut display = Display::new(args.common.quiet);
     display.message(&format!(

@@ -534,3 +534,36 @@ fn the_source_closes_at_once_when_every_receiver_reported() {
         "closing took {closing} s: the source lingered"
     );
 }
+
+/// `convoy send --raw` takes standard input only, in APDUs receivers accept: anything else is a usage error
+/// (exit 1) naming what is wrong, before the session opens.
+#[test]
+fn raw_send_checks_its_input_and_apdu_size_before_opening() {
+    let dir = Scratch::new("raw-usage");
+    let file = dir.0.join("six.txt");
+    fs::write(&file, b"hello\n").unwrap();
+    let g = group(19);
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &[file.to_str().unwrap(), "--raw"],
+            "give `-` as the only input",
+        ),
+        (&["-", "--raw", "--apdu-size", "0B"], "--apdu-size 0B"),
+        (&["-", "--raw", "--apdu-size", "1GiB"], "must be from 1B to"),
+    ];
+    for (args, says) in cases {
+        let out = Command::new(BIN)
+            .args(["send", "--group", &g, "--iface", "127.0.0.1", "--ttl", "0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(
+            !err.contains("sending to"),
+            "{args:?}: checked before the session opens: {err}"
+        );
+    }
+}
