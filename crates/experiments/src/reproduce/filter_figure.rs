@@ -3,6 +3,7 @@
 
 use super::data::RunData;
 use super::experiment::Ctx;
+use crate::simrun::plots::legend;
 use convoy_proto::loss_filter::LossFilter;
 use plotters::prelude::*;
 use rand_chacha::ChaCha8Rng;
@@ -110,13 +111,7 @@ fn panel(
                 PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
             });
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 13))
-        .draw()?;
-    Ok(())
+    legend(&mut chart, SeriesLabelPosition::MiddleRight)
 }
 
 /// Draw `filter.svg` into `dir`.

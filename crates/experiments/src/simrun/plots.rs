@@ -119,9 +119,12 @@ pub fn throughput(path: &Path, s: &Scenario, r: &RunResult) -> Res {
     Ok(())
 }
 
-type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+/// A chart with `f64` axes drawn into an SVG file, as every figure of the crate is.
+pub type Chart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
-fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, position: SeriesLabelPosition) -> Res {
+/// The series' legend at `position`, in the style of every figure of the crate.
+pub fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, position: SeriesLabelPosition) -> Res {
     chart
         .configure_series_labels()
         .position(position)

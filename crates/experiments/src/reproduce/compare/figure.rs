@@ -6,6 +6,7 @@ use super::metrics::Metrics;
 use super::rows::{label, spread};
 use super::table::{rows, seeds_of};
 use super::CONTROLLERS;
+use crate::simrun::plots::legend;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -55,13 +56,7 @@ fn panel(
             s[k].map(|(_, lo, hi)| PathElement::new(vec![(x0(i) + 0.1, lo), (x0(i) + 0.1, hi)], BLACK.stroke_width(1)))
         }))?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 13))
-        .draw()?;
-    Ok(())
+    legend(&mut chart, SeriesLabelPosition::MiddleRight)
 }
 
 /// Draw `compare.svg` into `dir`.

@@ -13,6 +13,9 @@ use std::path::Path;
 /// This experiment's id, as its runs are keyed.
 const ID: &str = "compare-matrix";
 
+/// A scenario row with each seed's metrics, per controller.
+type SeededRow = (&'static str, Vec<(&'static str, Vec<(u64, Metrics)>)>);
+
 /// A column: heading, unit, and the figure (absent where the run has nothing to measure, e.g. no TCP flow).
 type Column = (&'static str, &'static str, fn(&Metrics) -> Option<f64>);
 
@@ -80,16 +83,30 @@ fn html_cell(m: &[Metrics], value: fn(&Metrics) -> Option<f64>) -> String {
 }
 
 /// Every row's metrics, per controller.
-fn collect(ctx: &Ctx<'_>) -> Result<Vec<Row<'static>>, String> {
+/// Every row's metrics, per controller, each with its seed.
+fn collect_seeded(ctx: &Ctx<'_>) -> Result<Vec<SeededRow>, String> {
     let mut table = Vec::new();
     for row in rows() {
         let per_cc = CONTROLLERS
             .iter()
-            .map(|cc| Ok((*cc, seeds_of(ctx, row, cc)?)))
+            .map(|cc| Ok((*cc, seeded(ctx, row, cc)?)))
             .collect::<Result<Vec<_>, String>>()?;
         table.push((row, per_cc));
     }
     Ok(table)
+}
+
+/// The rows without the seeds.
+fn unseeded(table: &[SeededRow]) -> Vec<Row<'static>> {
+    table
+        .iter()
+        .map(|(row, per_cc)| (*row, per_cc.iter().map(|(cc, m)| (*cc, m.iter().map(|(_, x)| *x).collect())).collect()))
+        .collect()
+}
+
+/// Every row's metrics, per controller.
+fn collect(ctx: &Ctx<'_>) -> Result<Vec<Row<'static>>, String> {
+    Ok(unseeded(&collect_seeded(ctx)?))
 }
 
 /// The table as an HTML fragment the report shows in place.
@@ -123,19 +140,20 @@ fn html(table: &[Row<'_>], seeds: usize) -> String {
 /// Write `table.html` (shown in the report) and `table.csv` (scenario, controller, seed, metric, value; one line
 /// per figure) into `dir`; returns the name of the fragment.
 pub fn write(ctx: &Ctx<'_>, dir: &Path) -> Result<Vec<String>, String> {
-    let table = collect(ctx)?;
+    let seeded_table = collect_seeded(ctx)?;
     let mut csv = String::from("scenario,controller,seed,metric,unit,value\n");
-    for row in rows() {
-        for cc in CONTROLLERS {
-            for (seed, m) in seeded(ctx, row, cc)? {
+    for (row, per_cc) in &seeded_table {
+        for (cc, runs) in per_cc {
+            for (seed, m) in runs {
                 for (head, unit, value) in COLUMNS {
-                    if let Some(v) = value(&m) {
+                    if let Some(v) = value(m) {
                         let _ = writeln!(csv, "{},{cc},{seed},\"{head}\",{unit},{v}", label(row));
                     }
                 }
             }
         }
     }
+    let table = unseeded(&seeded_table);
     let put = |name: &str, text: &str| {
         std::fs::write(dir.join(name), text).map_err(|e| format!("{}: {e}", dir.join(name).display()))
     };
