@@ -71,6 +71,10 @@ pub struct CommonArgs {
     /// Write statistics as JSON to this file at the end.
     #[arg(long)]
     stats_json: Option<PathBuf>,
+    /// Write every datagram sent and read to this CSV file, one row of its PGM fields each (the columns
+    /// Wireshark shows; docs/interop.md).
+    #[arg(long, value_name = "FILE")]
+    packet_trace: Option<PathBuf>,
     /// No progress bar, only errors.
     #[arg(long)]
     quiet: bool,
@@ -338,6 +342,7 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         txw_packets: args.txw_packets,
         repair_pacing: args.repairs,
         feedback_timeout: (!args.feedback_timeout.is_zero()).then_some(args.feedback_timeout),
+        packet_trace: args.common.packet_trace.clone(),
     };
     let mut tx = match source_setup.open(&g) {
         Ok(t) => t,
@@ -347,12 +352,13 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         }
     };
     if args.raw {
-        return raw_cmd::send(
+        let code = raw_cmd::send(
             &mut tx,
             args.apdu_size as usize,
             args.finish_timeout,
             args.common.quiet,
         );
+        return finish_trace("send", tx.finish_packet_trace(), code);
     }
     let mut display = Display::new(args.common.quiet);
     display.message(&format!(
@@ -374,7 +380,7 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => {
             eprintln!("convoy send: {e}");
-            return ExitCode::from(e.code);
+            return finish_trace("send", tx.finish_packet_trace(), ExitCode::from(e.code));
         }
     };
     let s = tx.sender().stats().clone();
@@ -415,7 +421,23 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
     if let Err(e) = write_json(&args.common.stats_json, &json) {
         eprintln!("convoy send: stats: {e}");
     }
-    ExitCode::from(code)
+    finish_trace("send", tx.finish_packet_trace(), ExitCode::from(code))
+}
+
+/// Close the `--packet-trace` file: a write error is reported, and turns an otherwise successful run's exit code
+/// into [`exit::LOCAL_IO`] (what the user asked for was not written).
+fn finish_trace(command: &str, trace: Option<std::io::Result<u64>>, code: ExitCode) -> ExitCode {
+    match trace {
+        Some(Err(e)) => {
+            eprintln!("convoy {command}: {e}");
+            if code == ExitCode::SUCCESS {
+                ExitCode::from(exit::LOCAL_IO)
+            } else {
+                code
+            }
+        }
+        _ => code,
+    }
 }
 
 /// Run `convoy recv`.
@@ -439,6 +461,7 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
         cc: cc_config(&args.cc, 100_000_000, Duration::from_secs(1)),
         follow_source: args.cc == CcChoice::Auto,
         max_buffer_bytes: args.max_buffer,
+        packet_trace: args.common.packet_trace.clone(),
     };
     let mut rx = match sink_setup.open(&g) {
         Ok(r) => r,
@@ -448,7 +471,8 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
         }
     };
     if args.raw {
-        return raw_cmd::recv(&mut rx, args.timeout, args.start_timeout, args.common.quiet);
+        let code = raw_cmd::recv(&mut rx, args.timeout, args.start_timeout, args.common.quiet);
+        return finish_trace("recv", rx.finish_packet_trace(), code);
     }
     let mut display = Display::new(args.common.quiet || args.stdout);
     display.message(&format!(
@@ -469,7 +493,7 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => {
             eprintln!("convoy recv: {e}");
-            return ExitCode::from(e.code);
+            return finish_trace("recv", rx.finish_packet_trace(), ExitCode::from(e.code));
         }
     };
     let incomplete: Vec<_> = report
@@ -503,5 +527,9 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
     if let Err(e) = write_json(&args.common.stats_json, &json) {
         eprintln!("convoy recv: stats: {e}");
     }
-    ExitCode::from(report.exit_code)
+    finish_trace(
+        "recv",
+        rx.finish_packet_trace(),
+        ExitCode::from(report.exit_code),
+    )
 }

@@ -7,35 +7,14 @@
 mod common;
 
 use common::lab::Lab;
-use common::{bytes, wait, Scratch, BIN};
+use common::{bytes, wait, Guard, Scratch, BIN};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 const PORT: u16 = 7500;
 const GROUP: &str = "239.192.77.1:7500";
-
-/// Kills the process when dropped (so no process outlives its namespace).
-struct Guard(Option<Child>);
-
-impl Guard {
-    fn take(&mut self) -> Child {
-        self.0.take().expect("child")
-    }
-    fn kill(&mut self) {
-        if let Some(c) = self.0.as_mut() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
 
 fn recv(lab: &Lab, host: usize, out: &Path, extra: &[&str]) -> Guard {
     let child = lab

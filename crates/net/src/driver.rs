@@ -17,6 +17,7 @@
 //! Events are left in the endpoint for the caller to poll: the loop itself knows nothing of the application.
 
 use crate::burst::BurstSizer;
+use crate::packet_trace::PacketTrace;
 use crate::sys;
 use convoy_proto::{Destination, Instant, Receiver, Sender, Transmit};
 use socket2::{SockAddr, Socket};
@@ -158,6 +159,8 @@ pub struct Driver {
     unicast_peer: Option<IpAddr>,
     last_flush: Instant,
     stats: IoStats,
+    /// `--packet-trace`: every datagram sent and read ([`crate::packet_trace`]).
+    packet_trace: Option<PacketTrace>,
 }
 
 impl Driver {
@@ -196,6 +199,7 @@ impl Driver {
             unicast_peer: None,
             last_flush: Instant::ZERO,
             stats: IoStats::default(),
+            packet_trace: None,
         })
     }
 
@@ -212,6 +216,16 @@ impl Driver {
     /// Socket-layer counters.
     pub fn stats(&self) -> &IoStats {
         &self.stats
+    }
+
+    /// Record every datagram sent and read from now on in `trace`.
+    pub fn set_packet_trace(&mut self, trace: PacketTrace) {
+        self.packet_trace = Some(trace);
+    }
+
+    /// Stop recording and hand back the trace (to finish it).
+    pub fn take_packet_trace(&mut self) -> Option<PacketTrace> {
+        self.packet_trace.take()
     }
 
     /// The receiving socket's local address.
@@ -319,6 +333,15 @@ impl Driver {
             let Some(t) = ep.poll_transmit(now, &mut self.tx_bufs[i]) else {
                 break;
             };
+            if let Some(trace) = &mut self.packet_trace {
+                let dst = match t.destination {
+                    Destination::Group => self.group.as_socket().map(|a| a.ip()),
+                    Destination::Unicast(ip) => Some(ip),
+                };
+                if let Some(dst) = dst {
+                    trace.sent(now, dst, &self.tx_bufs[i][..t.len]);
+                }
+            }
             self.tx_meta.push((t.len, t.destination));
             if self.tx_meta.len() == sys::MAX_BATCH {
                 self.send_queued();
@@ -345,6 +368,9 @@ impl Driver {
                 for datagram in r.datagrams(&self.rx_bufs[i]) {
                     self.stats.datagrams_received += 1;
                     self.stats.bytes_received += datagram.len() as u64;
+                    if let Some(trace) = &mut self.packet_trace {
+                        trace.received(now, from.ip(), datagram);
+                    }
                     ep.handle_datagram(now, from.ip(), datagram);
                 }
             }

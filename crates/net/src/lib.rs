@@ -8,6 +8,7 @@
 //! * [`burst`] — how many datagrams one UDP GSO send may carry (about 1 ms of data at the sending rate).
 //! * [`NetSender`] / [`NetReceiver`] — the library API: open a source or a receiver on a group, write and read
 //!   APDUs, pick the controller through the engine configuration, observe events, close cleanly.
+//! * [`packet_trace`] — `--packet-trace`: every datagram sent and read as a CSV row of its PGM fields.
 //! * [`transfer`] — Convoy's file-transfer layer over APDUs (manifest, data, BLAKE3 per file, receiver status
 //!   reports), used by `convoy send` / `convoy recv`.
 //! * `sys` (private) — the only module with `unsafe`: the system calls socket2 does not wrap.
@@ -19,6 +20,7 @@ pub mod burst;
 mod detect;
 pub mod driver;
 pub mod feedback_watch;
+pub mod packet_trace;
 pub mod procfs;
 mod receiver;
 mod sender;

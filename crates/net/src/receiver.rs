@@ -2,11 +2,13 @@
 
 use crate::detect::CcFollower;
 use crate::driver::{Clock, Driver, IoStats};
+use crate::packet_trace::PacketTrace;
 use crate::sender::random_u64;
 use crate::socket::{self, GroupOptions, ResolvedInterface};
 use convoy_proto::{Instant, Receiver, ReceiverConfig, ReceiverEvent};
 use convoy_wire::ReceiverStatus;
 use std::io;
+use std::path::Path;
 use std::time::Duration;
 
 /// Largest datagram a receiver reads whole (jumbo frames); longer ones arrive truncated and count as malformed.
@@ -122,6 +124,19 @@ impl NetReceiver {
     /// The interface and local address (this receiver's identity).
     pub fn interface(&self) -> &ResolvedInterface {
         &self.sockets_interface
+    }
+
+    /// Record every datagram sent and read from now on in a CSV file at `path` ([`crate::packet_trace`]).
+    pub fn trace_packets(&mut self, path: &Path) -> io::Result<()> {
+        let trace = PacketTrace::create(path, self.sockets_interface.local)?;
+        self.driver.set_packet_trace(trace);
+        Ok(())
+    }
+
+    /// Stop tracing and flush the file: the rows written, or the first error (naming the file); `None` when no
+    /// trace was open.
+    pub fn finish_packet_trace(&mut self) -> Option<io::Result<u64>> {
+        self.driver.take_packet_trace().map(PacketTrace::finish)
     }
 
     /// Socket-layer counters.

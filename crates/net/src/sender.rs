@@ -2,11 +2,13 @@
 
 use crate::driver::{Clock, Driver, IoStats};
 use crate::feedback_watch::FeedbackWatch;
+use crate::packet_trace::PacketTrace;
 use crate::socket::{self, GroupOptions, ResolvedInterface};
 use convoy_proto::{Instant, Sender, SenderConfig, SenderEvent, WriteError};
 use std::collections::VecDeque;
 use std::hash::{BuildHasher, Hasher};
 use std::io;
+use std::path::Path;
 use std::time::Duration;
 
 /// Where a [`NetSender`] gets repairs the transmit window no longer holds (see
@@ -116,6 +118,19 @@ impl NetSender {
     /// The interface and local address in use.
     pub fn interface(&self) -> &ResolvedInterface {
         &self.interface
+    }
+
+    /// Record every datagram sent and read from now on in a CSV file at `path` ([`crate::packet_trace`]).
+    pub fn trace_packets(&mut self, path: &Path) -> io::Result<()> {
+        let trace = PacketTrace::create(path, self.interface.local)?;
+        self.driver.set_packet_trace(trace);
+        Ok(())
+    }
+
+    /// Stop tracing and flush the file: the rows written, or the first error (naming the file); `None` when no
+    /// trace was open.
+    pub fn finish_packet_trace(&mut self) -> Option<io::Result<u64>> {
+        self.driver.take_packet_trace().map(PacketTrace::finish)
     }
 
     /// Socket-layer counters.

@@ -176,6 +176,7 @@ pub mod options;
 mod options_repr;
 mod packet;
 mod repr;
+pub mod summary;
 
 pub use cc::pgmcc::{PgmccData, PgmccFeedback, PgmccOptions};
 pub use cc::{CcOption, CcOptions, SchemeOptions};
@@ -186,3 +187,4 @@ pub use options::{
 };
 pub use packet::Packet;
 pub use repr::*;
+pub use summary::PacketSummary;

@@ -88,3 +88,24 @@ pub fn wait(child: Child, limit: Duration) -> Output {
     }
 }
 pub mod lab;
+
+/// Kills the process when dropped (so no process outlives its namespace).
+pub struct Guard(pub Option<Child>);
+
+impl Guard {
+    pub fn take(&mut self) -> Child {
+        self.0.take().expect("child")
+    }
+    pub fn kill(&mut self) {
+        if let Some(c) = self.0.as_mut() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

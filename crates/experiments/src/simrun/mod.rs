@@ -143,6 +143,12 @@ pub fn run_scenario(
         pcap::write(&mut w, net.captured()).map_err(other(&file))?;
         std::io::Write::flush(&mut w).map_err(other(&file))?;
         files.push(file);
+        let file = format!("{name}.packets.csv").replace(':', "-");
+        let mut w =
+            std::io::BufWriter::new(std::fs::File::create(dir.join(&file)).map_err(other(&file))?);
+        pcap::write_packet_trace(&mut w, net.captured()).map_err(other(&file))?;
+        std::io::Write::flush(&mut w).map_err(other(&file))?;
+        files.push(file);
     }
     let report = SimReport {
         dir: dir.to_path_buf(),

@@ -6,6 +6,10 @@
 //! segment carries SACK blocks); their payload is not simulated, so it is left out (captured length < length).
 //! Cross-traffic UDP datagrams get IPv4 and UDP headers, payload left out likewise.
 //!
+//! Beside the pcap file, [`write_packet_trace`] writes the PGM packets' fields as Convoy's parser reads them, in
+//! the columns of `convoy send --packet-trace` (`convoy_net::packet_trace`, `dir` = `link`): a capture and its
+//! trace can be compared packet by packet with what tshark shows.
+//!
 //! Addresses are the simulator's own: node n is `convoy_sim::topology::node_address`, a session's group
 //! `group_address`. Checksums: IPv4 is correct; UDP carries 0 ("none", legal over IPv4); TCP carries 0 as its
 //! payload is absent.
@@ -161,6 +165,34 @@ pub fn write(out: &mut impl Write, packets: &[(Instant, Packet)]) -> io::Result<
         out.write_all(&(bytes.len() as u32).to_le_bytes())?;
         out.write_all(&(orig as u32).to_le_bytes())?;
         out.write_all(&bytes)?;
+    }
+    Ok(())
+}
+
+/// Write the PGM packets of `packets` as CSV rows of their fields ([`convoy_wire::summary`]), preceded by the
+/// header line: `time_s,dir,src,dst,len,` and [`convoy_wire::summary::CSV_COLUMNS`].
+pub fn write_packet_trace(out: &mut impl Write, packets: &[(Instant, Packet)]) -> io::Result<()> {
+    writeln!(
+        out,
+        "time_s,dir,src,dst,len,{}",
+        convoy_wire::summary::CSV_COLUMNS
+    )?;
+    let mut row = String::new();
+    for (t, p) in packets {
+        let Body::Pgm(bytes) = &p.body else { continue };
+        let dst = match p.dst {
+            Dest::Node(n) => node_address(n),
+            Dest::Group(g) => group_address(g),
+        };
+        row.clear();
+        convoy_wire::PacketSummary::of(bytes).write_csv(&mut row);
+        writeln!(
+            out,
+            "{:.9},link,{},{dst},{},{row}",
+            t.as_secs_f64(),
+            node_address(p.src),
+            bytes.len()
+        )?;
     }
     Ok(())
 }

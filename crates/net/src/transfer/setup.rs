@@ -9,6 +9,7 @@ use crate::{GroupOptions, NetReceiver, NetSender};
 use convoy_proto::cc::CcConfig;
 use convoy_proto::{LateJoin, ReceiverConfig, RepairPacing, SenderConfig};
 use std::io;
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// Repairs are capped at this rate when neither a repair cap nor a data cap is given, bits per second.
@@ -36,6 +37,8 @@ pub struct SourceSetup {
     /// Give up when no receiver has clocked the session this long after the first data packet
     /// ([`crate::feedback_watch`]; `convoy send --feedback-timeout`). Not applied to a fixed rate.
     pub feedback_timeout: Option<Duration>,
+    /// Record every datagram in this CSV file (`--packet-trace`, [`crate::packet_trace`]).
+    pub packet_trace: Option<PathBuf>,
 }
 
 impl SourceSetup {
@@ -62,6 +65,9 @@ impl SourceSetup {
         {
             tx.set_feedback_limit(limit);
         }
+        if let Some(path) = &self.packet_trace {
+            tx.trace_packets(path)?;
+        }
         Ok(tx)
     }
 }
@@ -75,6 +81,8 @@ pub struct SinkSetup {
     pub follow_source: bool,
     /// Most data held in memory (`convoy_proto::rxw::RxwConfig::max_buffered_bytes`); 0 = no bound.
     pub max_buffer_bytes: u64,
+    /// Record every datagram in this CSV file (`--packet-trace`, [`crate::packet_trace`]).
+    pub packet_trace: Option<PathBuf>,
 }
 
 /// Sequence numbers a transfer receiver's window spans at most (its memory is bounded by bytes).
@@ -91,11 +99,15 @@ impl SinkSetup {
 
     /// Join `group`.
     pub fn open(&self, group: &GroupOptions) -> io::Result<NetReceiver> {
-        if self.follow_source {
-            NetReceiver::open_following_cc(group, |c| self.configure(c))
+        let mut rx = if self.follow_source {
+            NetReceiver::open_following_cc(group, |c| self.configure(c))?
         } else {
-            NetReceiver::open(group, |c| self.configure(c))
+            NetReceiver::open(group, |c| self.configure(c))?
+        };
+        if let Some(path) = &self.packet_trace {
+            rx.trace_packets(path)?;
         }
+        Ok(rx)
     }
 }
 
@@ -193,6 +205,7 @@ mod tests {
             txw_packets: 0,
             repair_pacing: RepairPacing::Controller,
             feedback_timeout: None,
+            packet_trace: None,
         };
         let mut c = SenderConfig::new(ip(1), ip(2));
         setup.configure(&mut c);
