@@ -6,7 +6,7 @@
 mod common;
 
 use common::lab::Lab;
-use common::{bytes, wait, Scratch, BIN};
+use common::{bytes, wait, Guard, Scratch, BIN};
 use convoy_net::transfer::message::{self, Message, TransferMode};
 use std::fs;
 use std::io::Write;
@@ -364,4 +364,96 @@ fn convoy_receives_an_openpgm_source_byte_exact_under_loss() {
     assert!(rx.status.success(), "convoy recv: {said}");
     let repairs = repairs_in(&said);
     assert!(repairs > 0, "OpenPGM repaired what was dropped: {said}");
+}
+
+/// OpenPGM's PGMCC source (PGM_USE_PGMCC) with a Convoy pgmcc receiver: as far as it goes (docs/interop.md,
+/// "OpenPGM's PGMCC"). OpenPGM asks for an acker (OPT_PGMCC_DATA naming 0.0.0.0) and elects only a receiver that
+/// answers with an ACK; Convoy's receiver answers with a NAK marked as an election report (pgmcc draft §2.3.1),
+/// which OpenPGM does not read. With no acker, OpenPGM's window stays shut. Convoy must still answer the
+/// request, and write nothing but a byte-exact prefix of what was sent.
+#[test]
+fn an_openpgm_pgmcc_source_asks_convoy_for_an_acker() {
+    let Some(lab) = Lab::new("opsrc", 1) else {
+        return;
+    };
+    let dir = Scratch::new("openpgm-pgmcc-source");
+    let Some(exe) = build(&dir.0, "openpgm_send") else {
+        return;
+    };
+    let out = dir.0.join("out.bin");
+    let trace = dir.0.join("rx.csv");
+    let mut rx = Guard(Some(
+        lab.command(1, BIN)
+            .args([
+                "recv",
+                "--group",
+                &format!("{GROUP_IP}:{PORT}"),
+                "--iface",
+                &lab.addr(1),
+            ])
+            .args(["--raw", "--stdout", "--cc", "pgmcc", "--timeout", "3s"])
+            .arg("--packet-trace")
+            .arg(&trace)
+            .stdout(fs::File::create(&out).unwrap())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    ));
+    std::thread::sleep(Duration::from_millis(500));
+    let file = dir.0.join("data.bin");
+    let input = bytes(17, 1_000_000);
+    fs::write(&file, &input).unwrap();
+    let mut tx = Guard(Some(
+        lab.command(0, exe.to_str().unwrap())
+            .arg(format!("{};{GROUP_IP}", lab.addr(0)))
+            .arg(PORT.to_string())
+            .arg(&file)
+            .args(["1000", "2500000", "1", "pgmcc"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    ));
+    // At 20 Mbit/s the megabyte would take 0.4 s; give it 10.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut finished = None;
+    while finished.is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        finished = tx.0.as_mut().unwrap().try_wait().unwrap();
+    }
+    tx.kill();
+    // The receiver ends on the silence (writing its trace out).
+    let _ = wait(rx.take(), Duration::from_secs(30));
+    let rows = fs::read_to_string(&trace).unwrap();
+    let lines = |dir: &str, ty: &str| -> Vec<&str> {
+        rows.lines()
+            .filter(|l| l.contains(&format!(",{dir},")) && l.contains(&format!(",{ty},")))
+            .collect()
+    };
+    let odata = lines("rx", "ODATA");
+    let requests = odata.iter().filter(|l| l.contains(",0.0.0.0,")).count();
+    let answers: Vec<&str> = lines("tx", "NAK")
+        .into_iter()
+        .filter(|l| l.contains(" 0x31,"))
+        .collect();
+    let got = fs::read(&out).unwrap();
+    eprintln!(
+        "OpenPGM PGMCC source, Convoy receiver: OpenPGM {} within 10 s; {} ODATA seen ({requests} asking for an \
+         acker), {} election NAKs and {} ACKs from Convoy; {} of {} bytes delivered",
+        if finished.is_some() { "finished" } else { "had not finished" },
+        odata.len(),
+        answers.len(),
+        lines("tx", "ACK").len(),
+        got.len(),
+        input.len()
+    );
+    assert!(requests > 0, "OpenPGM did not ask for an acker");
+    assert!(
+        !answers.is_empty(),
+        "Convoy did not answer OpenPGM's election request"
+    );
+    assert!(
+        input.starts_with(&got),
+        "Convoy wrote data that OpenPGM did not send"
+    );
 }

@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 	pgm_error_t *err = NULL;
 	if (!pgm_init(&err))
 		fail("starting OpenPGM", err);
-	pgm_sock_t *sock = open_pgm_socket(argv[1], atoi(argv[2]), 0);
+	pgm_sock_t *sock = open_pgm_socket(argv[1], atoi(argv[2]), 0, false);
 	FILE *out = fopen(argv[3], "wb");
 	if (!out) {
 		fprintf(stderr, "openpgm_recv: %s: %s\n", argv[3], strerror(errno));

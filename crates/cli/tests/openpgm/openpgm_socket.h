@@ -2,7 +2,8 @@
  * The OpenPGM socket both test programs open (openpgm_recv.c, openpgm_send.c): PGM over UDP with both
  * encapsulation ports equal (shared/spec/pgm-wire.md 1.6: with different ports unicast NAKs never reach the
  * source), the receiver's timers, non-blocking, joined to the group of NETWORK ("interface;group").
- * A source also sets a rate and a transmit window; a receiver is receive-only.
+ * A source also sets a rate and a transmit window, and may run OpenPGM's PGMCC (PGM_USE_PGMCC: its sender
+ * elects an acker from the receivers' ACKs and sends within the acker's window); a receiver is receive-only.
  */
 #ifndef OPENPGM_SOCKET_H
 #define OPENPGM_SOCKET_H
@@ -25,8 +26,8 @@ static void fail(const char *what, pgm_error_t *err)
 		pgm_setsockopt(sock, IPPROTO_PGM, (opt), &v_, sizeof(v_));             \
 	} while (0)
 
-/* A source when rate > 0 (bytes per second), else a receive-only receiver. */
-static pgm_sock_t *open_pgm_socket(const char *network, int port, int rate)
+/* A source when rate > 0 (bytes per second), with PGMCC when pgmcc, else a receive-only receiver. */
+static pgm_sock_t *open_pgm_socket(const char *network, int port, int rate, bool pgmcc)
 {
 	pgm_error_t *err = NULL;
 	struct pgm_addrinfo_t *res = NULL;
@@ -54,6 +55,10 @@ static pgm_sock_t *open_pgm_socket(const char *network, int port, int rate)
 		SET(PGM_TXW_MAX_RTE, rate);
 		SET(PGM_AMBIENT_SPM, pgm_secs(30));
 		pgm_setsockopt(sock, IPPROTO_PGM, PGM_HEARTBEAT_SPM, &heartbeat_spm, sizeof(heartbeat_spm));
+		/* OpenPGM's defaults (pgm_pgmccinfo_t): ACK back-off 50 ms, c = 0.75, c_p = 500 (scaled by 1000). */
+		const struct pgm_pgmccinfo_t cc = { .ack_bo_ivl = pgm_msecs(50), .ack_c = 75, .ack_c_p = 500 };
+		if (pgmcc && !pgm_setsockopt(sock, IPPROTO_PGM, PGM_USE_PGMCC, &cc, sizeof(cc)))
+			fail("enabling PGMCC", NULL);
 	} else {
 		SET(PGM_RECV_ONLY, 1);
 		SET(PGM_PASSIVE, 0);
@@ -73,7 +78,8 @@ static pgm_sock_t *open_pgm_socket(const char *network, int port, int rate)
 		pgm_setsockopt(sock, IPPROTO_PGM, PGM_JOIN_GROUP, &res->ai_recv_addrs[i], sizeof(struct group_req));
 	pgm_setsockopt(sock, IPPROTO_PGM, PGM_SEND_GROUP, &res->ai_send_addrs[0], sizeof(struct group_req));
 	pgm_freeaddrinfo(res);
-	SET(PGM_MULTICAST_LOOP, 1);
+	/* Off for a source: with it on, a PGMCC source answers its own election request and elects itself. */
+	SET(PGM_MULTICAST_LOOP, rate > 0 ? 0 : 1);
 	SET(PGM_MULTICAST_HOPS, 16);
 	SET(PGM_NOBLOCK, 1);
 	if (!pgm_connect(sock, &err))
