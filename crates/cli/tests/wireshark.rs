@@ -550,6 +550,13 @@ delay = "10ms"
 loss = 0.03
 [[link]]
 between = ["R", "B"]
+[[link]]
+between = ["X", "R"]
+[[cbr]]
+name = "C"
+from = "X"
+to = "A"
+rate = "100kbit"
 [[session]]
 name = "P"
 source = "S"
@@ -604,6 +611,29 @@ fn wireshark_reads_simulated_links_as_the_simulator_sent_them() {
             bad.len(),
             &bad[..bad.len().min(5)]
         );
+        if link == "L" {
+            // Cross traffic: IPv4 and UDP headers of 1000-byte datagrams, payload left out.
+            let cbr = Command::new("tshark")
+                .args(["-n", "-r"])
+                .arg(&pcap)
+                .args([
+                    "-Y",
+                    "udp.dstport == 9",
+                    "-T",
+                    "fields",
+                    "-e",
+                    "frame.len",
+                    "-e",
+                    "frame.cap_len",
+                ])
+                .output()
+                .unwrap();
+            let cbr = String::from_utf8_lossy(&cbr.stdout).to_string();
+            assert!(
+                cbr.lines().count() > 10 && cbr.lines().all(|l| l == "1000\t28"),
+                "{cbr:.200}"
+            );
+        }
         let trace = traced(&d.join(format!("out/{stem}.packets.csv")), "link");
         same_packets(
             &format!("simulated link {link}"),
