@@ -6,7 +6,7 @@ use crate::scenario::semantic::{fail, Res};
 use crate::scenario::locate::KeyPath;
 use crate::scenario::units::Dur;
 use convoy_proto::cc::pgmcc::{
-    ElectionTimer, LossEstimator, OldAckerAcks, PgmccConfig, RttMethod, TimeoutPolicy,
+    ElectionTimer, LossEstimator, OldAckerAcks, PgmccConfig, RttMethod, StartUp, TimeoutPolicy,
     TimeoutRestart, TimestampUnit,
 };
 use convoy_proto::cc::CcConfig;
@@ -23,6 +23,8 @@ pub struct PgmccSpec {
     pub c: Option<f64>,
     /// Fixed slow-start threshold, packets (default 6).
     pub ssthresh: Option<f64>,
+    /// Start-up: "paper" (default: exponential up to `ssthresh`) or "until-congestion".
+    pub start: Option<StartSpec>,
     /// Dupack threshold (default 3).
     pub dupack: Option<u32>,
     /// Throughput formula: "draft" (default) or "paper".
@@ -56,6 +58,16 @@ pub struct PgmccSpec {
     pub election_backoff: Option<Dur>,
     /// Its distribution: "uniform" (default) or "biased" (TFMCC's exponential timer, N = 10,000).
     pub election_timer: Option<ElectionTimerSpec>,
+}
+
+/// pgmcc's start-up (`convoy_proto::cc::pgmcc::StartUp`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StartSpec {
+    /// The paper's fixed threshold.
+    Paper,
+    /// Exponential until the first sign of congestion.
+    UntilCongestion,
 }
 
 /// pgmcc's throughput formula.
@@ -250,6 +262,11 @@ fn config(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
     };
     Ok(PgmccConfig {
         ssthresh,
+        start: match g.start {
+            None => d.start,
+            Some(StartSpec::Paper) => StartUp::FixedThreshold,
+            Some(StartSpec::UntilCongestion) => StartUp::UntilCongestion,
+        },
         dupack_threshold: dupack,
         c,
         model: match g.model {

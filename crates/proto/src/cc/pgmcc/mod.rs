@@ -21,6 +21,7 @@ mod feedback;
 mod receiver;
 mod repair_tokens;
 mod sender;
+mod startup;
 mod window;
 
 pub use ack_tracker::{AckOutcome, AckTracker};
@@ -29,6 +30,7 @@ pub use feedback::{Feedback, FeedbackKind, ReceiverReport};
 pub use receiver::{PgmccReceiver, ReceiverFeedback};
 pub use repair_tokens::RepairTokens;
 pub use sender::PgmccSender;
+pub use startup::{StartUp, StartUpExit};
 pub use window::TokenWindow;
 
 use crate::cc::{ReceiverController, Scheme, SenderController};
@@ -180,6 +182,9 @@ impl ElectionTimer {
 pub struct PgmccConfig {
     /// Fixed slow-start threshold in packets: 6 in the paper (§3.4), 4 suggested by the draft (§2.2).
     pub ssthresh: f64,
+    /// How the window opens at the start ([`StartUp`]): the paper's fixed threshold (default), or exponential
+    /// until the first sign of congestion.
+    pub start: StartUp,
     /// A packet is lost when this many later packets are acknowledged (paper §3.4, draft §2.2: 3).
     pub dupack_threshold: u32,
     /// Switch to a receiver whose throughput is below `c` × the acker's (paper §3.5: 0.75; Figs 3–4 use 1).
@@ -229,6 +234,7 @@ impl Default for PgmccConfig {
     fn default() -> Self {
         PgmccConfig {
             ssthresh: 6.0,
+            start: StartUp::FixedThreshold,
             dupack_threshold: 3,
             c: 0.75,
             model: ThroughputModel::Draft,

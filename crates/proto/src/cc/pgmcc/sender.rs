@@ -2,7 +2,7 @@
 
 use super::{
     AckTracker, AckerElection, ElectionOutcome, Feedback, FeedbackKind, OldAckerAcks, PgmccConfig,
-    RepairTokens, RttMethod, TimeoutPolicy, TimeoutRestart, TokenWindow,
+    RepairTokens, RttMethod, StartUpExit, TimeoutPolicy, TimeoutRestart, TokenWindow,
 };
 use crate::cc::event_queue::EventQueue;
 use crate::cc::{CcEvent, CcSnapshot, Permit, ReductionCause, SenderController};
@@ -36,6 +36,8 @@ pub struct PgmccSender {
     consecutive_timeouts: u32,
     /// Tokens lent to repairs charged to the window (module `repair_tokens`).
     repair_tokens: RepairTokens,
+    /// Whether the exponential opening of [`super::StartUp::UntilCongestion`] still runs.
+    start_up: StartUpExit,
     /// The last smoothed RTT measured, of this acker or an earlier one (module `repair_tokens`'s fallback).
     last_srtt: Option<Duration>,
     /// The last original packet sent.
@@ -62,8 +64,10 @@ impl PgmccSender {
                 ..RttConfig::PGMCC
             }),
         };
+        let start_up = StartUpExit::new(config.start);
         PgmccSender {
-            window: TokenWindow::new(config.ssthresh),
+            window: TokenWindow::new(start_up.initial_ssthresh(config.ssthresh)),
+            start_up,
             tracker: AckTracker::new(config.dupack_threshold),
             election: AckerElection::new(config.c, config.model),
             rtt,
@@ -152,6 +156,7 @@ impl PgmccSender {
         match self.election.on_report(report.reporter, rtt, loss) {
             ElectionOutcome::Elected => {
                 self.window.on_first_acker();
+                self.start_up.on_new_acker();
                 self.push(CcEvent::AckerChanged {
                     from: before,
                     to: Some(report.reporter),
@@ -163,6 +168,7 @@ impl PgmccSender {
                 if matches!(self.config.timeout, TimeoutPolicy::Adaptive { .. }) {
                     self.rtt.reset();
                 }
+                self.start_up.on_new_acker();
                 self.push(CcEvent::AckerChanged {
                     from: Some(from),
                     to: Some(report.reporter),
@@ -219,6 +225,9 @@ impl PgmccSender {
             if is_current {
                 self.rtt.on_sample(sample);
                 self.last_srtt = self.rtt.srtt();
+                if self.start_up.on_rtt_sample(sample, rx_max, self.tracker.snd_max()) {
+                    self.end_start_up(self.window.w);
+                }
             }
         }
         if outcome.newly_acked > 0 {
@@ -250,6 +259,9 @@ impl PgmccSender {
                 // Repairs whose tokens are still out are in flight too (module `repair_tokens`).
                 let in_flight = self.tracker.in_flight_after(rx_max) + self.repair_tokens.outstanding();
                 let before = self.window.on_loss(in_flight);
+                if self.start_up.on_congestion() {
+                    self.end_start_up(self.window.w);
+                }
                 self.recovery_point = self.tracker.snd_max();
                 self.reaction_point = self.recovery_point;
                 let after = self.window.w;
@@ -284,9 +296,19 @@ impl PgmccSender {
             self.consecutive_timeouts = 0;
         }
         self.election_step(now, feedback);
+        if matches!(feedback.kind, FeedbackKind::Nak { .. }) && self.start_up.on_congestion() {
+            // A receiver lost data: its path is full, whoever the acker is (module `startup`).
+            self.end_start_up(self.window.w);
+        }
         if let FeedbackKind::Ack { rx_max, bitmap } = feedback.kind {
             self.on_ack(now, from, rx_max, bitmap);
         }
+    }
+
+    /// The exponential opening ends: from now on the window opens by one packet per RTT above `ssthresh`
+    /// (paper §3.4), never above the paper's threshold's floor.
+    fn end_start_up(&mut self, ssthresh: f64) {
+        self.window.ssthresh = ssthresh.max(self.config.ssthresh);
     }
 
     /// How long an ACK may still come after its packet was sent: RFC 6298's SRTT + 4·RTTVAR of the acker's
@@ -356,6 +378,9 @@ impl SenderController for PgmccSender {
         self.deadline = None;
         self.consecutive_timeouts += 1;
         let before = self.window.w;
+        if self.start_up.on_congestion() {
+            self.end_start_up(before / 2.0);
+        }
         let wang_fahmy = self.config.timeout_restart == TimeoutRestart::WangFahmy;
         if wang_fahmy {
             // Packets older than the ACK wait bound were lost (or their ACKs were): waiting for them would stall

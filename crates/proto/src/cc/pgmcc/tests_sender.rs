@@ -690,3 +690,54 @@ fn sw_5_4_repairs_with_tokens_out_count_as_in_flight_at_a_loss() {
     assert_eq!(w.w, 2.0, "realigned to the 4 packets in flight, halved");
     assert_eq!(w.t, w.w - 4.0, "T = W − in flight, the repairs among them");
 }
+
+/// A sender with `start`, acker ip(1) elected, W = 1 and ten tokens.
+fn started(start: StartUp) -> PgmccSender {
+    let config = PgmccConfig {
+        start,
+        ..PgmccConfig::default()
+    };
+    let mut s = PgmccSender::new(config, Instant::ZERO);
+    send(&mut s, ms(0), 0);
+    feedback(
+        &mut s,
+        ms(1),
+        FeedbackKind::Election { sqn: 0 },
+        report(ip(1), 0, 0.0),
+        false,
+    );
+    s.window.t = 10.0;
+    s.window.w = 1.0;
+    s
+}
+
+#[test]
+fn startup_until_congestion_opens_past_ssthresh_until_any_receivers_nak() {
+    let mut s = started(StartUp::UntilCongestion);
+    for sqn in 1..=9 {
+        send(&mut s, ms(2), sqn);
+    }
+    // Packets 0 to 9 acknowledged: W = 1 + 10, past the paper's threshold of 6.
+    ack(&mut s, ms(3), ip(1), 9, u32::MAX, 0.0, ms(2));
+    assert!((s.window().w - 11.0).abs() < 1e-9, "W = {}", s.window().w);
+    // Another receiver, not the acker, lost a packet (its loss estimate still 0, so the acker stays): the
+    // threshold freezes at the window reached.
+    nak(&mut s, ms(4), ip(2), 5, 0.0, ms(2));
+    assert!((s.window().ssthresh - 11.0).abs() < 1e-9);
+    for sqn in 10..=14 {
+        send(&mut s, ms(5), sqn);
+    }
+    ack(&mut s, ms(6), ip(1), 10, u32::MAX, 0.0, ms(5));
+    assert!(
+        (s.window().w - (11.0 + 1.0 / 11.0)).abs() < 1e-9,
+        "one packet per RTT now: W = {}",
+        s.window().w
+    );
+}
+
+#[test]
+fn startup_paper_is_unchanged_by_a_nak() {
+    let mut s = started(StartUp::FixedThreshold);
+    nak(&mut s, ms(2), ip(2), 0, 0.01, ms(0));
+    assert_eq!(s.window().ssthresh, 6.0);
+}
