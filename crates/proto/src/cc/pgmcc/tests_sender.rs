@@ -154,24 +154,29 @@ fn paper_3_4_acker_acks_open_the_window() {
     assert_eq!(w.w, 3.0);
 }
 
+/// A sender with `config`, acker ip(1) elected from packet 0 with no loss, W = 1 and ten tokens.
+fn elected_at_w_1(config: PgmccConfig) -> PgmccSender {
+    let mut s = PgmccSender::new(config, Instant::ZERO);
+    send(&mut s, ms(0), 0);
+    feedback(
+        &mut s,
+        ms(1),
+        FeedbackKind::Election { sqn: 0 },
+        report(ip(1), 0, 0.0),
+        false,
+    );
+    s.window.t = 10.0;
+    s.window.w = 1.0;
+    s
+}
+
 #[test]
 fn paper_3_4_ssthresh_6_default_4_selectable() {
     for (ssthresh, expect) in [(6.0, 6.0), (4.0, 4.0 + 2.0 / 4.0)] {
-        let config = PgmccConfig {
+        let mut s = elected_at_w_1(PgmccConfig {
             ssthresh,
             ..PgmccConfig::default()
-        };
-        let mut s = PgmccSender::new(config, Instant::ZERO);
-        send(&mut s, ms(0), 0);
-        feedback(
-            &mut s,
-            ms(1),
-            FeedbackKind::Election { sqn: 0 },
-            report(ip(1), 0, 0.0),
-            false,
-        );
-        s.window.t = 10.0;
-        s.window.w = 1.0;
+        });
         for sqn in 1..=5 {
             let mut o = OptionsRepr::default();
             s.on_data_sent(ms(2), sqn, 1464, &mut o);
@@ -693,22 +698,10 @@ fn sw_5_4_repairs_with_tokens_out_count_as_in_flight_at_a_loss() {
 
 /// A sender with `start`, acker ip(1) elected, W = 1 and ten tokens.
 fn started(start: StartUp) -> PgmccSender {
-    let config = PgmccConfig {
+    elected_at_w_1(PgmccConfig {
         start,
         ..PgmccConfig::default()
-    };
-    let mut s = PgmccSender::new(config, Instant::ZERO);
-    send(&mut s, ms(0), 0);
-    feedback(
-        &mut s,
-        ms(1),
-        FeedbackKind::Election { sqn: 0 },
-        report(ip(1), 0, 0.0),
-        false,
-    );
-    s.window.t = 10.0;
-    s.window.w = 1.0;
-    s
+    })
 }
 
 #[test]
