@@ -11,7 +11,6 @@
 //! datagram that is not a valid PGM packet gets its type (when the header says it) and the parse error, quoted.
 
 use crate::{Packet, PacketRepr, PacketType};
-use std::fmt::Write as _;
 use std::net::IpAddr;
 
 /// The CSV columns of [`PacketSummary::write_csv`], in order:
@@ -153,14 +152,7 @@ impl<'a> PacketSummary<'a> {
 }
 
 fn join(items: impl Iterator<Item = String>) -> String {
-    let mut s = String::new();
-    for (i, item) in items.enumerate() {
-        if i > 0 {
-            s.push(' ');
-        }
-        let _ = write!(s, "{item}");
-    }
-    s
+    items.collect::<Vec<_>>().join(" ")
 }
 
 /// A CSV field in double quotes, inner quotes doubled (RFC 4180).

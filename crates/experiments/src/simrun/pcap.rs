@@ -105,13 +105,18 @@ fn tcp(seg: &TcpSegment, sport: u16, dport: u16) -> Vec<u8> {
     h
 }
 
+/// The destination address of a packet: a node's or a session group's.
+fn dest_address(p: &Packet) -> IpAddr {
+    match p.dst {
+        Dest::Node(n) => node_address(n),
+        Dest::Group(g) => group_address(g),
+    }
+}
+
 /// One packet as (captured bytes, original length).
 fn frame(p: &Packet, id: u16) -> (Vec<u8>, usize) {
     let src = v4(node_address(p.src));
-    let dst = v4(match p.dst {
-        Dest::Node(n) => node_address(n),
-        Dest::Group(g) => group_address(g),
-    });
+    let dst = v4(dest_address(p));
     match &p.body {
         Body::Pgm(bytes) => {
             let len = 28 + bytes.len();
@@ -180,10 +185,7 @@ pub fn write_packet_trace(out: &mut impl Write, packets: &[(Instant, Packet)]) -
     let mut row = String::new();
     for (t, p) in packets {
         let Body::Pgm(bytes) = &p.body else { continue };
-        let dst = match p.dst {
-            Dest::Node(n) => node_address(n),
-            Dest::Group(g) => group_address(g),
-        };
+        let dst = dest_address(p);
         row.clear();
         convoy_wire::PacketSummary::of(bytes).write_csv(&mut row);
         writeln!(
