@@ -66,6 +66,15 @@ enum BenchCommand {
         #[arg(long, value_name = "NAME")]
         only: Vec<String>,
     },
+    /// pgmcc's start-up (the paper's fixed threshold and `start = "until-congestion"`) beside a TCP slow start:
+    /// time to 90% of the bottleneck rate, drops in the first overshoot, drops and repairs, on
+    /// scenarios/examples/pgmcc-startup-fat-path.toml and pgmcc-startup-slow-receiver.toml (1, 10, 100
+    /// receivers).
+    Startup {
+        /// Print the rows as JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// (internal) Run one canonical scenario and print its figures as one line of JSON.
     #[command(hide = true)]
     SimOne {
@@ -253,6 +262,21 @@ fn bench_cmd(cmd: BenchCommand) -> ExitCode {
                     print_json(&report)
                 } else {
                     print!("{}", bench::table(&report));
+                    ExitCode::SUCCESS
+                }
+            })
+        }
+        BenchCommand::Startup { json } => {
+            let mut progress = |line: &str| {
+                if !json {
+                    eprintln!("{line}");
+                }
+            };
+            bench::startup::run(&mut progress).map(|rows| {
+                if json {
+                    print_json(&rows)
+                } else {
+                    print!("{}", bench::startup::table(&rows));
                     ExitCode::SUCCESS
                 }
             })

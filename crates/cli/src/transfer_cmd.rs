@@ -19,7 +19,7 @@ use convoy_net::transfer::source::{self, SendInput, SendOptions};
 use convoy_net::transfer::{exit, Observer, Progress};
 use convoy_net::{GroupOptions, Interface};
 use convoy_proto::cc::fixed::FixedConfig;
-use convoy_proto::cc::pgmcc::TimeoutPolicy;
+use convoy_proto::cc::pgmcc::{StartUp, TimeoutPolicy};
 use convoy_proto::cc::CcConfig;
 use convoy_proto::RepairPacing;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -59,6 +59,11 @@ fn parse_repairs(s: &str) -> Result<RepairPacing, String> {
         .ok_or_else(|| format!("no repair pacing `{s}`; choose controller or rate-limit"))
 }
 
+fn parse_pgmcc_start(s: &str) -> Result<StartUp, String> {
+    StartUp::from_name(s)
+        .ok_or_else(|| format!("no pgmcc start-up `{s}`; choose paper or until-congestion"))
+}
+
 /// Options both commands share.
 #[derive(Args, Debug, Clone)]
 pub struct CommonArgs {
@@ -92,12 +97,13 @@ impl CommonArgs {
 
 /// The controller configuration of a choice (`Auto` starts from the default scheme and follows the source), with
 /// the knobs the command line offers for the schemes that have them: pgmcc's timeout floor, the fixed rate.
-fn cc_config(choice: &CcChoice, rate_bps: u64, rto_min: Duration) -> CcConfig {
+fn cc_config(choice: &CcChoice, rate_bps: u64, rto_min: Duration, start: StartUp) -> CcConfig {
     let mut cc = match choice {
         CcChoice::Scheme(name) => CcConfig::by_name(name).unwrap_or_default(),
         CcChoice::Auto => CcConfig::default(),
     };
     if let CcConfig::Pgmcc(p) = &mut cc {
+        p.start = start;
         p.timeout = TimeoutPolicy::Adaptive {
             initial: Duration::from_secs(3),
             min: rto_min,
@@ -129,6 +135,13 @@ pub struct SendArgs {
     /// stalls on LAN paths with sub-millisecond RTTs, where small windows cannot produce three duplicate ACKs.
     #[arg(long, value_parser = parse_duration, default_value = "1s")]
     rto_min: Duration,
+    /// pgmcc's start-up: `until-congestion` (exponential until a loss, a NAK or the acker's RTT rising; the
+    /// receiver reporting the lowest receive rate becomes the acker and bounds the window) or `paper`
+    /// (exponential up to a fixed threshold of 6 packets, then one packet per RTT; pgmcc paper §3.4). In the
+    /// namespace lab the paper's start-up put up to 2.3 bytes on the source's wire per byte of a file
+    /// (bench/startup-grid.sh); `convoy bench startup` compares them in the simulator.
+    #[arg(long, value_parser = parse_pgmcc_start, default_value = "until-congestion")]
+    pgmcc_start: StartUp,
     /// Data rate with `--cc fixed` (20Mbit, 1Gbit, 2MB/s, ...).
     #[arg(long, value_parser = parse_rate_bps, default_value = "100Mbit")]
     rate: u64,
@@ -334,7 +347,7 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     }
-    let cc = cc_config(&args.cc, args.rate, args.rto_min);
+    let cc = cc_config(&args.cc, args.rate, args.rto_min, args.pgmcc_start);
     let source_setup = SourceSetup {
         cc: cc.clone(),
         rate_max_bps: args.rate_max,
@@ -458,7 +471,12 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
     }
     let g = args.common.group_options();
     let sink_setup = SinkSetup {
-        cc: cc_config(&args.cc, 100_000_000, Duration::from_secs(1)),
+        cc: cc_config(
+            &args.cc,
+            100_000_000,
+            Duration::from_secs(1),
+            StartUp::default(),
+        ),
         follow_source: args.cc == CcChoice::Auto,
         max_buffer_bytes: args.max_buffer,
         packet_trace: args.common.packet_trace.clone(),

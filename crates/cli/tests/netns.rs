@@ -7,116 +7,14 @@
 mod common;
 
 use common::lab::Lab;
-use common::{bytes, wait, Guard, Scratch, BIN};
+use common::lab_transfer::{
+    file, json, receivers_have_copies, recv, same, send, transfer_to_all, PORT,
+};
+use common::{wait, Guard, Scratch, BIN};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-
-const PORT: u16 = 7500;
-const GROUP: &str = "239.192.77.1:7500";
-
-fn recv(lab: &Lab, host: usize, out: &Path, extra: &[&str]) -> Guard {
-    let child = lab
-        .command(host, BIN)
-        .args([
-            "recv",
-            "--group",
-            GROUP,
-            "--iface",
-            &lab.addr(host),
-            "--quiet",
-        ])
-        .arg("--out")
-        .arg(out)
-        .args(["--start-timeout", "60s"])
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    Guard(Some(child))
-}
-
-/// Sends; `CONVOY_NETNS_SEND_ARGS` (space-separated) adds options, for experiments.
-fn send(lab: &Lab, what: &Path, stats: &Path, extra: &[&str]) -> Guard {
-    let knobs = std::env::var("CONVOY_NETNS_SEND_ARGS").unwrap_or_default();
-    let child = lab
-        .command(0, BIN)
-        .args(["send", "--group", GROUP, "--iface", &lab.addr(0), "--quiet"])
-        .arg(what)
-        .arg("--stats-json")
-        .arg(stats)
-        .args(extra)
-        .args(knobs.split_whitespace())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    Guard(Some(child))
-}
-
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn file(dir: &Scratch, name: &str, len: usize) -> PathBuf {
-    let p = dir.0.join(name);
-    fs::write(&p, bytes(len as u64, len)).unwrap();
-    p
-}
-
-fn same(a: &Path, b: &Path) -> bool {
-    fs::read(a).ok() == fs::read(b).ok()
-}
-
-/// Send `src` from host 0 to receivers on hosts 1..=`n` (receiver K writes into `dir/outK`), wait up to
-/// `limit` for the source, check that every receiver exits 0 with a byte-exact copy, and return the source's
-/// `--stats-json`.
-fn transfer_to_all(
-    lab: &Lab,
-    dir: &Scratch,
-    src: &Path,
-    n: usize,
-    limit: Duration,
-    send_extra: &[&str],
-) -> serde_json::Value {
-    let outs: Vec<PathBuf> = (1..=n).map(|i| dir.0.join(format!("out{i}"))).collect();
-    let mut rx: Vec<Guard> = (1..=n).map(|i| recv(lab, i, &outs[i - 1], &[])).collect();
-    let stats = dir.0.join("send.json");
-    let waiting = n.to_string();
-    let mut tx = send(
-        lab,
-        src,
-        &stats,
-        &[&["--wait-receivers", &waiting, "--wait", "30s"], send_extra].concat(),
-    );
-    let tx = wait(tx.take(), limit);
-    assert!(
-        tx.status.success(),
-        "send: {}",
-        String::from_utf8_lossy(&tx.stderr)
-    );
-    receivers_have_copies(&mut rx, src, &outs);
-    json(&stats)
-}
-
-/// Wait for every receiver to exit 0 with a byte-exact copy of `src` in its `outs` directory.
-fn receivers_have_copies(rx: &mut [Guard], src: &Path, outs: &[PathBuf]) {
-    for (i, r) in rx.iter_mut().enumerate() {
-        let r = wait(r.take(), Duration::from_secs(60));
-        assert!(
-            r.status.success(),
-            "recv {}: {}",
-            i + 1,
-            String::from_utf8_lossy(&r.stderr)
-        );
-        assert!(
-            same(src, &outs[i].join("data.bin")),
-            "receiver {} differs",
-            i + 1
-        );
-    }
-}
 
 /// Transfer `len` bytes to three receivers, the `lossy` one dropping `percent` % of its packets.
 fn transfer_with_loss(tag: &str, percent: u32) {

@@ -128,6 +128,7 @@ fn same_seed_same_summary() {
         "window-S1.csv",
         "seq-S1.csv",
         "queue.csv",
+        "drops.csv",
         "receivers.csv",
     ] {
         let x = std::fs::read(a.join("out").join(f)).unwrap();
@@ -217,6 +218,26 @@ fn outputs_exist_and_parse() {
     assert!(win.iter().skip(1).any(|r| r[5] == "A" || r[5] == "B"));
     let q = csv("queue.csv");
     assert_eq!(q[0], ["t_s", "LA", "LA:rev"]);
+    let d = csv("drops.csv");
+    assert_eq!(d[0], ["t_s", "LA", "LA:rev"]);
+    assert_eq!(d.len(), q.len(), "one row per queue sample");
+    let total = |col: usize| d.last().unwrap()[col].parse::<u64>().unwrap();
+    let cumulative = d.windows(2).skip(1).all(|w| {
+        (1..3).all(|c| w[0][c].parse::<u64>().unwrap() <= w[1][c].parse::<u64>().unwrap())
+    });
+    assert!(cumulative, "drops so far never decrease");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let la = summary["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["id"] == "LA")
+        .unwrap();
+    assert!(
+        total(1) <= la["drops"].as_u64().unwrap(),
+        "drops.csv stops at the last sample"
+    );
     let seq = csv("seq-S1.csv");
     assert_eq!(seq[0], ["t_s", "kind", "seq", "bytes", "acker"]);
     for kind in ["data", "ack", "nak", "switch"] {

@@ -80,7 +80,7 @@ impl NetSender {
         configure(&mut config);
         // Data packets fit the interface's MTU with the options of the scheme in use, so that IP never fragments
         // them (a lost fragment loses the packet): 1400-byte TSDUs fit IPv4 on Ethernet under pgmcc, IPv6 needs
-        // 1380. A TSDU `configure` chose is kept.
+        // 1372. A TSDU `configure` chose is kept.
         if let Some(mtu) = sock
             .interface
             .name

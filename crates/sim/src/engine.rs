@@ -258,8 +258,10 @@ impl Network {
             }
         }
         for (i, &l) in self.observed_links.iter().enumerate() {
-            let (pkts, _) = self.links[l.index()].waiting(now);
+            let link = &mut self.links[l.index()];
+            let (pkts, _) = link.waiting(now);
             self.queue_samples[i].push((now, pkts));
+            self.drop_samples[i].push(link.stats.queue_drops + link.stats.loss_drops);
         }
     }
 }

@@ -263,6 +263,8 @@ pub struct Network {
     pub(crate) interval: Duration,
     pub(crate) sample_interval: Duration,
     pub(crate) queue_samples: Vec<Vec<(Instant, u32)>>,
+    /// Per observed link direction, its drops so far at each queue sample.
+    pub(crate) drop_samples: Vec<Vec<u64>>,
     pub(crate) unroutable: u64,
     pub(crate) started: bool,
     pub(crate) capture_link: Option<LinkId>,
@@ -295,6 +297,7 @@ impl Network {
             interval,
             sample_interval,
             queue_samples: Vec::new(),
+            drop_samples: Vec::new(),
             unroutable: 0,
             started: false,
             capture_link: None,
@@ -388,6 +391,7 @@ impl Network {
         if !self.observed_links.contains(&link) {
             self.observed_links.push(link);
             self.queue_samples.push(Vec::new());
+            self.drop_samples.push(Vec::new());
         }
     }
 

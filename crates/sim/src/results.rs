@@ -247,6 +247,24 @@ impl Network {
             .collect()
     }
 
+    /// Packets dropped so far on all link directions (queue overflow, early drops and link loss).
+    pub fn drops_so_far(&self) -> u64 {
+        self.links
+            .iter()
+            .map(|l| l.stats.queue_drops + l.stats.loss_drops)
+            .sum()
+    }
+
+    /// Per observed link direction (named as in results), its drops (queue and loss) so far at each queue
+    /// sample: the same instants as [`Network::queue_samples`].
+    pub fn drop_samples(&self) -> Vec<(String, &[u64])> {
+        self.observed_links
+            .iter()
+            .zip(&self.drop_samples)
+            .map(|(l, s)| (self.link_name(*l), s.as_slice()))
+            .collect()
+    }
+
     /// Packets whose transmission ended by now, over all link directions: every hop of every packet counts
     /// once (ns-3's `PhyTxEnd` on all devices).
     pub fn packets_transmitted(&self) -> u64 {

@@ -138,13 +138,14 @@
 //! ([`cc::pgmcc`]): 0x12 OPT_PGMCC_DATA and 0x13 OPT_PGMCC_FEEDBACK (OpenPGM, Wireshark and
 //! tcpdump decode both; their length must match their NLA's AFI, 16 with IPv4, 28 with IPv6),
 //! and Convoy's 0x30 OPT_CONVOY_RXW_LEAD, 0x31 OPT_CONVOY_ELECTION, 0x32
-//! OPT_CONVOY_ACKER_LEAVING. TFMCC's ([`cc::tfmcc`]): 0x34 OPT_CONVOY_TFMCC_DATA and 0x35
+//! OPT_CONVOY_ACKER_LEAVING, 0x39 OPT_CONVOY_START_UP and 0x3A OPT_CONVOY_RX_RATE. TFMCC's ([`cc::tfmcc`]): 0x34 OPT_CONVOY_TFMCC_DATA and 0x35
 //! OPT_CONVOY_TFMCC_FEEDBACK (RFC 4654 §2.2, Convoy's layouts).
 //!
 //! ## Convoy's own options
 //!
-//! Option types 0x30–0x3F are reserved for Convoy: 0x30–0x32 are pgmcc's (above), 0x33 is
-//! OPT_CONVOY_RECEIVER_STATUS, 0x34–0x35 are TFMCC's ([`cc::tfmcc`]), 0x36–0x3F are left for later schemes' modules. Other
+//! Option types 0x30–0x3F are reserved for Convoy: 0x30–0x32 and 0x39–0x3A are pgmcc's (above), 0x33 is
+//! OPT_CONVOY_RECEIVER_STATUS, 0x34–0x35 are TFMCC's ([`cc::tfmcc`]), 0x36–0x38 aimd's ([`cc::aimd`]), 0x3B–0x3F
+//! are left for later schemes' modules. Other
 //! implementations skip them (Wireshark shows them as unknown). All are receiver-significant
 //! (not network-significant), bytes 2–3 are zero.
 //!

@@ -14,7 +14,7 @@
 //! * option byte 2 (reserved/F/OPX) is ignored; byte 3 is ignored except by OPT_RST;
 //! * known options must have their exact length, and a known option appearing twice is an error
 //!   ([`crate::ParseErrorKind::DuplicateOption`]); unknown options (any other type, e.g.
-//!   OPT_NAK_BO_IVL, OPT_REDIRECT, OPT_CR, OPT_INVALID 0x7F, Convoy's reserved 0x36–0x3F) are
+//!   OPT_NAK_BO_IVL, OPT_REDIRECT, OPT_CR, OPT_INVALID 0x7F, Convoy's reserved 0x3B–0x3F) are
 //!   skipped and may repeat.
 
 use crate::cc::{CcOption, CcOptions};

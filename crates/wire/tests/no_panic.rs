@@ -115,6 +115,8 @@ fn options(rng: &mut ChaCha8Rng) -> OptionsRepr {
                 rxw_lead: chance(rng, 3).then(|| rng.next_u32()),
                 election: chance(rng, 3),
                 acker_leaving: chance(rng, 3),
+                start_up: chance(rng, 3).then(|| rng.next_u32()),
+                rx_rate: chance(rng, 3).then(|| rng.next_u32()),
             },
             ..CcOptions::default()
         },

@@ -105,15 +105,18 @@ fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
         of(any::<u32>()),
         any::<bool>(),
         any::<bool>(),
+        (of(any::<u32>()), of(any::<u32>())),
     )
         .prop_map(
-            |(data, feedback, rxw_lead, election, acker_leaving)| CcOptions {
+            |(data, feedback, rxw_lead, election, acker_leaving, (start_up, rx_rate))| CcOptions {
                 pgmcc: PgmccOptions {
                     data,
                     feedback,
                     rxw_lead,
                     election,
                     acker_leaving,
+                    start_up,
+                    rx_rate,
                 },
                 ..CcOptions::default()
             },
@@ -288,8 +291,8 @@ proptest! {
 #[test]
 fn data_overhead_of_the_usual_families() {
     // 16 header + 8 ODATA + OPT_LENGTH 4 + OPT_FRAGMENT 16 + OPT_PGMCC_DATA 16 (IPv4) or 28 (IPv6).
-    assert_eq!(PacketRepr::data_overhead("pgmcc", false), 60);
-    assert_eq!(PacketRepr::data_overhead("pgmcc", true), 72);
+    assert_eq!(PacketRepr::data_overhead("pgmcc", false), 68);
+    assert_eq!(PacketRepr::data_overhead("pgmcc", true), 80);
     // OPT_CONVOY_TFMCC_DATA with an echo: 36 (IPv4) or 48 (IPv6).
     assert_eq!(PacketRepr::data_overhead("tfmcc", false), 80);
     // OPT_CONVOY_AIMD_DATA with an agent, 24 (IPv4) or 36 (IPv6), and OPT_CONVOY_AIMD_ECHO, 16 or 28.

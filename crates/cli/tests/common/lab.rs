@@ -137,6 +137,31 @@ impl Lab {
         ])
     }
 
+    /// Packets the bottleneck of [`Lab::shape`] toward receiver `host` dropped so far (`tc -s qdisc`).
+    pub fn shaped_drops(&self, host: usize) -> Option<u64> {
+        let out = Command::new("ip")
+            .args([
+                "netns",
+                "exec",
+                &self.switch(),
+                "tc",
+                "-s",
+                "qdisc",
+                "show",
+                "dev",
+            ])
+            .arg(format!("p{host}"))
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let after = text.split("dropped ").nth(1)?;
+        after
+            .split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()
+    }
+
     /// Drop `percent` % of the UDP datagrams arriving at `host` on `port`, at random (nftables `numgen`).
     pub fn random_loss(&self, host: usize, port: u16, percent: u32) -> Result<(), String> {
         let ns = self.ns(host);

@@ -88,6 +88,7 @@ pub fn wait(child: Child, limit: Duration) -> Output {
     }
 }
 pub mod lab;
+pub mod lab_transfer;
 
 /// Kills the process when dropped (so no process outlives its namespace).
 pub struct Guard(pub Option<Child>);

@@ -163,6 +163,28 @@ pub fn queue_csv(net: &Network) -> Option<String> {
     Some(out)
 }
 
+/// drops.csv: `t_s` (the queue samples' instants) and one column per observed link direction, its drops (queue
+/// overflow, early drops and link loss) so far.
+pub fn drops_csv(net: &Network) -> Option<String> {
+    let queues = net.queue_samples();
+    let drops = net.drop_samples();
+    let times = queues.first()?.1;
+    let mut out = String::from("t_s");
+    for (name, _) in &drops {
+        out.push(',');
+        out.push_str(name);
+    }
+    out.push('\n');
+    for (i, (t, _)) in times.iter().enumerate() {
+        let _ = write!(out, "{}", t.as_secs_f64());
+        for (_, d) in &drops {
+            let _ = write!(out, ",{}", d.get(i).map_or(String::new(), u64::to_string));
+        }
+        out.push('\n');
+    }
+    Some(out)
+}
+
 /// Write every CSV series of the run into `dir`; returns the file names written.
 pub fn write_all(
     dir: &Path,
@@ -200,6 +222,9 @@ pub fn write_all(
     }
     if let Some(q) = queue_csv(net) {
         put("queue.csv".into(), q)?;
+    }
+    if let Some(d) = drops_csv(net) {
+        put("drops.csv".into(), d)?;
     }
     Ok(written)
 }

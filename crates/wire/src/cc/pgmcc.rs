@@ -7,9 +7,12 @@
 //! | 0x30 | OPT_CONVOY_RXW_LEAD | 8 | `[4]` u32: the receiver's highest sequence number, on NAKs next to OPT_PGMCC_FEEDBACK (paper §3.2 receiver report) | `rxw_lead` |
 //! | 0x31 | OPT_CONVOY_ELECTION | 4 | this NAK is an election report ("dummy NAK", draft §2.3.1): no repair wanted | `election` |
 //! | 0x32 | OPT_CONVOY_ACKER_LEAVING | 4 | on an ACK: the acker is leaving (draft §2.3.2) | `acker_leaving` |
+//! | 0x39 | OPT_CONVOY_START_UP | 8 | on ODATA while the source's start-up runs: `[4]` u32 the lowest receive rate reported so far, in packets per 1000 s (0 = none yet) | `start_up` |
+//! | 0x3A | OPT_CONVOY_RX_RATE | 8 | on an ACK (from the acker, or from a receiver reporting only): `[4]` u32 the receive rate of a receiver whose path spreads the source's packets, in packets per 1000 s | `rx_rate` |
 //!
 //! The PGMCC options' length must match their NLA's AFI (16 with IPv4, 28 with IPv6); OpenPGM, Wireshark and
-//! tcpdump decode 0x12 and 0x13 and skip Convoy's 0x30–0x32.
+//! tcpdump decode 0x12 and 0x13 and skip Convoy's 0x30–0x32 and 0x39–0x3A. The start-up options serve the
+//! receive-rate bound of `convoy-proto`'s pgmcc start-up (its `startup` module).
 
 use super::{SchemeOption, SchemeOptions};
 use crate::field::{be16, be32, put16, put32, Field};
@@ -28,6 +31,10 @@ pub mod opt {
     pub const ELECTION: u8 = 0x31;
     /// OPT_CONVOY_ACKER_LEAVING: on an ACK, the acker is leaving.
     pub const ACKER_LEAVING: u8 = 0x32;
+    /// OPT_CONVOY_START_UP: on ODATA, the source's start-up runs; echoes the lowest receive rate reported.
+    pub const START_UP: u8 = 0x39;
+    /// OPT_CONVOY_RX_RATE: on an ACK, the receiver's receive rate.
+    pub const RX_RATE: u8 = 0x3A;
 }
 
 /// Field offsets within each option, from the option's first byte.
@@ -41,6 +48,8 @@ pub mod field {
     pub const LOSS_RATE: Field = 10..12;
     /// OPT_CONVOY_RXW_LEAD: the receiver's highest sequence number.
     pub const RXW_LEAD: Field = 4..8;
+    /// OPT_CONVOY_START_UP / OPT_CONVOY_RX_RATE: a rate in packets per 1000 s.
+    pub const RATE: Field = 4..8;
 }
 
 /// OPT_PGMCC_DATA (type 0x12, 16 bytes with IPv4, 28 with IPv6), sent by the source on ODATA and RDATA
@@ -88,6 +97,12 @@ pub struct PgmccOptions {
     pub election: bool,
     /// 0x32 OPT_CONVOY_ACKER_LEAVING: on an ACK, the acker is leaving (draft §2.3.2).
     pub acker_leaving: bool,
+    /// 0x39 OPT_CONVOY_START_UP: on ODATA while the source's start-up runs, the lowest receive rate reported so
+    /// far in packets per 1000 s (0 = none yet).
+    pub start_up: Option<u32>,
+    /// 0x3A OPT_CONVOY_RX_RATE: on an ACK, the reporter's receive rate in packets per
+    /// 1000 s.
+    pub rx_rate: Option<u32>,
 }
 
 /// One decoded pgmcc option.
@@ -103,7 +118,14 @@ pub enum PgmccOption {
     Election,
     /// OPT_CONVOY_ACKER_LEAVING.
     AckerLeaving,
+    /// OPT_CONVOY_START_UP.
+    StartUp(u32),
+    /// OPT_CONVOY_RX_RATE.
+    RxRate(u32),
 }
+
+/// Encoded length of OPT_CONVOY_START_UP.
+const START_UP_LEN: usize = 8;
 
 /// Encoded length of a PGMCC option carrying `addr`.
 const fn nla_option_len(addr: &IpAddr) -> usize {
@@ -128,6 +150,8 @@ impl SchemeOptions for PgmccOptions {
         (opt::RXW_LEAD, "OPT_CONVOY_RXW_LEAD"),
         (opt::ELECTION, "OPT_CONVOY_ELECTION"),
         (opt::ACKER_LEAVING, "OPT_CONVOY_ACKER_LEAVING"),
+        (opt::START_UP, "OPT_CONVOY_START_UP"),
+        (opt::RX_RATE, "OPT_CONVOY_RX_RATE"),
     ];
 
     fn decode(raw: &SchemeOption<'_>) -> Result<PgmccOption, ParseError> {
@@ -150,6 +174,14 @@ impl SchemeOptions for PgmccOptions {
                 raw.exact_len(4, "4")?;
                 PgmccOption::Election
             }
+            opt::START_UP => {
+                raw.exact_len(8, "8")?;
+                PgmccOption::StartUp(at(b, field::RATE))
+            }
+            opt::RX_RATE => {
+                raw.exact_len(8, "8")?;
+                PgmccOption::RxRate(at(b, field::RATE))
+            }
             _ => {
                 raw.exact_len(4, "4")?;
                 PgmccOption::AckerLeaving
@@ -164,6 +196,8 @@ impl SchemeOptions for PgmccOptions {
             PgmccOption::RxwLead(l) => self.rxw_lead = Some(l),
             PgmccOption::Election => self.election = true,
             PgmccOption::AckerLeaving => self.acker_leaving = true,
+            PgmccOption::StartUp(r) => self.start_up = Some(r),
+            PgmccOption::RxRate(r) => self.rx_rate = Some(r),
         }
     }
 
@@ -174,6 +208,8 @@ impl SchemeOptions for PgmccOptions {
             self.rxw_lead.map(PgmccOption::RxwLead),
             self.election.then_some(PgmccOption::Election),
             self.acker_leaving.then_some(PgmccOption::AckerLeaving),
+            self.start_up.map(PgmccOption::StartUp),
+            self.rx_rate.map(PgmccOption::RxRate),
         ]
         .into_iter()
         .flatten()
@@ -186,6 +222,8 @@ impl SchemeOptions for PgmccOptions {
             PgmccOption::RxwLead(_) => opt::RXW_LEAD,
             PgmccOption::Election => opt::ELECTION,
             PgmccOption::AckerLeaving => opt::ACKER_LEAVING,
+            PgmccOption::StartUp(_) => opt::START_UP,
+            PgmccOption::RxRate(_) => opt::RX_RATE,
         }
     }
 
@@ -193,7 +231,7 @@ impl SchemeOptions for PgmccOptions {
         match option {
             PgmccOption::Data(d) => nla_option_len(&d.acker),
             PgmccOption::Feedback(f) => nla_option_len(&f.reporter),
-            PgmccOption::RxwLead(_) => 8,
+            PgmccOption::RxwLead(_) | PgmccOption::StartUp(_) | PgmccOption::RxRate(_) => 8,
             PgmccOption::Election | PgmccOption::AckerLeaving => 4,
         }
     }
@@ -211,18 +249,19 @@ impl SchemeOptions for PgmccOptions {
                 put16(bytes, field::LOSS_RATE.start, f.loss_rate);
             }
             PgmccOption::RxwLead(l) => put32(bytes, field::RXW_LEAD.start, *l),
+            PgmccOption::StartUp(r) | PgmccOption::RxRate(r) => put32(bytes, field::RATE.start, *r),
             PgmccOption::Election | PgmccOption::AckerLeaving => {}
         }
     }
 
-    /// OPT_PGMCC_DATA naming an acker.
+    /// OPT_PGMCC_DATA naming an acker, and OPT_CONVOY_START_UP while the start-up runs.
     fn data_len_max(ipv6: bool) -> usize {
-        field::NLA
-            + if ipv6 {
-                nla::NLA_LEN_IPV6
-            } else {
-                nla::NLA_LEN_IPV4
-            }
+        let nla = if ipv6 {
+            nla::NLA_LEN_IPV6
+        } else {
+            nla::NLA_LEN_IPV4
+        };
+        field::NLA + nla + START_UP_LEN
     }
 
     /// Election NAKs are reports only (draft §2.3.1).
@@ -260,13 +299,16 @@ mod tests {
             })
         });
         let lead = proptest::option::of(any::<u32>());
-        (data, feedback, lead, any::<bool>(), any::<bool>()).prop_map(
-            |(data, feedback, rxw_lead, election, acker_leaving)| PgmccOptions {
+        let rates = (proptest::option::of(any::<u32>()), proptest::option::of(any::<u32>()));
+        (data, feedback, lead, any::<bool>(), any::<bool>(), rates).prop_map(
+            |(data, feedback, rxw_lead, election, acker_leaving, (start_up, rx_rate))| PgmccOptions {
                 data,
                 feedback,
                 rxw_lead,
                 election,
                 acker_leaving,
+                start_up,
+                rx_rate,
             },
         )
     }

@@ -71,6 +71,20 @@ impl AckerElection {
         self.acker.take().map(|a| a.id)
     }
 
+    /// Make `id` the acker whatever the throughput comparison says: during the start-up, before any loss rate
+    /// can be compared, the receiver whose path delivers the least (module `startup`).
+    pub fn appoint(&mut self, id: IpAddr, rtt: Option<f64>, loss: f64) -> ElectionOutcome {
+        let new = Acker { id, rtt, loss };
+        match self.acker.replace(new) {
+            None => ElectionOutcome::Elected,
+            Some(old) if old.id == id => ElectionOutcome::Refreshed,
+            Some(old) => {
+                self.switches += 1;
+                ElectionOutcome::Switched { from: old.id }
+            }
+        }
+    }
+
     /// A report from `id` with round-trip time `rtt` (seconds, or packets with sequence-number RTT; `None` when
     /// not measurable) and loss rate `loss` in [0, 1].
     pub fn on_report(&mut self, id: IpAddr, rtt: Option<f64>, loss: f64) -> ElectionOutcome {

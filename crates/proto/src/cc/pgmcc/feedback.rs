@@ -28,7 +28,7 @@ pub enum FeedbackKind {
 
 /// A receiver report carried by feedback: OPT_PGMCC_FEEDBACK plus Convoy's OPT_CONVOY_RXW_LEAD (paper §3.2:
 /// rx_id, rxw_lead, rx_loss; draft §2.1.2: timestamp echo and loss rate).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ReceiverReport {
     /// The reporting receiver's identity (its unicast NLA).
     pub reporter: IpAddr,
@@ -38,10 +38,13 @@ pub struct ReceiverReport {
     pub loss_rate: u16,
     /// Highest sequence number the receiver knows (paper §3.2 `rxw_lead`), when carried.
     pub rxw_lead: Option<u32>,
+    /// OPT_CONVOY_RX_RATE: the receiver's receive rate during the source's start-up, packets per second
+    /// (module `dispersion`).
+    pub rx_rate: Option<f64>,
 }
 
 /// One feedback packet as the pgmcc sender reads it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Feedback {
     /// What arrived.
     pub kind: FeedbackKind,
@@ -69,6 +72,7 @@ impl Feedback {
             tstamp_echo: f.tstamp,
             loss_rate: f.loss_rate,
             rxw_lead: pgmcc.rxw_lead,
+            rx_rate: pgmcc.rx_rate.and_then(super::dispersion::rate_from_wire),
         });
         Some(Feedback {
             kind,

@@ -11,11 +11,14 @@
 //! * [`PgmccSender`] — the sender half tying them together with timeouts (draft §2.7, §3).
 //! * [`PgmccReceiver`] — the receiver half: loss filter, ACK bitmap, ACKs, reports, election NAKs (draft §4).
 //! * [`Feedback`] — what the sender reads from ACKs and NAKs (draft §2.1.2–2.1.3, §2.3).
+//! * [`StartUp`], [`StartUpExit`] — how the window opens at first; [`ReceiveRateProbe`] — what receivers measure
+//!   for it.
 //!
 //! The options on the wire are `convoy-wire`'s `cc::pgmcc` module; [`PgmccConfig`] registers the scheme
 //! ([`crate::cc::Scheme`]).
 
 mod ack_tracker;
+pub mod dispersion;
 mod election;
 mod feedback;
 mod receiver;
@@ -25,12 +28,13 @@ mod startup;
 mod window;
 
 pub use ack_tracker::{AckOutcome, AckTracker};
+pub use dispersion::ReceiveRateProbe;
 pub use election::{AckerElection, ElectionOutcome};
 pub use feedback::{Feedback, FeedbackKind, ReceiverReport};
 pub use receiver::{PgmccReceiver, ReceiverFeedback};
 pub use repair_tokens::RepairTokens;
 pub use sender::PgmccSender;
-pub use startup::{StartUp, StartUpExit};
+pub use startup::{StartUp, StartUpExit, REPORT_LIFETIME_RTTS};
 pub use window::TokenWindow;
 
 use crate::cc::{ReceiverController, Scheme, SenderController};

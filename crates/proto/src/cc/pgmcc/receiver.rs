@@ -1,5 +1,6 @@
 //! The pgmcc receiver half (draft §4 "Procedures – Receiver"; paper §3.2–3.3, §3.6).
 
+use super::dispersion::{rate_from_wire, rate_to_wire, ReceiveRateProbe};
 use super::{ElectionTimer, LossEstimator, PgmccConfig};
 use crate::cc::{
     FeedbackPacket, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, UpstreamPath,
@@ -135,6 +136,10 @@ pub struct PgmccReceiver {
     last_ack_out: Option<u32>,
     /// When the last congestion report was scheduled ([`PgmccConfig::congestion_report_ivl`]).
     last_congestion_report: Option<Instant>,
+    /// The dispersion measurement while the source's start-up runs (module `dispersion`).
+    probe: ReceiveRateProbe,
+    /// A receive rate to report (OPT_CONVOY_RX_RATE, packets per 1000 s).
+    rx_rate_due: Option<u32>,
 }
 
 impl PgmccReceiver {
@@ -161,6 +166,8 @@ impl PgmccReceiver {
             acks_sent: 0,
             last_ack_out: None,
             last_congestion_report: None,
+            probe: ReceiveRateProbe::default(),
+            rx_rate_due: None,
         }
     }
 
@@ -207,6 +214,7 @@ impl PgmccReceiver {
         let mut options = OptionsRepr::default();
         options.cc.pgmcc.feedback = Some(self.report(now));
         options.cc.pgmcc.acker_leaving = leaving;
+        options.cc.pgmcc.rx_rate = self.rx_rate_due.take();
         let ack = ReceiverFeedback::Ack {
             rx_max,
             bitmap: self.bitmap,
@@ -214,6 +222,13 @@ impl PgmccReceiver {
         };
         if !leaving && self.supersedes_queued_ack(rx_max) {
             if let Some(last) = self.feedback.back_mut() {
+                let mut ack = ack;
+                if let (ReceiverFeedback::Ack { options: old, .. }, ReceiverFeedback::Ack { options, .. }) =
+                    (&*last, &mut ack)
+                {
+                    // A receive rate the replaced ACK carried still goes.
+                    options.cc.pgmcc.rx_rate = options.cc.pgmcc.rx_rate.or(old.cc.pgmcc.rx_rate);
+                }
                 *last = ack;
                 return;
             }
@@ -295,6 +310,7 @@ impl PgmccReceiver {
             return;
         };
         self.last_tstamp = Some((data.tstamp, now));
+        self.probe_start_up(now, sqn, data.tstamp, options.cc.pgmcc.start_up);
         let named = data.acker == self.local;
         if named != self.is_acker {
             self.is_acker = named;
@@ -330,6 +346,25 @@ impl PgmccReceiver {
         } else {
             // Someone else is acker: the election is over.
             self.election = None;
+        }
+        if self.rx_rate_due.is_some() {
+            // Not the acker: the receive rate goes at once on an ACK, which the source reads as a report and
+            // not as the acker's (module `dispersion`). Not on a report-only NAK: network elements forward one
+            // of those per sequence number (RFC 3208 §7.1), and a fast receiver's report may carry the same.
+            self.queue_ack(now, false);
+        }
+    }
+
+    /// Measure the path's dispersion while the source says its start-up runs (OPT_CONVOY_START_UP, echoing
+    /// the lowest rate reported), and note a receive rate to report (module `dispersion`).
+    fn probe_start_up(&mut self, now: Instant, sqn: u32, tstamp: u32, start_up: Option<u32>) {
+        let Some(echo) = start_up else {
+            self.probe.reset();
+            return;
+        };
+        let ticks = self.config.tstamp_unit.per_second();
+        if let Some(rate) = self.probe.on_odata(now, sqn, tstamp, ticks, rate_from_wire(echo)) {
+            self.rx_rate_due = Some(rate_to_wire(rate));
         }
     }
 

@@ -153,13 +153,18 @@ impl PgmccSender {
             });
         }
         let before = self.election.acker();
-        match self.election.on_report(report.reporter, rtt, loss) {
+        let outcome = self.election.on_report(report.reporter, rtt, loss);
+        self.on_election_outcome(outcome, before, report.reporter);
+    }
+
+    fn on_election_outcome(&mut self, outcome: ElectionOutcome, before: Option<IpAddr>, reporter: IpAddr) {
+        match outcome {
             ElectionOutcome::Elected => {
                 self.window.on_first_acker();
                 self.start_up.on_new_acker();
                 self.push(CcEvent::AckerChanged {
                     from: before,
-                    to: Some(report.reporter),
+                    to: Some(reporter),
                 });
             }
             ElectionOutcome::Switched { from } => {
@@ -171,10 +176,57 @@ impl PgmccSender {
                 self.start_up.on_new_acker();
                 self.push(CcEvent::AckerChanged {
                     from: Some(from),
-                    to: Some(report.reporter),
+                    to: Some(reporter),
                 });
             }
             ElectionOutcome::Refreshed | ElectionOutcome::Kept => {}
+        }
+    }
+
+    /// A receive rate reported during the opening (module `startup`): the slowest path known becomes the
+    /// acker, and the window is kept within its bound.
+    fn start_up_rate_step(&mut self, now: Instant, feedback: &Feedback) {
+        let Some(report) = feedback.report else {
+            return;
+        };
+        let Some(rate) = report.rx_rate else {
+            return;
+        };
+        let rtt = match self.config.rtt_method {
+            RttMethod::Timestamp => self.report_rtt(now, feedback).map(Duration::from_secs_f64),
+            RttMethod::SequenceNumber => None,
+        };
+        let loss = f64::from(report.loss_rate) / 65535.0;
+        if self.start_up.on_rate_report(now, report.reporter, rate, rtt)
+            && self.election.acker() != Some(report.reporter)
+        {
+            let before = self.election.acker();
+            let outcome = self.election.appoint(report.reporter, rtt.map(|d| d.as_secs_f64()), loss);
+            self.on_election_outcome(outcome, before, report.reporter);
+            if let Some(rtt) = rtt {
+                // The report's RTT is the new acker's first sample (RFC 6298 §2.2): when the slow path's full
+                // queue drops the first packets that name it, the timeout comes after its RTT, not the initial
+                // 3 s.
+                self.rtt.on_sample(rtt);
+            }
+        }
+        self.bound_start_up(now);
+    }
+
+    /// The smoothed RTT of the slowest path reported, when it is the acker's.
+    fn slowest_srtt(&self) -> Option<Duration> {
+        match self.election.acker() {
+            Some(a) if self.start_up.slowest() == Some(a) => self.rtt.srtt(),
+            _ => None,
+        }
+    }
+
+    /// Keep the window within the opening's bound while its report lasts (module `startup`).
+    fn bound_start_up(&mut self, now: Instant) {
+        let srtt = self.slowest_srtt();
+        self.start_up.expire(now, srtt);
+        if let Some(cap) = self.start_up.window_cap(srtt, self.config.ssthresh) {
+            self.window.cap(cap);
         }
     }
 
@@ -242,6 +294,7 @@ impl PgmccSender {
                 self.window.on_ack_suspended(outcome.newly_acked);
             } else {
                 self.window.on_ack(outcome.newly_acked);
+                self.bound_start_up(now);
             }
         }
         if outcome.newly_acked > 0 || outcome.lost > 0 {
@@ -259,7 +312,7 @@ impl PgmccSender {
                 // Repairs whose tokens are still out are in flight too (module `repair_tokens`).
                 let in_flight = self.tracker.in_flight_after(rx_max) + self.repair_tokens.outstanding();
                 let before = self.window.on_loss(in_flight);
-                if self.start_up.on_congestion() {
+                if self.start_up.on_congestion() || self.tcp_threshold() {
                     self.end_start_up(self.window.w);
                 }
                 self.recovery_point = self.tracker.snd_max();
@@ -296,6 +349,7 @@ impl PgmccSender {
             self.consecutive_timeouts = 0;
         }
         self.election_step(now, feedback);
+        self.start_up_rate_step(now, feedback);
         if matches!(feedback.kind, FeedbackKind::Nak { .. }) && self.start_up.on_congestion() {
             // A receiver lost data: its path is full, whoever the acker is (module `startup`).
             self.end_start_up(self.window.w);
@@ -303,6 +357,14 @@ impl PgmccSender {
         if let FeedbackKind::Ack { rx_max, bitmap } = feedback.kind {
             self.on_ack(now, from, rx_max, bitmap);
         }
+    }
+
+    /// Whether a loss or a timeout lowers the threshold as TCP's do (RFC 5681 §3.1, ssthresh = half the window),
+    /// after the opening as at its end: under [`super::StartUp::UntilCongestion`], whose threshold is not the
+    /// paper's constant but where the opening stopped; left there, every halving below it would open
+    /// exponentially again up to the overshoot's window (module `startup`).
+    fn tcp_threshold(&self) -> bool {
+        self.config.start == super::StartUp::UntilCongestion
     }
 
     /// The exponential opening ends: from now on the window opens by one packet per RTT above `ssthresh`
@@ -342,6 +404,9 @@ impl SenderController for PgmccSender {
             tstamp: self.config.tstamp_unit.ticks(now.as_nanos()),
             acker: acker.unwrap_or(self.no_acker),
         });
+        let srtt = self.slowest_srtt();
+        self.start_up.expire(now, srtt);
+        options.cc.pgmcc.start_up = self.start_up.echo();
     }
 
     fn on_feedback(&mut self, now: Instant, from: IpAddr, packet: &PacketRepr<'_>) {
@@ -378,7 +443,7 @@ impl SenderController for PgmccSender {
         self.deadline = None;
         self.consecutive_timeouts += 1;
         let before = self.window.w;
-        if self.start_up.on_congestion() {
+        if self.start_up.on_congestion() || self.tcp_threshold() {
             self.end_start_up(before / 2.0);
         }
         let wang_fahmy = self.config.timeout_restart == TimeoutRestart::WangFahmy;

@@ -17,8 +17,43 @@
 //!   smallest one exceeding the previous round's smallest by η = that RTT / 8, clamped to 4–16 ms, ends the
 //!   opening. Minima per round, not single samples: within a round the opening's own bursts queue for a moment.
 //! - a feedback timeout (the threshold becomes half the window before it, at least the paper's threshold).
+//!
+//! Afterwards every loss at the acker and every timeout lower the threshold to half the window, as TCP's do
+//! (RFC 5681 §3.1), never below the paper's: the threshold is where the opening stopped, not the paper's small
+//! constant, and a window halved below it would otherwise open exponentially again up to the overshoot.
+//!
+//! **Many receivers.** A window clocked by one acker opens on that acker's path only. When a receiver on a fast
+//! path is elected first (the first answer wins, paper §3.6), the window doubles per fast RTT while a receiver
+//! behind a slow link loses what overflows its queue, and its first NAK comes only after the packets behind the
+//! lost ones have crossed that full queue. TFMCC's slowstart bounds its rate by twice the lowest receive rate
+//! the receivers report (RFC 4654 §4.3); pgmcc's start-up does the same, in its own terms:
+//! - receivers whose path spreads the source's packets out measure and report the rate they receive at
+//!   (module `dispersion`, OPT_CONVOY_RX_RATE on an ACK, which the source reads as a report only unless it
+//!   comes from the acker, as OpenPGM's receivers answer election requests); the source echoes the
+//!   lowest rate reported (OPT_CONVOY_START_UP) so that only a lower one is sent (RFC 4654 §4.4);
+//! - the receiver reporting the lowest rate becomes the acker at once ([`StartUpExit::on_rate_report`]): before
+//!   any loss the throughput comparison of paper §3.5 has no loss rate to compare, and the receive rate measures
+//!   the path directly. Its ACKs then clock the window — TCP's slow start on the slowest path known — and the
+//!   delay test above watches its RTT;
+//! - the window is kept within twice that rate times that receiver's RTT ([`StartUpExit::window_cap`]), so the
+//!   ACKs of the acker it replaced (paper §3.5: they count for the packets that named it) cannot carry it past
+//!   the slow path, and never below the paper's fixed threshold, which the paper's start-up reaches blind.
+//!
+//! A report bounds the window for [`REPORT_LIFETIME_RTTS`] of its receiver's RTTs, then lapses unless the receiver
+//! reported again (RFC 4654 §4.3 bounds by the reports of the current feedback round): by then the slow
+//! receiver's ACKs clock the window, and a rate measured low by accident (cross traffic for a moment, a receiver
+//! that read its socket late) cannot hold the opening back for ever. With the bound gone the echo returns to 0,
+//! so a path still slower than the sender reports again at its next spread train; the lapsed rate still stands
+//! against other receivers' reports, so that a faster one does not take the acker role back.
+//!
+//! What remains is what the slow receiver's first report takes to come: [`super::dispersion::PROBE_PACKETS`]
+//! packets at its path's rate plus its path's delay back; what the source sends beyond the slow path's queue
+//! meanwhile is lost, as the first overshoot of a TCP slow start on that path is.
 
+use super::dispersion::{rate_to_wire, REPORT_BELOW};
 use crate::seq;
+use crate::time::Instant;
+use std::net::IpAddr;
 use std::time::Duration;
 
 /// How the window opens at the start of a session.
@@ -31,16 +66,51 @@ pub enum StartUp {
     UntilCongestion,
 }
 
+impl StartUp {
+    /// The name scenarios and `convoy send --pgmcc-start` use: `paper` or `until-congestion`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StartUp::FixedThreshold => "paper",
+            StartUp::UntilCongestion => "until-congestion",
+        }
+    }
+
+    /// Parse a name given by [`StartUp::name`].
+    pub fn from_name(name: &str) -> Option<Self> {
+        [StartUp::FixedThreshold, StartUp::UntilCongestion]
+            .into_iter()
+            .find(|s| s.name() == name)
+    }
+}
+
 /// RFC 9406 §4.3: RTT samples a round needs before its delay test (N_RTT_SAMPLE).
 const DELAY_SAMPLES_MIN: u32 = 8;
 /// RFC 9406 §4.3: the bounds on the delay threshold η (MIN_RTT_THRESH, MAX_RTT_THRESH).
 const DELAY_ETA_MIN: Duration = Duration::from_millis(4);
 const DELAY_ETA_MAX: Duration = Duration::from_millis(16);
 
-/// Whether the exponential opening of [`StartUp::UntilCongestion`] still runs, and its delay test.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The receiver with the lowest receive rate reported during the opening (module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct SlowestPath {
+    receiver: IpAddr,
+    /// Packets per second.
+    rate: f64,
+    /// Its RTT when it reported, if measurable in seconds.
+    rtt: Option<Duration>,
+    /// When it last reported.
+    at: Instant,
+    /// Whether its report still bounds the window (module docs: it lapses).
+    live: bool,
+}
+
+/// A report bounds the window for this many of its receiver's RTTs, unless renewed.
+pub const REPORT_LIFETIME_RTTS: u32 = 2;
+
+/// Whether the exponential opening of [`StartUp::UntilCongestion`] still runs, its delay test and its bound.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StartUpExit {
     running: bool,
+    slowest: Option<SlowestPath>,
     /// The round ends when this packet is acknowledged (the highest sent when it began).
     round_end: Option<u32>,
     last_round_min: Option<Duration>,
@@ -53,6 +123,7 @@ impl StartUpExit {
     pub fn new(mode: StartUp) -> Self {
         StartUpExit {
             running: mode == StartUp::UntilCongestion,
+            slowest: None,
             round_end: None,
             last_round_min: None,
             round_min: None,
@@ -76,7 +147,79 @@ impl StartUpExit {
 
     /// A sign of congestion (a loss, a NAK, a timeout): true when this ends the opening.
     pub fn on_congestion(&mut self) -> bool {
+        self.slowest = None;
         std::mem::replace(&mut self.running, false)
+    }
+
+    /// `receiver`, whose RTT is `rtt`, reports receiving at `rate` packets per second: true when it is now the
+    /// slowest path known, and should be the acker (module docs). A rate must be [`REPORT_BELOW`] times the
+    /// slowest one's to replace it, so that receivers of equal paths do not take turns; the slowest receiver's
+    /// own reports update its rate.
+    pub fn on_rate_report(
+        &mut self,
+        now: Instant,
+        receiver: IpAddr,
+        rate: f64,
+        rtt: Option<Duration>,
+    ) -> bool {
+        if !self.running || rate.is_nan() || rate <= 0.0 {
+            return false;
+        }
+        match &mut self.slowest {
+            Some(s) if s.receiver == receiver => {
+                s.rate = rate;
+                s.rtt = rtt.or(s.rtt);
+                s.at = now;
+                s.live = true;
+                false
+            }
+            Some(s) if rate >= REPORT_BELOW * s.rate => false,
+            _ => {
+                self.slowest = Some(SlowestPath {
+                    receiver,
+                    rate,
+                    rtt,
+                    at: now,
+                    live: true,
+                });
+                true
+            }
+        }
+    }
+
+    /// The slowest path's report stops bounding the window once [`REPORT_LIFETIME_RTTS`] of its RTTs —
+    /// `holder_srtt` when it is the acker, else its RTT when it reported — passed without another (module
+    /// docs). Its rate still stands against other receivers' reports: a faster receiver does not take the acker
+    /// role back when the bound lapses.
+    pub fn expire(&mut self, now: Instant, holder_srtt: Option<Duration>) {
+        let Some(s) = &mut self.slowest else { return };
+        let Some(rtt) = holder_srtt.or(s.rtt) else {
+            return;
+        };
+        if now > s.at + REPORT_LIFETIME_RTTS * rtt {
+            s.live = false;
+        }
+    }
+
+    /// The receiver with the lowest receive rate reported, while the opening runs.
+    pub fn slowest(&self) -> Option<IpAddr> {
+        self.slowest.map(|s| s.receiver)
+    }
+
+    /// OPT_CONVOY_START_UP's value while the opening runs: the lowest rate reported, 0 before any.
+    pub fn echo(&self) -> Option<u32> {
+        let live = self.slowest.filter(|s| s.live);
+        self.running
+            .then(|| live.map_or(0, |s| rate_to_wire(s.rate)))
+    }
+
+    /// The most the window may be while the opening runs: twice the slowest receive rate reported times that
+    /// receiver's RTT — `acker_srtt` when it is the acker, else its RTT when it reported — and at least
+    /// `floor` (RFC 4654 §4.3's bound as a window; module docs). `None`: no bound.
+    pub fn window_cap(&self, acker_srtt: Option<Duration>, floor: f64) -> Option<f64> {
+        let slowest = self.slowest.filter(|s| self.running && s.live)?;
+        let rtt = acker_srtt.or(slowest.rtt)?;
+        Some((2.0 * slowest.rate * rtt.as_secs_f64()).max(floor))
     }
 
     /// An RTT sample of the acker from an ACK up to `rx_max`, the highest packet sent being `snd_max`: true when
@@ -166,6 +309,65 @@ mod tests {
         assert!(run(1, 5));
         assert!(!run(400, 415), "400 ms path: η = 16 ms");
         assert!(run(400, 416));
+    }
+
+    fn ip(n: u8) -> IpAddr {
+        IpAddr::from([10, 0, 0, n])
+    }
+
+    #[test]
+    fn rfc4654_4_3_the_window_stays_within_twice_the_slowest_rate_times_its_rtt() {
+        let mut s = StartUpExit::new(StartUp::UntilCongestion);
+        assert_eq!(s.echo(), Some(0), "no report yet");
+        assert_eq!(s.window_cap(None, 4.0), None);
+        assert!(s.on_rate_report(Instant::ZERO, ip(1), 1000.0, Some(ms(50))));
+        assert_eq!(s.slowest(), Some(ip(1)));
+        assert_eq!(s.echo(), Some(1_000_000));
+        assert_eq!(s.window_cap(None, 4.0), Some(100.0));
+        assert_eq!(s.window_cap(Some(ms(80)), 4.0), Some(160.0), "its RTT as acker");
+        assert_eq!(s.window_cap(Some(ms(1)), 4.0), Some(4.0), "never below the paper's threshold");
+    }
+
+    #[test]
+    fn only_a_clearly_lower_rate_replaces_the_slowest_path() {
+        let mut s = StartUpExit::new(StartUp::UntilCongestion);
+        s.on_rate_report(Instant::ZERO, ip(1), 1000.0, Some(ms(50)));
+        assert!(!s.on_rate_report(Instant::ZERO, ip(2), 900.0, Some(ms(50))), "within 1/8: no turn-taking");
+        assert!(!s.on_rate_report(Instant::ZERO, ip(1), 1200.0, None), "the slowest one's own report updates it");
+        assert_eq!(s.window_cap(None, 4.0), Some(120.0));
+        assert!(s.on_rate_report(Instant::ZERO, ip(2), 500.0, Some(ms(10))));
+        assert_eq!(s.slowest(), Some(ip(2)));
+    }
+
+    #[test]
+    fn rfc4654_4_3_a_report_lapses_after_two_rtts_unless_renewed() {
+        let mut s = StartUpExit::new(StartUp::UntilCongestion);
+        let t = |n: u64| Instant::from_millis(n);
+        s.on_rate_report(t(0), ip(1), 1000.0, Some(ms(50)));
+        s.expire(t(100), None);
+        assert_eq!(s.slowest(), Some(ip(1)), "within 2 RTTs");
+        s.on_rate_report(t(90), ip(1), 1000.0, None);
+        s.expire(t(150), None);
+        assert_eq!(s.slowest(), Some(ip(1)), "renewed at 90 ms");
+        s.expire(t(150), Some(ms(20)));
+        assert_eq!(s.window_cap(None, 4.0), None, "2 of its current 20 ms RTTs passed");
+        assert_eq!(s.echo(), Some(0), "the echo invites reports again");
+        assert!(!s.on_rate_report(t(151), ip(2), 5000.0, Some(ms(1))), "a faster path does not take over");
+        assert_eq!(s.slowest(), Some(ip(1)));
+        s.on_rate_report(t(152), ip(1), 800.0, None);
+        assert_eq!(s.window_cap(None, 4.0), Some(2.0 * 800.0 * 0.05), "renewed by its next report");
+    }
+
+    #[test]
+    fn the_bound_ends_with_the_opening() {
+        let mut s = StartUpExit::new(StartUp::UntilCongestion);
+        s.on_rate_report(Instant::ZERO, ip(1), 1000.0, Some(ms(50)));
+        s.on_congestion();
+        assert_eq!(s.echo(), None);
+        assert_eq!(s.window_cap(None, 4.0), None);
+        assert!(!s.on_rate_report(Instant::ZERO, ip(2), 10.0, Some(ms(50))));
+        let paper = StartUpExit::new(StartUp::FixedThreshold);
+        assert_eq!(paper.echo(), None, "the paper's start-up sends no option");
     }
 
     #[test]

@@ -293,3 +293,45 @@ fn rfc4654_4_5_biased_election_timer_answers_late_except_a_few() {
     assert!((1700..2300).contains(&uniform), "uniform: {uniform}");
     assert!(few < 20, "biased: {few}");
 }
+
+/// ODATA naming `acker`, stamped `tstamp` µs, during the source's start-up echoing `echo` (packets per 1000 s).
+fn start_up_data(acker: IpAddr, tstamp: u32, echo: u32) -> OptionsRepr {
+    let mut options = data(acker, tstamp);
+    options.cc.pgmcc.start_up = Some(echo);
+    options
+}
+
+#[test]
+fn startup_a_receiver_whose_path_spreads_a_burst_reports_its_rate_on_an_ack() {
+    let (mut r, mut rng) = rx();
+    // Four packets sent within 3 µs, arriving 2 ms apart: 500 packets/s, below the echoed 8000.
+    for i in 0..4u32 {
+        let at = Instant::from_millis(10 + 2 * u64::from(i));
+        r.on_odata(at, &mut rng, i, &start_up_data(ip(2), 1000 + i, 8_000_000));
+    }
+    match r.next_feedback(Instant::from_millis(16)) {
+        Some(ReceiverFeedback::Ack { rx_max, options, .. }) => {
+            assert_eq!(rx_max, 3);
+            assert_eq!(options.cc.pgmcc.rx_rate, Some(500_000));
+            assert!(options.cc.pgmcc.feedback.is_some(), "with its report");
+        }
+        other => panic!("expected a rate report, got {other:?}"),
+    }
+    assert_eq!(r.next_feedback(Instant::from_millis(16)), None);
+    assert!(!r.snapshot().is_acker, "a report, not the acker's ACK");
+}
+
+#[test]
+fn startup_no_report_without_the_sources_start_up_option_or_below_the_echo() {
+    let (mut r, mut rng) = rx();
+    for i in 0..8u32 {
+        let at = Instant::from_millis(10 + 2 * u64::from(i));
+        let options = if i < 4 {
+            data(ip(2), 1000 + i)
+        } else {
+            start_up_data(ip(2), 1000 + i, 500_000)
+        };
+        r.on_odata(at, &mut rng, i, &options);
+    }
+    assert_eq!(r.next_feedback(Instant::from_millis(30)), None);
+}

@@ -29,6 +29,7 @@ fn report(from: IpAddr, tstamp: u32, loss: f64) -> ReceiverReport {
         tstamp_echo: tstamp,
         loss_rate: (loss * 65535.0).round() as u16,
         rxw_lead: None,
+        rx_rate: None,
     }
 }
 
@@ -733,4 +734,77 @@ fn startup_paper_is_unchanged_by_a_nak() {
     let mut s = started(StartUp::FixedThreshold);
     nak(&mut s, ms(2), ip(2), 0, 0.01, ms(0));
     assert_eq!(s.window().ssthresh, 6.0);
+}
+
+/// Send one ODATA whether or not a token is left; returns the options the controller added.
+fn send_anyway(s: &mut PgmccSender, now: Instant, sqn: u32) -> OptionsRepr {
+    let mut o = OptionsRepr::default();
+    s.on_data_sent(now, sqn, 1464, &mut o);
+    o
+}
+
+/// An ACK from `from` reporting receive rate `rate` (packets/s), its timestamp echo that of `echo_of`.
+fn rate_report(s: &mut PgmccSender, now: Instant, from: IpAddr, rx_max: u32, rate: f64, echo_of: Instant) {
+    let ts = TimestampUnit::Micros.ticks(echo_of.as_nanos());
+    let rep = ReceiverReport {
+        rx_rate: Some(rate),
+        ..report(from, ts, 0.0)
+    };
+    feedback(s, now, FeedbackKind::Ack { rx_max, bitmap: u32::MAX }, rep, false);
+}
+
+#[test]
+fn startup_rfc4654_4_3_the_slowest_reporter_becomes_acker_and_bounds_the_window() {
+    let mut s = started(StartUp::UntilCongestion);
+    assert_eq!(send(&mut s, ms(2), 1).cc.pgmcc.start_up, Some(0), "no rate reported yet");
+    for sqn in 2..=31 {
+        send_anyway(&mut s, ms(2), sqn);
+    }
+    ack(&mut s, ms(3), ip(1), 31, u32::MAX, 0.0, ms(2));
+    assert!(s.window().w > 30.0, "the fast acker opened the window: W = {}", s.window().w);
+    // Receiver 2's path delivers 100 packets/s and its RTT is 50 ms: it becomes the acker, W ≤ 2 · 100 · 0.05.
+    rate_report(&mut s, ms(52), ip(2), 31, 100.0, ms(2));
+    assert_eq!(s.snapshot().acker, Some(ip(2)));
+    let switched = std::iter::from_fn(|| s.poll_event())
+        .any(|e| matches!(e, CcEvent::AckerChanged { to: Some(a), .. } if a == ip(2)));
+    assert!(switched);
+    assert!((s.window().w - 10.0).abs() < 1e-9, "W = {}", s.window().w);
+    assert!(s.window().t <= s.window().w, "T = {}", s.window().t);
+    assert_eq!(s.snapshot().srtt_s, Some(0.05), "the report's RTT is the new acker's first sample");
+    let o = send_anyway(&mut s, ms(53), 32);
+    assert_eq!(o.cc.pgmcc.start_up, Some(100_000), "the source echoes the lowest rate");
+    // A fast receiver's rate replaces neither the acker nor the bound.
+    rate_report(&mut s, ms(54), ip(3), 31, 8000.0, ms(53));
+    assert_eq!(s.snapshot().acker, Some(ip(2)));
+}
+
+#[test]
+fn startup_the_bound_is_never_below_the_papers_threshold_and_ends_with_the_opening() {
+    let mut s = started(StartUp::UntilCongestion);
+    for sqn in 1..=19 {
+        send_anyway(&mut s, ms(2), sqn);
+    }
+    ack(&mut s, ms(3), ip(1), 19, u32::MAX, 0.0, ms(2));
+    rate_report(&mut s, ms(4), ip(2), 19, 100.0, ms(2));
+    assert!((s.window().w - 6.0).abs() < 1e-9, "2 · 100 · 0.002 < 6: W = {}", s.window().w);
+    nak(&mut s, ms(5), ip(3), 4, 0.01, ms(2));
+    assert_eq!(send_anyway(&mut s, ms(6), 20).cc.pgmcc.start_up, None, "the opening is over");
+}
+
+#[test]
+fn startup_until_congestion_halves_the_threshold_on_every_loss_as_tcp() {
+    let mut s = started(StartUp::UntilCongestion);
+    for sqn in 1..=31 {
+        send_anyway(&mut s, ms(2), sqn);
+    }
+    ack(&mut s, ms(3), ip(1), 31, u32::MAX, 0.0, ms(2));
+    let w = s.window().w;
+    // Packet 34 lost (bit 5 of an ACK for 39 clear): the loss halves W and sets the threshold there.
+    for sqn in 32..=39 {
+        send_anyway(&mut s, ms(4), sqn);
+    }
+    ack(&mut s, ms(5), ip(1), 39, !(1 << 5), 0.05, ms(4));
+    let after = s.window().w;
+    assert!(after < w, "halved: {w} → {after}");
+    assert!((s.window().ssthresh - after.max(6.0)).abs() < 1e-9, "ssthresh = {}", s.window().ssthresh);
 }

@@ -80,6 +80,15 @@ impl TokenWindow {
         before
     }
 
+    /// Lower W to `max` if above, taking the tokens of the difference (T = W − packets in flight stays true,
+    /// paper §3.4): the start-up's bound on the window (module `startup`).
+    pub fn cap(&mut self, max: f64) {
+        if self.w > max {
+            self.t -= self.w - max;
+            self.w = max;
+        }
+    }
+
     /// Initial election: the first reporter becomes acker and T += 1 (draft §3, "on ACK/NAK reception").
     pub fn on_first_acker(&mut self) {
         self.t = (self.t + 1.0).min(self.w.max(1.0));

@@ -1,0 +1,120 @@
+//! Transfers in the namespace lab (`lab.rs`): `convoy recv` on receiver hosts, `convoy send` on host 0, and
+//! checks of what arrived.
+
+use super::lab::Lab;
+use super::{bytes, wait, Guard, Scratch, BIN};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+/// The session's UDP port.
+pub const PORT: u16 = 7500;
+/// The session's group and port.
+pub const GROUP: &str = "239.192.77.1:7500";
+
+/// `convoy recv` on `host` into `out`, with `extra` options.
+pub fn recv(lab: &Lab, host: usize, out: &Path, extra: &[&str]) -> Guard {
+    let child = lab
+        .command(host, BIN)
+        .args([
+            "recv",
+            "--group",
+            GROUP,
+            "--iface",
+            &lab.addr(host),
+            "--quiet",
+        ])
+        .arg("--out")
+        .arg(out)
+        .args(["--start-timeout", "60s"])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    Guard(Some(child))
+}
+
+/// Sends; `CONVOY_NETNS_SEND_ARGS` (space-separated) adds options, for experiments.
+pub fn send(lab: &Lab, what: &Path, stats: &Path, extra: &[&str]) -> Guard {
+    let knobs = std::env::var("CONVOY_NETNS_SEND_ARGS").unwrap_or_default();
+    let child = lab
+        .command(0, BIN)
+        .args(["send", "--group", GROUP, "--iface", &lab.addr(0), "--quiet"])
+        .arg(what)
+        .arg("--stats-json")
+        .arg(stats)
+        .args(extra)
+        .args(knobs.split_whitespace())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    Guard(Some(child))
+}
+
+/// A JSON file.
+pub fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// A file of `len` pseudo-random bytes in `dir`.
+pub fn file(dir: &Scratch, name: &str, len: usize) -> PathBuf {
+    let p = dir.0.join(name);
+    fs::write(&p, bytes(len as u64, len)).unwrap();
+    p
+}
+
+/// Whether two files have the same bytes.
+pub fn same(a: &Path, b: &Path) -> bool {
+    fs::read(a).ok() == fs::read(b).ok()
+}
+
+/// Send `src` from host 0 to receivers on hosts 1..=`n` (receiver K writes into `dir/outK`), wait up to
+/// `limit` for the source, check that every receiver exits 0 with a byte-exact copy, and return the source's
+/// `--stats-json`.
+pub fn transfer_to_all(
+    lab: &Lab,
+    dir: &Scratch,
+    src: &Path,
+    n: usize,
+    limit: Duration,
+    send_extra: &[&str],
+) -> serde_json::Value {
+    let outs: Vec<PathBuf> = (1..=n).map(|i| dir.0.join(format!("out{i}"))).collect();
+    let mut rx: Vec<Guard> = (1..=n).map(|i| recv(lab, i, &outs[i - 1], &[])).collect();
+    let stats = dir.0.join("send.json");
+    let waiting = n.to_string();
+    let mut tx = send(
+        lab,
+        src,
+        &stats,
+        &[&["--wait-receivers", &waiting, "--wait", "30s"], send_extra].concat(),
+    );
+    let tx = wait(tx.take(), limit);
+    assert!(
+        tx.status.success(),
+        "send: {}",
+        String::from_utf8_lossy(&tx.stderr)
+    );
+    receivers_have_copies(&mut rx, src, &outs);
+    json(&stats)
+}
+
+/// Wait for every receiver to exit 0 with a byte-exact copy of `src` in its `outs` directory.
+pub fn receivers_have_copies(rx: &mut [Guard], src: &Path, outs: &[PathBuf]) {
+    for (i, r) in rx.iter_mut().enumerate() {
+        let r = wait(r.take(), Duration::from_secs(60));
+        assert!(
+            r.status.success(),
+            "recv {}: {}",
+            i + 1,
+            String::from_utf8_lossy(&r.stderr)
+        );
+        assert!(
+            same(src, &outs[i].join("data.bin")),
+            "receiver {} differs",
+            i + 1
+        );
+    }
+}
