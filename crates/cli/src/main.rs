@@ -2,7 +2,8 @@
 //!
 //! Subcommands: `reproduce`, the seed papers' experiments with verdicts and an HTML report; `sim`, a scenario file
 //! run in the packet-level simulator (summary.json, CSV series, SVG plots, optionally a pcap); `send` and `recv`,
-//! files, directories or a stream over PGM/UDP multicast (exit codes in [`transfer_cmd`]); `bench net`, loopback
+//! files, directories or a stream over PGM/UDP multicast (exit codes in [`transfer_cmd`]); `sweep`, a grid of
+//! scenario variants × seeds on all cores into one table; `bench net`, loopback
 //! throughput figures; `bench sim`, the simulator's speed and memory on scenarios/bench/; `demo`, a pgmcc
 //! session over the engine's in-memory harness, narrated.
 
@@ -10,6 +11,7 @@ mod bench_net;
 mod demo;
 mod progress;
 mod raw_cmd;
+mod sweep_cmd;
 mod transfer_cmd;
 mod units;
 
@@ -47,6 +49,11 @@ enum Command {
     /// lost, or a TFMCC session this receiver's path could not follow for 120 s, RFC 4654 §4.4) — incomplete
     /// files are named and kept as NAME.partial; 3 a local write failed (disk full, permission denied).
     Recv(transfer_cmd::RecvArgs),
+    /// Run a grid of scenario variants × seeds on all cores, resumably, into one long table (docs/sweep.md).
+    ///
+    /// Exit codes: 0 every run has a result; 1 the grid file is wrong (file, line and key named); 2 some runs
+    /// failed (each named with its error; the others' results are kept).
+    Sweep(sweep_cmd::SweepArgs),
     /// Benchmarks.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -305,5 +312,6 @@ fn main() -> ExitCode {
         Command::Recv(args) => transfer_cmd::run_recv(&args),
         Command::Sim(args) => sim(args),
         Command::Bench(cmd) => bench_cmd(cmd),
+        Command::Sweep(args) => sweep_cmd::run(&args),
     }
 }

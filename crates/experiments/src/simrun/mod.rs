@@ -158,6 +158,23 @@ pub fn run_scenario(
     Ok((report, built.net))
 }
 
+/// Build and run a loaded scenario and summarize it, writing nothing (`convoy sweep`).
+pub fn summarize_run(s: &Scenario) -> Result<summary::Summary, SimError> {
+    let mut built = scenario::build_network(s)
+        .map_err(|e| SimError::Other(format!("building the network: {e}")))?;
+    let started = std::time::Instant::now();
+    let events = drive(&mut built.net, s, &mut ());
+    let wall_s = started.elapsed().as_secs_f64();
+    let net = &built.net;
+    Ok(summary::summarize(
+        s,
+        &net.results(),
+        events,
+        wall_s,
+        net.unroutable(),
+    ))
+}
+
 /// Run the network to the scenario's end in 500 chunks, telling `progress` after each.
 fn drive(net: &mut convoy_sim::Network, s: &Scenario, progress: &mut dyn RunProgress) -> u64 {
     let end = s.duration.as_nanos() as u64;

@@ -5,10 +5,10 @@
 
 use crate::scenario::Scenario;
 use convoy_sim::results::RunResult;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// summary.json.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Summary {
     /// Scenario name (file stem).
     pub scenario: String,
@@ -29,7 +29,7 @@ pub struct Summary {
 }
 
 /// One flow.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FlowSummary {
     /// Name in the scenario.
     pub id: String,
@@ -52,7 +52,7 @@ pub struct FlowSummary {
 }
 
 /// A throughput series.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Throughput {
     /// Bin width, seconds.
     pub interval_s: f64,
@@ -61,7 +61,7 @@ pub struct Throughput {
 }
 
 /// One multicast receiver.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ReceiverSummary {
     /// Name in the scenario.
     pub id: String,
@@ -74,7 +74,7 @@ pub struct ReceiverSummary {
 }
 
 /// An acker switch.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Switch {
     /// When, seconds.
     pub t: f64,
@@ -83,7 +83,7 @@ pub struct Switch {
 }
 
 /// One link direction.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LinkSummary {
     /// `name` or `name:rev`.
     pub id: String,

@@ -1,0 +1,276 @@
+//! `convoy sweep`: a grid of scenario variants × seeds (docs/sweep.md), run on all cores, resumable, with the
+//! results as one long table.
+//!
+//! * [`grid`] — grid files and the plan they expand to, checked against the scenario before anything runs.
+//! * [`metrics`] — what a run's summary.json contributes to the table.
+//!
+//! Each run is stored under `OUT/runs/<id>/` (summary.json, run.json, or error.txt when it failed). Its id is
+//! a hash of the build of Convoy running it, the scenario's text and the run's `--set` arguments with its seed
+//! ([`run_id`]): a sweep started again runs only what has no summary yet, and results of another build are
+//! never mixed in (their ids differ). The table, `OUT/results.csv`, has one row per run × flow, receiver or link
+//! direction × metric, with every axis and the seed as columns, in plan order.
+
+pub mod grid;
+pub mod metrics;
+
+use crate::scenario;
+use crate::simrun::{self, summary::Summary};
+use grid::{Grid, PlannedRun};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, OnceLock};
+
+/// What `convoy sweep` was asked to do.
+#[derive(Clone, Debug)]
+pub struct SweepOptions {
+    /// The grid file.
+    pub grid: PathBuf,
+    /// Output directory (default `out/sweep/<grid stem>`).
+    pub out: Option<PathBuf>,
+    /// Runs at once (at least 1).
+    pub jobs: usize,
+}
+
+/// Told how a sweep advances (the `convoy` command draws a progress bar from it).
+pub trait SweepProgress {
+    /// `total` runs planned, `to_run` of them without a result yet.
+    fn planned(&mut self, total: usize, to_run: usize);
+    /// One more run ended, with an error or not.
+    fn run_done(&mut self, failed: bool);
+}
+
+impl SweepProgress for () {
+    fn planned(&mut self, _: usize, _: usize) {}
+    fn run_done(&mut self, _: bool) {}
+}
+
+/// What a sweep did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepReport {
+    /// The output directory.
+    pub out: PathBuf,
+    /// Runs in the plan.
+    pub total: usize,
+    /// Runs made now.
+    pub ran: usize,
+    /// Runs whose results were there already.
+    pub reused: usize,
+    /// Runs that failed: (id, error), in plan order.
+    pub failed: Vec<(String, String)>,
+    /// The long table.
+    pub results: PathBuf,
+    /// Rows in it.
+    pub rows: usize,
+}
+
+/// Why a sweep could not run at all.
+#[derive(Debug)]
+pub enum SweepError {
+    /// The grid file is wrong.
+    Grid(grid::GridError),
+    /// Writing or reading the output directory.
+    Io(String),
+}
+
+impl std::fmt::Display for SweepError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SweepError::Grid(e) => write!(f, "{e}"),
+            SweepError::Io(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for SweepError {}
+
+fn io(context: impl std::fmt::Display) -> impl FnOnce(std::io::Error) -> SweepError {
+    move |e| SweepError::Io(format!("{context}: {e}"))
+}
+
+/// This build of Convoy: a hash of the running executable (so that a rebuild, even of the same version, starts
+/// new runs), or the package version when the executable cannot be read.
+pub fn build_id() -> &'static str {
+    static ID: OnceLock<String> = OnceLock::new();
+    ID.get_or_init(|| {
+        let exe = std::env::current_exe().and_then(std::fs::read);
+        match exe {
+            Ok(bytes) => blake3::hash(&bytes).to_hex()[..16].to_string(),
+            Err(_) => format!("v{}", env!("CARGO_PKG_VERSION")),
+        }
+    })
+}
+
+/// A run's id: the hash of the build, the scenario's text and the run's `--set` arguments (its seed last).
+pub fn run_id(scenario_text: &str, sets: &[String]) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(build_id().as_bytes());
+    h.update(&[0]);
+    h.update(scenario_text.as_bytes());
+    for s in sets {
+        h.update(&[0]);
+        h.update(s.as_bytes());
+    }
+    h.finalize().to_hex()[..16].to_string()
+}
+
+/// Run the grid: every planned run without a summary, `jobs` at once; then write the table.
+pub fn run(
+    opts: &SweepOptions,
+    progress: &mut dyn SweepProgress,
+) -> Result<SweepReport, SweepError> {
+    let grid = Grid::load(&opts.grid).map_err(SweepError::Grid)?;
+    let out = opts.out.clone().unwrap_or_else(|| {
+        let stem = opts
+            .grid
+            .file_stem()
+            .map_or("grid".into(), |s| s.to_string_lossy());
+        Path::new("out").join("sweep").join(stem.as_ref())
+    });
+    let runs_dir = out.join("runs");
+    std::fs::create_dir_all(&runs_dir).map_err(io(format!("creating {}", runs_dir.display())))?;
+    let ids: Vec<String> = grid
+        .runs
+        .iter()
+        .map(|r| run_id(&grid.scenario_text, &r.sets()))
+        .collect();
+    let todo: Vec<usize> = (0..ids.len())
+        .filter(|&i| read_summary(&runs_dir.join(&ids[i])).is_none())
+        .collect();
+    progress.planned(ids.len(), todo.len());
+    let outcomes = execute(&grid, &ids, &todo, &runs_dir, opts.jobs.max(1), progress);
+    let mut failed = Vec::new();
+    for &i in &todo {
+        if let Some(Err(e)) = &outcomes[i] {
+            failed.push((ids[i].clone(), e.clone()));
+        }
+    }
+    let (table, rows) = results_table(&grid, &ids, &runs_dir);
+    let results = out.join("results.csv");
+    std::fs::write(&results, table).map_err(io(format!("writing {}", results.display())))?;
+    Ok(SweepReport {
+        out,
+        total: ids.len(),
+        ran: todo.len(),
+        reused: ids.len() - todo.len(),
+        failed,
+        results,
+        rows,
+    })
+}
+
+/// The runs `todo` (indices into the plan) on `jobs` threads; each writes its own directory. Outcomes by index.
+fn execute(
+    grid: &Grid,
+    ids: &[String],
+    todo: &[usize],
+    runs_dir: &Path,
+    jobs: usize,
+    progress: &mut dyn SweepProgress,
+) -> Vec<Option<Result<(), String>>> {
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<(usize, Result<(), String>)>();
+    let mut outcomes = vec![None; ids.len()];
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(todo.len()) {
+            let tx = tx.clone();
+            let next = &next;
+            scope.spawn(move || loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&i) = todo.get(k) else { break };
+                let outcome = run_one(grid, &grid.runs[i], &runs_dir.join(&ids[i]));
+                if tx.send((i, outcome)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        for (i, outcome) in rx {
+            progress.run_done(outcome.is_err());
+            outcomes[i] = Some(outcome);
+        }
+    });
+    outcomes
+}
+
+/// One run into `dir`: run.json first, then summary.json, or error.txt.
+fn run_one(grid: &Grid, run: &PlannedRun, dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    let sets = run.sets();
+    let about = serde_json::json!({
+        "scenario": grid.scenario_path.display().to_string(),
+        "sets": sets,
+        "seed": run.seed,
+        "build": build_id(),
+    });
+    let write = |name: &str, body: String| {
+        std::fs::write(dir.join(name), body).map_err(|e| format!("writing {name}: {e}"))
+    };
+    write("run.json", format!("{about:#}\n"))?;
+    let _ = std::fs::remove_file(dir.join("error.txt"));
+    let outcome = (|| {
+        let file = grid.scenario_path.display().to_string();
+        let name = grid
+            .scenario_path
+            .file_stem()
+            .map_or("scenario".into(), |s| s.to_string_lossy());
+        let s =
+            scenario::parse(&file, &name, &grid.scenario_text, &sets).map_err(|e| e.to_string())?;
+        let summary = simrun::summarize_run(&s).map_err(|e| e.to_string())?;
+        let json = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
+        write("summary.json", json + "\n")
+    })();
+    if let Err(e) = &outcome {
+        write("error.txt", format!("{e}\n"))?;
+    }
+    outcome
+}
+
+fn read_summary(dir: &Path) -> Option<Summary> {
+    let text = std::fs::read_to_string(dir.join("summary.json")).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// A CSV field: quoted when it holds a comma, a quote or a line break.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// results.csv: `run`, the axes, `seed`, `kind`, `id`, `metric`, `value`; runs without a summary contribute
+/// nothing. Returns the text and its number of data rows.
+fn results_table(grid: &Grid, ids: &[String], runs_dir: &Path) -> (String, usize) {
+    let mut out = String::from("run");
+    for axis in &grid.axes {
+        out.push(',');
+        out.push_str(&csv_field(axis));
+    }
+    out.push_str(",seed,kind,id,metric,value\n");
+    let mut rows = 0;
+    for (run, id) in grid.runs.iter().zip(ids) {
+        let Some(summary) = read_summary(&runs_dir.join(id)) else {
+            continue;
+        };
+        let mut prefix = id.clone();
+        for v in &run.values {
+            prefix.push(',');
+            prefix.push_str(&v.as_ref().map_or(String::new(), |v| csv_field(&v.label)));
+        }
+        for m in metrics::rows(&summary, &grid.metrics) {
+            let _ = writeln!(
+                out,
+                "{prefix},{},{},{},{},{}",
+                run.seed,
+                m.kind,
+                csv_field(&m.id),
+                m.metric,
+                m.value
+            );
+            rows += 1;
+        }
+    }
+    (out, rows)
+}

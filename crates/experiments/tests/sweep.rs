@@ -1,0 +1,135 @@
+//! `convoy sweep`'s library half: a small grid run, resumed, and run again with another number of jobs.
+
+use convoy_experiments::sweep::{self, SweepOptions};
+use std::path::{Path, PathBuf};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("convoy-sweep-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const SCENARIO: &str = r#"
+[run]
+duration = "3s"
+interval = "500ms"
+
+[defaults]
+link = { rate = "2Mbit", delay = "10ms", queue = "20pkt" }
+
+[[node]]
+name = "R"
+kind = "router"
+
+[[link]]
+name = "up"
+between = ["S", "R"]
+
+[[link]]
+name = "slow"
+between = ["R", "A"]
+rate = "1Mbit"
+
+[[link]]
+between = ["R", "B"]
+
+[[session]]
+name = "S1"
+source = "S"
+receivers = [{ node = "A" }, { node = "B" }]
+"#;
+
+const GRID: &str = r#"
+scenario = "scenario.toml"
+seeds = "1..2"
+metrics = ["goodput_bps", "drops"]
+
+[axes]
+"link.slow.rate" = ["500kbit", "1Mbit"]
+"#;
+
+fn setup(name: &str) -> PathBuf {
+    let dir = scratch(name);
+    std::fs::write(dir.join("scenario.toml"), SCENARIO).unwrap();
+    std::fs::write(dir.join("grid.toml"), GRID).unwrap();
+    dir
+}
+
+fn sweep(dir: &Path, out: &str, jobs: usize) -> sweep::SweepReport {
+    let opts = SweepOptions {
+        grid: dir.join("grid.toml"),
+        out: Some(dir.join(out)),
+        jobs,
+    };
+    sweep::run(&opts, &mut ()).unwrap()
+}
+
+#[test]
+fn a_grid_runs_resumes_and_gives_the_same_table_whatever_the_jobs() {
+    let dir = setup("runs");
+    let first = sweep(&dir, "a", 2);
+    assert_eq!((first.total, first.ran, first.reused), (4, 4, 0));
+    assert!(first.failed.is_empty(), "{:?}", first.failed);
+    let table = std::fs::read_to_string(&first.results).unwrap();
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines[0], "run,link.slow.rate,seed,kind,id,metric,value");
+    // Per run: goodput of the flow, drops of 3 links × 2 directions.
+    assert_eq!(first.rows, 4 * (1 + 6));
+    assert_eq!(lines.len(), 1 + first.rows);
+    assert!(
+        lines[1].contains(",500kbit,1,flow,S1,goodput_bps,"),
+        "{}",
+        lines[1]
+    );
+    let slow_goodput = |rate: &str| -> f64 {
+        lines
+            .iter()
+            .filter(|l| l.contains(&format!(",{rate},")) && l.contains(",goodput_bps,"))
+            .map(|l| l.rsplit(',').next().unwrap().parse::<f64>().unwrap())
+            .sum::<f64>()
+    };
+    assert!(
+        slow_goodput("500kbit") < slow_goodput("1Mbit"),
+        "the session follows its slowest path"
+    );
+
+    // Resumed: nothing runs again, the table is the same.
+    let again = sweep(&dir, "a", 2);
+    assert_eq!((again.ran, again.reused), (0, 4));
+    assert_eq!(std::fs::read_to_string(&again.results).unwrap(), table);
+
+    // A run whose summary went missing runs again, alone.
+    let run = lines[1].split(',').next().unwrap();
+    std::fs::remove_file(dir.join("a/runs").join(run).join("summary.json")).unwrap();
+    let partial = sweep(&dir, "a", 2);
+    assert_eq!((partial.ran, partial.reused), (1, 3));
+    assert_eq!(std::fs::read_to_string(&partial.results).unwrap(), table);
+
+    // One job, another directory: the same table, row for row.
+    let serial = sweep(&dir, "b", 1);
+    assert_eq!(std::fs::read_to_string(&serial.results).unwrap(), table);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_wrong_grid_runs_nothing_and_names_the_line() {
+    let dir = setup("wrong");
+    std::fs::write(
+        dir.join("grid.toml"),
+        "scenario = \"scenario.toml\"\n[axes]\n\"link.slow.rate\" = [\"1Mbit\", \"fast\"]\n",
+    )
+    .unwrap();
+    let opts = SweepOptions {
+        grid: dir.join("grid.toml"),
+        out: Some(dir.join("out")),
+        jobs: 2,
+    };
+    let e = sweep::run(&opts, &mut ()).unwrap_err().to_string();
+    assert!(
+        e.contains("grid.toml:3: `link.slow.rate`: value \"fast\""),
+        "{e}"
+    );
+    assert!(!dir.join("out").exists(), "nothing ran");
+    let _ = std::fs::remove_dir_all(&dir);
+}
