@@ -2,14 +2,18 @@
 
 use convoy_experiments::sweep::{self, SweepOptions, SweepProgress};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `convoy sweep`.
 #[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct SweepArgs {
+    #[command(subcommand)]
+    command: Option<SweepCommand>,
     /// The grid file (TOML: a scenario, axes of `--set` values, seeds, metrics; docs/sweep.md).
-    grid: PathBuf,
+    #[arg(required = true)]
+    grid: Option<PathBuf>,
     /// Output directory: runs/<id>/ per run and results.csv (default out/sweep/<grid stem>).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -19,6 +23,29 @@ pub struct SweepArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+}
+
+/// What else `convoy sweep` does.
+#[derive(clap::Subcommand, Debug)]
+enum SweepCommand {
+    /// Draw a metric of a sweep's results against one axis: one line per value of the other axes, the mean over
+    /// seeds with its 95% interval (SVG), and print the points.
+    Plot {
+        /// The sweep's output directory or its results.csv.
+        results: PathBuf,
+        /// The metric (goodput_bps, drops, ...; docs/sweep.md).
+        #[arg(long)]
+        metric: String,
+        /// The axis along x (a grid axis key, e.g. link.L1.rate).
+        #[arg(long)]
+        x: String,
+        /// Only this flow, receiver (flow/receiver) or link direction.
+        #[arg(long)]
+        id: Option<String>,
+        /// The SVG file (default: <metric>-vs-<axis>.svg beside results.csv).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 /// A bar of runs on standard error with an ETA.
@@ -53,11 +80,25 @@ impl SweepProgress for RunsBar {
 
 /// Run `convoy sweep`: exit 0 when every run has a result, 2 when some failed, 1 when the grid is wrong.
 pub fn run(args: &SweepArgs) -> ExitCode {
+    if let Some(SweepCommand::Plot {
+        results,
+        metric,
+        x,
+        id,
+        out,
+    }) = &args.command
+    {
+        return plot(results, metric, x, id.clone(), out.clone());
+    }
+    let Some(grid) = &args.grid else {
+        eprintln!("convoy sweep: a grid file is needed");
+        return ExitCode::from(1);
+    };
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let opts = SweepOptions {
-        grid: args.grid.clone(),
+        grid: grid.clone(),
         out: args.out.clone(),
         jobs,
     };
@@ -90,5 +131,38 @@ pub fn run(args: &SweepArgs) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(2)
+    }
+}
+
+fn plot(
+    results: &Path,
+    metric: &str,
+    x: &str,
+    id: Option<String>,
+    out: Option<PathBuf>,
+) -> ExitCode {
+    let dir = if results.is_dir() {
+        results
+    } else {
+        results.parent().unwrap_or(Path::new("."))
+    };
+    let file = format!("{metric}-vs-{x}.svg").replace(['/', ':'], "_");
+    let req = sweep::plot::PlotRequest {
+        results: results.to_path_buf(),
+        metric: metric.to_string(),
+        x: x.to_string(),
+        id,
+        out: out.unwrap_or_else(|| dir.join(file)),
+    };
+    match sweep::plot::plot(&req) {
+        Ok(series) => {
+            print!("{}", sweep::plot::table(&series));
+            println!("wrote {}", req.out.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("convoy sweep plot: {e}");
+            ExitCode::from(1)
+        }
     }
 }

@@ -383,7 +383,11 @@ mod tests {
         let scenario = "[run]\nduration = \"1s\"\n[[link]]\nname = \"L\"\nbetween = [\"S\", \"A\"]\nrate = \"1Mbit\"\ndelay = \"1ms\"\n\
                         [[session]]\nname = \"S1\"\nsource = \"S\"\nreceivers = [{ node = \"A\" }]\n";
         std::fs::write(dir.join("s.toml"), scenario).unwrap();
-        std::fs::write(dir.join("bad.toml"), "[run]\nduration = \"1s\"\n[[link]]\nbetween = [\"S\", \"A\"]\n").unwrap();
+        std::fs::write(
+            dir.join("bad.toml"),
+            "[run]\nduration = \"1s\"\n[[link]]\nbetween = [\"S\", \"A\"]\n",
+        )
+        .unwrap();
         Grid::parse(&dir.join("g.toml"), text)
     }
 
@@ -448,7 +452,10 @@ mod tests {
         let e = grid("scenario = \"s.toml\"\nsurprise = 1\n").unwrap_err();
         assert_eq!(e.line, 2, "{e}");
         let e = grid("scenario = \"bad.toml\"\n").unwrap_err();
-        assert!(e.to_string().contains("the scenario itself is wrong"), "{e}");
+        assert!(
+            e.to_string().contains("the scenario itself is wrong"),
+            "{e}"
+        );
         let e = grid("scenario = \"missing.toml\"\n").unwrap_err();
         assert_eq!((e.line, e.key.as_deref()), (1, Some("scenario")));
     }

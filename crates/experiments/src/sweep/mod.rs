@@ -3,6 +3,7 @@
 //!
 //! * [`grid`] — grid files and the plan they expand to, checked against the scenario before anything runs.
 //! * [`metrics`] — what a run's summary.json contributes to the table.
+//! * [`plot`] — a metric against an axis from the table, mean and 95% interval over seeds, as SVG.
 //!
 //! Each run is stored under `OUT/runs/<id>/` (summary.json, run.json, or error.txt when it failed). Its id is
 //! a hash of the build of Convoy running it, the scenario's text and the run's `--set` arguments with its seed
@@ -12,6 +13,7 @@
 
 pub mod grid;
 pub mod metrics;
+pub mod plot;
 
 use crate::scenario;
 use crate::simrun::{self, summary::Summary};
