@@ -3,7 +3,8 @@
 # Installs what the tests need when it is missing (Debian packages): tshark decodes the simulator's pcap files;
 # iperf3 and nftables serve the network-namespace tests, which build their own namespaces, bridge and veths
 # (crates/cli/tests/common/lab.rs) and remove them; without root those tests print SKIPPED and pass; libpgm-dev,
-# pkg-config and a C compiler build the OpenPGM receiver of the interoperability tests. The large
+# pkg-config and a C compiler build the OpenPGM receiver of the interoperability tests; slurm-wlm and munge
+# give crates/cli/tests/slurm.rs a real one-node Slurm (started and stopped by the test). The large
 # loopback transfers need about 8 GB free in the temporary directory for a minute or two.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +18,8 @@ command -v nft >/dev/null || need_packages+=(nftables)
 command -v pkg-config >/dev/null || need_packages+=(pkg-config)
 command -v cc >/dev/null || need_packages+=(gcc)
 pkg-config --exists openpgm-5.3 2>/dev/null || need_packages+=(libpgm-dev)
+command -v sbatch >/dev/null || need_packages+=(slurm-wlm)
+command -v munged >/dev/null || need_packages+=(munge)
 if [ ${#need_packages[@]} -gt 0 ] && command -v apt-get >/dev/null; then
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"

@@ -82,6 +82,19 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// `convoy sweep`'s overhead per run against the same runs one by one, with one job and with all cores
+    /// (runs of about one second: scenarios/bench/dumbbell-10.toml, duration scaled).
+    Sweep {
+        /// Runs (seeds).
+        #[arg(long, default_value_t = 8)]
+        runs: usize,
+        /// Jobs of the parallel sweep (default: the number of cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// (internal) Run one canonical scenario and print its figures as one line of JSON.
     #[command(hide = true)]
     SimOne {
@@ -284,6 +297,18 @@ fn bench_cmd(cmd: BenchCommand) -> ExitCode {
                     print_json(&rows)
                 } else {
                     print!("{}", bench::startup::table(&rows));
+                    ExitCode::SUCCESS
+                }
+            })
+        }
+        BenchCommand::Sweep { runs, jobs, json } => {
+            let jobs =
+                jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            bench::sweep::run(runs.max(1), 1.0, jobs.max(1)).map(|b| {
+                if json {
+                    print_json(&b)
+                } else {
+                    print!("{}", bench::sweep::table(&b));
                     ExitCode::SUCCESS
                 }
             })

@@ -23,6 +23,19 @@ pub struct SweepArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Do not run here: write a Slurm job array into this shared directory (tasks, sweep.sbatch), after timing
+    /// one run to size the tasks; submit with `sbatch DIR/sweep.sbatch`, then `convoy sweep collect DIR`.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["task", "out"])]
+    slurm: Option<PathBuf>,
+    /// With --slurm: wall time one array task should take, minutes (runs are packed to fill it).
+    #[arg(long, default_value_t = 5.0, requires = "slurm")]
+    task_minutes: f64,
+    /// With --slurm: array tasks running at once (`--array=0-M%P`).
+    #[arg(long, default_value_t = 64, requires = "slurm")]
+    slurm_parallel: usize,
+    /// Run only the plan indices this file lists (an array task's share; written by --slurm).
+    #[arg(long, value_name = "FILE")]
+    task: Option<PathBuf>,
 }
 
 /// What else `convoy sweep` does.
@@ -45,6 +58,18 @@ enum SweepCommand {
         /// The SVG file (default: <metric>-vs-<axis>.svg beside results.csv).
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// Gather a Slurm sweep's runs (convoy sweep GRID --slurm DIR) into DIR/results.csv, the table a local run of
+    /// the grid writes; name the runs missing or failed (exit 2 if any).
+    Collect {
+        /// The sweep's shared directory.
+        dir: PathBuf,
+        /// Also write DIR/resubmit.sbatch for the runs missing or failed.
+        #[arg(long)]
+        resubmit: bool,
+        /// With --resubmit: array tasks running at once.
+        #[arg(long, default_value_t = 64)]
+        slurm_parallel: usize,
     },
 }
 
@@ -90,10 +115,21 @@ pub fn run(args: &SweepArgs) -> ExitCode {
     {
         return plot(results, metric, x, id.clone(), out.clone());
     }
+    if let Some(SweepCommand::Collect {
+        dir,
+        resubmit,
+        slurm_parallel,
+    }) = &args.command
+    {
+        return collect(dir, *resubmit, *slurm_parallel);
+    }
     let Some(grid) = &args.grid else {
         eprintln!("convoy sweep: a grid file is needed");
         return ExitCode::from(1);
     };
+    if let Some(dir) = &args.slurm {
+        return slurm(grid, dir, args.task_minutes, args.slurm_parallel);
+    }
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -101,6 +137,7 @@ pub fn run(args: &SweepArgs) -> ExitCode {
         grid: grid.clone(),
         out: args.out.clone(),
         jobs,
+        task: args.task.clone(),
     };
     let mut bar = RunsBar(
         (!args.quiet).then(|| ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden())),
@@ -162,6 +199,77 @@ fn plot(
         }
         Err(e) => {
             eprintln!("convoy sweep plot: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn convoy_exe() -> PathBuf {
+    std::env::current_exe().unwrap_or_else(|_| PathBuf::from("convoy"))
+}
+
+fn slurm(grid: &Path, dir: &Path, task_minutes: f64, parallel: usize) -> ExitCode {
+    let opts = sweep::slurm::SlurmOptions {
+        grid: grid.to_path_buf(),
+        dir: dir.to_path_buf(),
+        task_minutes,
+        parallel,
+        convoy: convoy_exe(),
+    };
+    match sweep::slurm::prepare(&opts) {
+        Ok(p) => {
+            println!(
+                "{} runs, {} left for the cluster: one run took {:.2} s here, so {} runs per task, {} array tasks",
+                p.total, p.to_run, p.seconds_per_run, p.runs_per_task, p.tasks
+            );
+            println!("submit: sbatch {}", p.script.display());
+            println!("then:   convoy sweep collect {}", dir.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("convoy sweep: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn collect(dir: &Path, resubmit: bool, parallel: usize) -> ExitCode {
+    let opts = sweep::slurm::SlurmOptions {
+        grid: PathBuf::new(),
+        dir: dir.to_path_buf(),
+        task_minutes: 0.0,
+        parallel,
+        convoy: convoy_exe(),
+    };
+    match sweep::slurm::collect(dir, resubmit.then_some(&opts)) {
+        Ok(c) => {
+            for (id, e) in &c.failed {
+                eprintln!("run {id} failed: {e}");
+            }
+            for id in &c.missing {
+                eprintln!(
+                    "run {id} missing (no result, no error: its task did not run or was killed)"
+                );
+            }
+            println!(
+                "{} runs: {} complete, {} failed, {} missing; wrote {}",
+                c.total,
+                c.complete,
+                c.failed.len(),
+                c.missing.len(),
+                c.results.display()
+            );
+            if let Some(script) = &c.resubmit {
+                println!("resubmit: sbatch {}", script.display());
+            }
+            if c.complete == c.total {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(2)
+            }
+        }
+        Err(e) => {
+            eprintln!("convoy sweep collect: {e}");
             ExitCode::from(1)
         }
     }

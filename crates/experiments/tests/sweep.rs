@@ -61,6 +61,7 @@ fn sweep(dir: &Path, out: &str, jobs: usize) -> sweep::SweepReport {
         grid: dir.join("grid.toml"),
         out: Some(dir.join(out)),
         jobs,
+        task: None,
     };
     sweep::run(&opts, &mut ()).unwrap()
 }
@@ -124,6 +125,7 @@ fn a_wrong_grid_runs_nothing_and_names_the_line() {
         grid: dir.join("grid.toml"),
         out: Some(dir.join("out")),
         jobs: 2,
+        task: None,
     };
     let e = sweep::run(&opts, &mut ()).unwrap_err().to_string();
     assert!(
@@ -131,5 +133,49 @@ fn a_wrong_grid_runs_nothing_and_names_the_line() {
         "{e}"
     );
     assert!(!dir.join("out").exists(), "nothing ran");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_job_array_run_task_by_task_collects_into_the_local_table() {
+    use convoy_experiments::sweep::slurm::{collect, prepare, SlurmOptions};
+    let dir = setup("array");
+    let local = sweep(&dir, "local", 2);
+    let opts = SlurmOptions {
+        grid: dir.join("grid.toml"),
+        dir: dir.join("shared"),
+        task_minutes: 1e-6,
+        parallel: 8,
+        convoy: PathBuf::from("/usr/local/bin/convoy"),
+    };
+    let plan = prepare(&opts).unwrap();
+    assert_eq!(
+        (plan.total, plan.to_run, plan.runs_per_task, plan.tasks),
+        (4, 3, 1, 3)
+    );
+    let script = std::fs::read_to_string(&plan.script).unwrap();
+    assert!(script.contains("#SBATCH --array=0-2%8"), "{script}");
+    assert!(script.contains("'/usr/local/bin/convoy' sweep"), "{script}");
+    // Before the tasks: three runs missing.
+    let early = collect(&dir.join("shared"), None).unwrap();
+    assert_eq!((early.complete, early.missing.len()), (1, 3));
+    for k in 0..3 {
+        let opts = SweepOptions {
+            grid: dir.join("grid.toml"),
+            out: Some(dir.join("shared")),
+            jobs: 1,
+            task: Some(dir.join(format!("shared/sweep-tasks/task-{k}.txt"))),
+        };
+        let r = sweep::run(&opts, &mut ()).unwrap();
+        assert_eq!((r.total, r.ran), (1, 1));
+        assert!(r.results.ends_with(format!("shards/task-{k}.csv")));
+    }
+    let done = collect(&dir.join("shared"), Some(&opts)).unwrap();
+    assert_eq!((done.complete, done.resubmit), (4, None));
+    assert_eq!(
+        std::fs::read_to_string(&done.results).unwrap(),
+        std::fs::read_to_string(&local.results).unwrap(),
+        "the collected table is the local one"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

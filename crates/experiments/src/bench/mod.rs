@@ -11,6 +11,7 @@
 
 pub mod child;
 pub mod startup;
+pub mod sweep;
 
 pub use child::{EndpointSize, ScenarioRun};
 use serde::{Deserialize, Serialize};

@@ -4,6 +4,8 @@
 //! * [`grid`] — grid files and the plan they expand to, checked against the scenario before anything runs.
 //! * [`metrics`] — what a run's summary.json contributes to the table.
 //! * [`plot`] — a metric against an axis from the table, mean and 95% interval over seeds, as SVG.
+//! * [`slurm`] — the same plan as a Slurm job array packed into tasks of minutes, and the collection of its
+//!   results.
 //!
 //! Each run is stored under `OUT/runs/<id>/` (summary.json, run.json, or error.txt when it failed). Its id is
 //! a hash of the build of Convoy running it, the scenario's text and the run's `--set` arguments with its seed
@@ -14,6 +16,7 @@
 pub mod grid;
 pub mod metrics;
 pub mod plot;
+pub mod slurm;
 
 use crate::scenario;
 use crate::simrun::{self, summary::Summary};
@@ -32,6 +35,9 @@ pub struct SweepOptions {
     pub out: Option<PathBuf>,
     /// Runs at once (at least 1).
     pub jobs: usize,
+    /// Run only the plan indices this file lists (one per line: a Slurm array task's share, written by
+    /// [`slurm::prepare`]), and write their rows to `OUT/shards/<file stem>.csv` instead of results.csv.
+    pub task: Option<PathBuf>,
 }
 
 /// Told how a sweep advances (the `convoy` command draws a progress bar from it).
@@ -116,7 +122,51 @@ pub fn run_id(scenario_text: &str, sets: &[String]) -> String {
     h.finalize().to_hex()[..16].to_string()
 }
 
-/// Run the grid: every planned run without a summary, `jobs` at once; then write the table.
+/// The ids of the grid's runs, in plan order ([`run_id`]).
+pub fn plan_ids(grid: &Grid) -> Vec<String> {
+    grid.runs
+        .iter()
+        .map(|r| run_id(&grid.scenario_text, &r.sets()))
+        .collect()
+}
+
+/// The indices in `among` whose run has no summary in `runs_dir` yet.
+pub(crate) fn without_summary(
+    ids: &[String],
+    among: impl Iterator<Item = usize>,
+    runs_dir: &Path,
+) -> Vec<usize> {
+    among
+        .filter(|&i| read_summary(&runs_dir.join(&ids[i])).is_none())
+        .collect()
+}
+
+/// The plan indices a task file lists.
+fn read_task(path: &Path, runs: usize) -> Result<Vec<usize>, SweepError> {
+    let text = std::fs::read_to_string(path).map_err(io(format!("reading {}", path.display())))?;
+    let mut out = Vec::new();
+    for (n, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        match line.trim().parse::<usize>() {
+            Ok(i) if i < runs => out.push(i),
+            _ => {
+                let msg = format!(
+                    "{}:{}: `{line}` is not a run of the plan (0..{runs})",
+                    path.display(),
+                    n + 1
+                );
+                return Err(SweepError::Io(msg));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Run the grid (or a task's share of it): every run without a summary, `jobs` at once; then write the table
+/// (a task: its shard).
 pub fn run(
     opts: &SweepOptions,
     progress: &mut dyn SweepProgress,
@@ -131,30 +181,40 @@ pub fn run(
     });
     let runs_dir = out.join("runs");
     std::fs::create_dir_all(&runs_dir).map_err(io(format!("creating {}", runs_dir.display())))?;
-    let ids: Vec<String> = grid
-        .runs
-        .iter()
-        .map(|r| run_id(&grid.scenario_text, &r.sets()))
-        .collect();
-    let todo: Vec<usize> = (0..ids.len())
-        .filter(|&i| read_summary(&runs_dir.join(&ids[i])).is_none())
-        .collect();
-    progress.planned(ids.len(), todo.len());
+    let ids = plan_ids(&grid);
+    let share: Vec<usize> = match &opts.task {
+        Some(task) => read_task(task, ids.len())?,
+        None => (0..ids.len()).collect(),
+    };
+    let todo = without_summary(&ids, share.iter().copied(), &runs_dir);
+    progress.planned(share.len(), todo.len());
     let outcomes = execute(&grid, &ids, &todo, &runs_dir, opts.jobs.max(1), progress);
-    let mut failed = Vec::new();
-    for &i in &todo {
-        if let Some(Err(e)) = &outcomes[i] {
-            failed.push((ids[i].clone(), e.clone()));
+    let failed = todo
+        .iter()
+        .filter_map(|&i| match &outcomes[i] {
+            Some(Err(e)) => Some((ids[i].clone(), e.clone())),
+            _ => None,
+        })
+        .collect();
+    let (table, rows) = results_table(&grid, &ids, &share, &runs_dir);
+    let results = match &opts.task {
+        Some(task) => {
+            let shards = out.join("shards");
+            std::fs::create_dir_all(&shards)
+                .map_err(io(format!("creating {}", shards.display())))?;
+            let stem = task
+                .file_stem()
+                .map_or("task".into(), |s| s.to_string_lossy());
+            shards.join(format!("{stem}.csv"))
         }
-    }
-    let (table, rows) = results_table(&grid, &ids, &runs_dir);
-    let results = out.join("results.csv");
+        None => out.join("results.csv"),
+    };
     std::fs::write(&results, table).map_err(io(format!("writing {}", results.display())))?;
     Ok(SweepReport {
         out,
-        total: ids.len(),
+        total: share.len(),
         ran: todo.len(),
-        reused: ids.len() - todo.len(),
+        reused: share.len() - todo.len(),
         failed,
         results,
         rows,
@@ -162,7 +222,7 @@ pub fn run(
 }
 
 /// The runs `todo` (indices into the plan) on `jobs` threads; each writes its own directory. Outcomes by index.
-fn execute(
+pub(crate) fn execute(
     grid: &Grid,
     ids: &[String],
     todo: &[usize],
@@ -196,7 +256,7 @@ fn execute(
 }
 
 /// One run into `dir`: run.json first, then summary.json, or error.txt.
-fn run_one(grid: &Grid, run: &PlannedRun, dir: &Path) -> Result<(), String> {
+pub(crate) fn run_one(grid: &Grid, run: &PlannedRun, dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     let sets = run.sets();
     let about = serde_json::json!({
@@ -228,7 +288,7 @@ fn run_one(grid: &Grid, run: &PlannedRun, dir: &Path) -> Result<(), String> {
     outcome
 }
 
-fn read_summary(dir: &Path) -> Option<Summary> {
+pub(crate) fn read_summary(dir: &Path) -> Option<Summary> {
     let text = std::fs::read_to_string(dir.join("summary.json")).ok()?;
     serde_json::from_str(&text).ok()
 }
@@ -242,9 +302,14 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// results.csv: `run`, the axes, `seed`, `kind`, `id`, `metric`, `value`; runs without a summary contribute
-/// nothing. Returns the text and its number of data rows.
-fn results_table(grid: &Grid, ids: &[String], runs_dir: &Path) -> (String, usize) {
+/// results.csv: `run`, the axes, `seed`, `kind`, `id`, `metric`, `value`, for the plan indices `share` in plan
+/// order; runs without a summary contribute nothing. Returns the text and its number of data rows.
+pub(crate) fn results_table(
+    grid: &Grid,
+    ids: &[String],
+    share: &[usize],
+    runs_dir: &Path,
+) -> (String, usize) {
     let mut out = String::from("run");
     for axis in &grid.axes {
         out.push(',');
@@ -252,7 +317,8 @@ fn results_table(grid: &Grid, ids: &[String], runs_dir: &Path) -> (String, usize
     }
     out.push_str(",seed,kind,id,metric,value\n");
     let mut rows = 0;
-    for (run, id) in grid.runs.iter().zip(ids) {
+    for &i in share {
+        let (run, id) = (&grid.runs[i], &ids[i]);
         let Some(summary) = read_summary(&runs_dir.join(id)) else {
             continue;
         };
