@@ -251,6 +251,11 @@ fn a_job_array_on_a_real_slurm_gives_the_local_results_row_for_row() {
     let local = fs::read_to_string(dir.0.join("local/results.csv")).unwrap();
     let merged = fs::read_to_string(dir.0.join("shared/results.csv")).unwrap();
     assert_eq!(merged, local, "merged results differ from the local run's");
+    assert_eq!(
+        fs::read(dir.0.join("shared/results.parquet")).unwrap(),
+        fs::read(dir.0.join("local/results.parquet")).unwrap(),
+        "results.parquet"
+    );
     // 6 runs × (3 flow metrics + 2 receivers × 3 + 6 link directions × 3), and the header.
     assert_eq!(local.lines().count(), 1 + 6 * 27);
 

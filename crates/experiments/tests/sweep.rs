@@ -44,6 +44,7 @@ const GRID: &str = r#"
 scenario = "scenario.toml"
 seeds = "1..2"
 metrics = ["goodput_bps", "drops"]
+time_bins = true
 
 [axes]
 "link.slow.rate" = ["500kbit", "1Mbit"]
@@ -94,6 +95,15 @@ fn a_grid_runs_resumes_and_gives_the_same_table_whatever_the_jobs() {
         slow_goodput("500kbit") < slow_goodput("1Mbit"),
         "the session follows its slowest path"
     );
+
+    // Time bins: 3 s in 500 ms bins, one flow, 4 runs.
+    let bins = std::fs::read_to_string(dir.join("a/results-bins.csv")).unwrap();
+    assert_eq!(
+        bins.lines().next(),
+        Some("run,link.slow.rate,seed,id,t_s,throughput_bps")
+    );
+    assert_eq!(bins.lines().count(), 1 + 4 * 6);
+    assert!(dir.join("a/results.parquet").exists() && dir.join("a/results-bins.parquet").exists());
 
     // Resumed: nothing runs again, the table is the same.
     let again = sweep(&dir, "a", 2);
@@ -177,5 +187,13 @@ fn a_job_array_run_task_by_task_collects_into_the_local_table() {
         std::fs::read_to_string(&local.results).unwrap(),
         "the collected table is the local one"
     );
+    for f in [
+        "results.parquet",
+        "results-bins.csv",
+        "results-bins.parquet",
+    ] {
+        let a = std::fs::read(dir.join("local").join(f)).unwrap();
+        assert_eq!(a, std::fs::read(dir.join("shared").join(f)).unwrap(), "{f}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -25,6 +25,8 @@ struct GridFile {
     seeds: Option<Spanned<Seeds>>,
     metrics: Option<Spanned<Vec<String>>>,
     #[serde(default)]
+    time_bins: bool,
+    #[serde(default)]
     axes: BTreeMap<String, Spanned<Vec<Spanned<toml::Value>>>>,
     #[serde(default)]
     subgrid: Vec<SubGridFile>,
@@ -117,6 +119,8 @@ pub struct Grid {
     pub axes: Vec<String>,
     /// The metrics to keep (names of [`METRICS`]).
     pub metrics: Vec<String>,
+    /// Also write every flow's throughput per time bin (results-bins.csv and .parquet).
+    pub time_bins: bool,
     /// The runs, in plan order, without duplicates.
     pub runs: Vec<PlannedRun>,
 }
@@ -293,6 +297,7 @@ impl Grid {
             scenario_text,
             axes,
             metrics,
+            time_bins: g.time_bins,
             runs,
         })
     }

@@ -4,6 +4,7 @@
 //! * [`grid`] — grid files and the plan they expand to, checked against the scenario before anything runs.
 //! * [`metrics`] — what a run's summary.json contributes to the table.
 //! * [`plot`] — a metric against an axis from the table, mean and 95% interval over seeds, as SVG.
+//! * [`table`] — the long table, as CSV and Parquet.
 //! * [`slurm`] — the same plan as a Slurm job array packed into tasks of minutes, and the collection of its
 //!   results.
 //!
@@ -17,11 +18,11 @@ pub mod grid;
 pub mod metrics;
 pub mod plot;
 pub mod slurm;
+pub mod table;
 
 use crate::scenario;
 use crate::simrun::{self, summary::Summary};
 use grid::{Grid, PlannedRun};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, OnceLock};
@@ -196,8 +197,7 @@ pub fn run(
             _ => None,
         })
         .collect();
-    let (table, rows) = results_table(&grid, &ids, &share, &runs_dir);
-    let results = match &opts.task {
+    let (results, rows) = match &opts.task {
         Some(task) => {
             let shards = out.join("shards");
             std::fs::create_dir_all(&shards)
@@ -205,11 +205,14 @@ pub fn run(
             let stem = task
                 .file_stem()
                 .map_or("task".into(), |s| s.to_string_lossy());
-            shards.join(format!("{stem}.csv"))
+            let path = shards.join(format!("{stem}.csv"));
+            let rows = table::rows(&grid, &ids, &share, &runs_dir);
+            let csv = table::to_csv(&grid.axes, &rows);
+            std::fs::write(&path, csv).map_err(io(format!("writing {}", path.display())))?;
+            (path, rows.len())
         }
-        None => out.join("results.csv"),
+        None => table::write_tables(&out, &grid, &ids, &share, &runs_dir)?,
     };
-    std::fs::write(&results, table).map_err(io(format!("writing {}", results.display())))?;
     Ok(SweepReport {
         out,
         total: share.len(),
@@ -291,54 +294,4 @@ pub(crate) fn run_one(grid: &Grid, run: &PlannedRun, dir: &Path) -> Result<(), S
 pub(crate) fn read_summary(dir: &Path) -> Option<Summary> {
     let text = std::fs::read_to_string(dir.join("summary.json")).ok()?;
     serde_json::from_str(&text).ok()
-}
-
-/// A CSV field: quoted when it holds a comma, a quote or a line break.
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-/// results.csv: `run`, the axes, `seed`, `kind`, `id`, `metric`, `value`, for the plan indices `share` in plan
-/// order; runs without a summary contribute nothing. Returns the text and its number of data rows.
-pub(crate) fn results_table(
-    grid: &Grid,
-    ids: &[String],
-    share: &[usize],
-    runs_dir: &Path,
-) -> (String, usize) {
-    let mut out = String::from("run");
-    for axis in &grid.axes {
-        out.push(',');
-        out.push_str(&csv_field(axis));
-    }
-    out.push_str(",seed,kind,id,metric,value\n");
-    let mut rows = 0;
-    for &i in share {
-        let (run, id) = (&grid.runs[i], &ids[i]);
-        let Some(summary) = read_summary(&runs_dir.join(id)) else {
-            continue;
-        };
-        let mut prefix = id.clone();
-        for v in &run.values {
-            prefix.push(',');
-            prefix.push_str(&v.as_ref().map_or(String::new(), |v| csv_field(&v.label)));
-        }
-        for m in metrics::rows(&summary, &grid.metrics) {
-            let _ = writeln!(
-                out,
-                "{prefix},{},{},{},{},{}",
-                run.seed,
-                m.kind,
-                csv_field(&m.id),
-                m.metric,
-                m.value
-            );
-            rows += 1;
-        }
-    }
-    (out, rows)
 }

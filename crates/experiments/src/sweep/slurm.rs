@@ -7,10 +7,10 @@
 //! `sweep.sbatch` (`#SBATCH --array=0-(M−1)%P`), each task running `convoy sweep GRID --out DIR --task
 //! DIR/tasks/task-$SLURM_ARRAY_TASK_ID.txt --jobs 1`. Tasks write their runs under `DIR/runs/` and their rows to
 //! `DIR/shards/task-K.csv`. [`collect`] reads every run of the plan, writes `DIR/results.csv` — the very table a
-//! local sweep of the grid writes, since both come from the same per-run summaries — and reports the runs
-//! missing or failed, with each failure's error; asked to, it writes `resubmit.sbatch` for those runs only.
+//! local sweep of the grid writes, since both come from the same per-run summaries (and results.parquet) — and
+//! reports the runs missing or failed, with each failure's error; asked to, it writes `resubmit.sbatch` for those runs only.
 
-use super::{grid::Grid, plan_ids, read_summary, results_table, run_one, SweepError};
+use super::{grid::Grid, plan_ids, read_summary, run_one, table, SweepError};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -186,9 +186,7 @@ pub fn collect(dir: &Path, resubmit: Option<&SlurmOptions>) -> Result<Collected,
         }
     }
     let all: Vec<usize> = (0..ids.len()).collect();
-    let (table, _) = results_table(&grid, &ids, &all, &runs_dir);
-    let results = dir.join("results.csv");
-    std::fs::write(&results, table).map_err(io(format!("writing {}", results.display())))?;
+    let (results, _) = table::write_tables(dir, &grid, &ids, &all, &runs_dir)?;
     let resubmit = match resubmit {
         Some(opts) if !redo.is_empty() => {
             let per_task = about["runs_per_task"]
