@@ -14,7 +14,7 @@ pub struct SweepArgs {
     /// The grid file (TOML: a scenario, axes of `--set` values, seeds, metrics; docs/sweep.md).
     #[arg(required = true)]
     grid: Option<PathBuf>,
-    /// Output directory: runs/<id>/ per run and results.csv (default out/sweep/<grid stem>).
+    /// Output directory: runs/ID/ per run and results.csv (default out/sweep/GRID_STEM).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Runs at once (default: the number of cores).
@@ -55,7 +55,7 @@ enum SweepCommand {
         /// Only this flow, receiver (flow/receiver) or link direction.
         #[arg(long)]
         id: Option<String>,
-        /// The SVG file (default: <metric>-vs-<axis>.svg beside results.csv).
+        /// The SVG file (default: METRIC-vs-AXIS.svg beside results.csv).
         #[arg(long)]
         out: Option<PathBuf>,
     },
