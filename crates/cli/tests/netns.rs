@@ -372,20 +372,7 @@ fn ipv6_transfer_on_the_bridge() {
         "send: {}",
         String::from_utf8_lossy(&tx.stderr)
     );
-    for (i, r) in rx.iter_mut().enumerate() {
-        let r = wait(r.take(), Duration::from_secs(60));
-        assert!(
-            r.status.success(),
-            "recv {}: {}",
-            i + 1,
-            String::from_utf8_lossy(&r.stderr)
-        );
-        assert!(
-            same(&src, &outs[i].join("data.bin")),
-            "receiver {} differs",
-            i + 1
-        );
-    }
+    receivers_have_copies(&mut rx, &src, &outs);
     let s = json(&stats);
     assert!(s["acks"].as_u64().unwrap() > 0, "pgmcc ran over IPv6: {s}");
 }

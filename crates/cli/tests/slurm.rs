@@ -14,33 +14,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const SCENARIO: &str = r#"
-[run]
-duration = "3s"
-
-[defaults]
-link = { rate = "2Mbit", delay = "10ms", queue = "20pkt" }
-
-[[link]]
-between = ["S", "R"]
-
-[[link]]
-name = "slow"
-between = ["R", "A"]
-rate = "1Mbit"
-
-[[link]]
-between = ["R", "B"]
-
-[[node]]
-name = "R"
-kind = "router"
-
-[[session]]
-name = "S1"
-source = "S"
-receivers = [{ node = "A" }, { node = "B" }]
-"#;
+const SCENARIO: &str = include_str!("../../experiments/tests/fixtures/sweep-scenario.toml");
 
 const GRID: &str = r#"
 scenario = "scenario.toml"

@@ -10,35 +10,7 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-const SCENARIO: &str = r#"
-[run]
-duration = "3s"
-interval = "500ms"
-
-[defaults]
-link = { rate = "2Mbit", delay = "10ms", queue = "20pkt" }
-
-[[node]]
-name = "R"
-kind = "router"
-
-[[link]]
-name = "up"
-between = ["S", "R"]
-
-[[link]]
-name = "slow"
-between = ["R", "A"]
-rate = "1Mbit"
-
-[[link]]
-between = ["R", "B"]
-
-[[session]]
-name = "S1"
-source = "S"
-receivers = [{ node = "A" }, { node = "B" }]
-"#;
+const SCENARIO: &str = include_str!("fixtures/sweep-scenario.toml");
 
 const GRID: &str = r#"
 scenario = "scenario.toml"

@@ -382,8 +382,12 @@ impl Checker<'_> {
 mod tests {
     use super::*;
 
+    /// `text` as a grid file beside a small scenario (s.toml) and a wrong one (bad.toml), in a directory of the
+    /// test's own (tests run in parallel).
     fn grid(text: &str) -> Result<Grid, GridError> {
-        let dir = std::env::temp_dir().join(format!("convoy-grid-{}", std::process::id()));
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("convoy-grid-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let scenario = "[run]\nduration = \"1s\"\n[[link]]\nname = \"L\"\nbetween = [\"S\", \"A\"]\nrate = \"1Mbit\"\ndelay = \"1ms\"\n\
                         [[session]]\nname = \"S1\"\nsource = \"S\"\nreceivers = [{ node = \"A\" }]\n";
@@ -393,7 +397,9 @@ mod tests {
             "[run]\nduration = \"1s\"\n[[link]]\nbetween = [\"S\", \"A\"]\n",
         )
         .unwrap();
-        Grid::parse(&dir.join("g.toml"), text)
+        let grid = Grid::parse(&dir.join("g.toml"), text);
+        let _ = std::fs::remove_dir_all(&dir);
+        grid
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 use super::grid::Grid;
 use super::{metrics, read_summary, SweepError};
+use crate::simrun::summary::Summary;
 use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
@@ -17,15 +18,23 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
 
-/// One row of the table.
+/// Which run a row belongs to: its id, its value per axis of the grid (empty where its sub-grid has no such
+/// axis) and its seed.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TableRow {
+pub struct RunKey {
     /// The run's id.
     pub run: String,
-    /// Its value per axis of the grid (empty where its sub-grid has no such axis).
+    /// Its value per axis.
     pub axes: Vec<String>,
     /// Its seed.
     pub seed: u64,
+}
+
+/// One row of the table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableRow {
+    /// The run.
+    pub key: RunKey,
     /// `flow`, `receiver` or `link`.
     pub kind: &'static str,
     /// The flow, `flow/receiver` or link direction.
@@ -36,24 +45,55 @@ pub struct TableRow {
     pub value: f64,
 }
 
+/// One time bin of one flow of one run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BinRow {
+    /// The run.
+    pub key: RunKey,
+    /// The flow.
+    pub id: String,
+    /// The bin's start, seconds.
+    pub t_s: f64,
+    /// Sender-side payload throughput in the bin, bit/s.
+    pub throughput_bps: f64,
+}
+
+/// The runs of the plan indices `share` that have a summary, in plan order.
+fn summarized(
+    grid: &Grid,
+    ids: &[String],
+    share: &[usize],
+    runs_dir: &Path,
+) -> Vec<(RunKey, Summary)> {
+    share
+        .iter()
+        .filter_map(|&i| {
+            let (run, id) = (&grid.runs[i], &ids[i]);
+            let summary = read_summary(&runs_dir.join(id))?;
+            let axes = run
+                .values
+                .iter()
+                .map(|v| v.as_ref().map_or(String::new(), |v| v.label.clone()))
+                .collect();
+            Some((
+                RunKey {
+                    run: id.clone(),
+                    axes,
+                    seed: run.seed,
+                },
+                summary,
+            ))
+        })
+        .collect()
+}
+
 /// The rows of the plan indices `share`, in plan order; runs without a summary contribute nothing.
 pub fn rows(grid: &Grid, ids: &[String], share: &[usize], runs_dir: &Path) -> Vec<TableRow> {
     let mut out = Vec::new();
-    for &i in share {
-        let (run, id) = (&grid.runs[i], &ids[i]);
-        let Some(summary) = read_summary(&runs_dir.join(id)) else {
-            continue;
-        };
-        let axes: Vec<String> = run
-            .values
-            .iter()
-            .map(|v| v.as_ref().map_or(String::new(), |v| v.label.clone()))
-            .collect();
+    for (key, summary) in summarized(grid, ids, share, runs_dir) {
         for m in metrics::rows(&summary, &grid.metrics) {
             out.push(TableRow {
-                run: id.clone(),
-                axes: axes.clone(),
-                seed: run.seed,
+                key: key.clone(),
                 kind: m.kind,
                 id: m.id,
                 metric: m.metric,
@@ -64,44 +104,17 @@ pub fn rows(grid: &Grid, ids: &[String], share: &[usize], runs_dir: &Path) -> Ve
     out
 }
 
-/// One time bin of one flow of one run.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BinRow {
-    /// The run's id.
-    pub run: String,
-    /// Its value per axis.
-    pub axes: Vec<String>,
-    /// Its seed.
-    pub seed: u64,
-    /// The flow.
-    pub id: String,
-    /// The bin's start, seconds.
-    pub t_s: f64,
-    /// Sender-side payload throughput in the bin, bit/s.
-    pub throughput_bps: f64,
-}
-
 /// Every flow's time bins, for the plan indices `share` in plan order.
 pub fn bin_rows(grid: &Grid, ids: &[String], share: &[usize], runs_dir: &Path) -> Vec<BinRow> {
     let mut out = Vec::new();
-    for &i in share {
-        let (run, id) = (&grid.runs[i], &ids[i]);
-        let Some(summary) = read_summary(&runs_dir.join(id)) else {
-            continue;
-        };
-        let axes: Vec<String> = run
-            .values
-            .iter()
-            .map(|v| v.as_ref().map_or(String::new(), |v| v.label.clone()))
-            .collect();
+    for (key, summary) in summarized(grid, ids, share, runs_dir) {
         for f in &summary.flows {
             for (k, &bps) in f.throughput.bps.iter().enumerate() {
+                let t_s = k as f64 * f.throughput.interval_s;
                 out.push(BinRow {
-                    run: id.clone(),
-                    axes: axes.clone(),
-                    seed: run.seed,
+                    key: key.clone(),
                     id: f.id.clone(),
-                    t_s: k as f64 * f.throughput.interval_s,
+                    t_s,
                     throughput_bps: bps,
                 });
             }
@@ -119,53 +132,19 @@ pub fn write_tables(
     share: &[usize],
     runs_dir: &Path,
 ) -> Result<(std::path::PathBuf, usize), SweepError> {
-    let write = |name: &str, text: String| {
-        let path = dir.join(name);
-        std::fs::write(&path, text)
-            .map_err(|e| SweepError::Io(format!("writing {}: {e}", path.display())))
-            .map(|()| path)
-    };
     let rows = rows(grid, ids, share, runs_dir);
-    let csv = write("results.csv", to_csv(&grid.axes, &rows))?;
+    let csv = dir.join("results.csv");
+    write_text(&csv, to_csv(&grid.axes, &rows))?;
     write_parquet(&dir.join("results.parquet"), &grid.axes, &rows)?;
     if grid.time_bins {
         let bins = bin_rows(grid, ids, share, runs_dir);
-        let mut text = String::from("run");
-        for a in &grid.axes {
-            text.push(',');
-            text.push_str(&csv_field(a));
-        }
-        text.push_str(",seed,id,t_s,throughput_bps\n");
+        let mut text = csv_header(&grid.axes, "id,t_s,throughput_bps");
         for b in &bins {
-            text.push_str(&b.run);
-            for a in &b.axes {
-                text.push(',');
-                text.push_str(&csv_field(a));
-            }
-            let _ = writeln!(
-                text,
-                ",{},{},{},{}",
-                b.seed,
-                csv_field(&b.id),
-                b.t_s,
-                b.throughput_bps
-            );
+            csv_key(&mut text, &b.key);
+            let _ = writeln!(text, ",{},{},{}", csv_field(&b.id), b.t_s, b.throughput_bps);
         }
-        write("results-bins.csv", text)?;
-        let mut columns = vec![(
-            "run".to_string(),
-            Column::strings(bins.iter().map(|r| r.run.as_str())),
-        )];
-        for (k, a) in grid.axes.iter().enumerate() {
-            columns.push((
-                a.clone(),
-                Column::strings(bins.iter().map(|r| r.axes[k].as_str())),
-            ));
-        }
-        columns.push((
-            "seed".into(),
-            Column::I64(bins.iter().map(|r| r.seed as i64).collect()),
-        ));
+        write_text(&dir.join("results-bins.csv"), text)?;
+        let mut columns = key_columns(&grid.axes, bins.iter().map(|b| &b.key));
         columns.push((
             "id".into(),
             Column::strings(bins.iter().map(|r| r.id.as_str())),
@@ -178,11 +157,14 @@ pub fn write_tables(
             "throughput_bps".into(),
             Column::F64(bins.iter().map(|r| r.throughput_bps).collect()),
         ));
-        let path = dir.join("results-bins.parquet");
-        write_columns(&path, &columns)
-            .map_err(|e| SweepError::Io(format!("writing {}: {e}", path.display())))?;
+        write_columns(&dir.join("results-bins.parquet"), &columns)?;
     }
     Ok((csv, rows.len()))
+}
+
+fn write_text(path: &Path, text: String) -> Result<(), SweepError> {
+    std::fs::write(path, text)
+        .map_err(|e| SweepError::Io(format!("writing {}: {e}", path.display())))
 }
 
 /// A CSV field: quoted when it holds a comma, a quote or a line break.
@@ -194,24 +176,35 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// The CSV text: `run`, the axes, `seed`, `kind`, `id`, `metric`, `value`.
-pub fn to_csv(axes: &[String], rows: &[TableRow]) -> String {
+/// `run`, the axes, `seed`, then `rest`, and a line break.
+fn csv_header(axes: &[String], rest: &str) -> String {
     let mut out = String::from("run");
     for axis in axes {
         out.push(',');
         out.push_str(&csv_field(axis));
     }
-    out.push_str(",seed,kind,id,metric,value\n");
+    let _ = writeln!(out, ",seed,{rest}");
+    out
+}
+
+/// A row's run, axes and seed.
+fn csv_key(out: &mut String, key: &RunKey) {
+    out.push_str(&key.run);
+    for a in &key.axes {
+        out.push(',');
+        out.push_str(&csv_field(a));
+    }
+    let _ = write!(out, ",{}", key.seed);
+}
+
+/// The CSV text: `run`, the axes, `seed`, `kind`, `id`, `metric`, `value`.
+pub fn to_csv(axes: &[String], rows: &[TableRow]) -> String {
+    let mut out = csv_header(axes, "kind,id,metric,value");
     for r in rows {
-        out.push_str(&r.run);
-        for a in &r.axes {
-            out.push(',');
-            out.push_str(&csv_field(a));
-        }
+        csv_key(&mut out, &r.key);
         let _ = writeln!(
             out,
-            ",{},{},{},{},{}",
-            r.seed,
+            ",{},{},{},{}",
             r.kind,
             csv_field(&r.id),
             r.metric,
@@ -253,8 +246,13 @@ impl Column {
     }
 }
 
-/// Write named columns of equal length as one row group, every column required.
-fn write_columns(
+/// Write named columns of equal length to `path` as one row group, every column required.
+fn write_columns(path: &Path, columns: &[(String, Column)]) -> Result<(), SweepError> {
+    write_parquet_file(path, columns)
+        .map_err(|e| SweepError::Io(format!("writing {}: {e}", path.display())))
+}
+
+fn write_parquet_file(
     path: &Path,
     columns: &[(String, Column)],
 ) -> Result<(), Box<dyn std::error::Error>> {
@@ -286,22 +284,31 @@ fn write_columns(
     Ok(())
 }
 
-/// Write the rows to `path` as Parquet (module docs), with the CSV's columns.
-pub fn write_parquet(path: &Path, axes: &[String], rows: &[TableRow]) -> Result<(), SweepError> {
+/// The `run`, axis and `seed` columns of rows with these keys.
+fn key_columns<'a>(
+    axes: &[String],
+    keys: impl Iterator<Item = &'a RunKey> + Clone,
+) -> Vec<(String, Column)> {
     let mut columns = vec![(
         "run".to_string(),
-        Column::strings(rows.iter().map(|r| r.run.as_str())),
+        Column::strings(keys.clone().map(|k| k.run.as_str())),
     )];
-    for (k, a) in axes.iter().enumerate() {
+    for (i, a) in axes.iter().enumerate() {
         columns.push((
             a.clone(),
-            Column::strings(rows.iter().map(|r| r.axes[k].as_str())),
+            Column::strings(keys.clone().map(|k| k.axes[i].as_str())),
         ));
     }
     columns.push((
         "seed".into(),
-        Column::I64(rows.iter().map(|r| r.seed as i64).collect()),
+        Column::I64(keys.map(|k| k.seed as i64).collect()),
     ));
+    columns
+}
+
+/// Write the rows to `path` as Parquet (module docs), with the CSV's columns.
+pub fn write_parquet(path: &Path, axes: &[String], rows: &[TableRow]) -> Result<(), SweepError> {
+    let mut columns = key_columns(axes, rows.iter().map(|r| &r.key));
     columns.push(("kind".into(), Column::strings(rows.iter().map(|r| r.kind))));
     columns.push((
         "id".into(),
@@ -316,7 +323,6 @@ pub fn write_parquet(path: &Path, axes: &[String], rows: &[TableRow]) -> Result<
         Column::F64(rows.iter().map(|r| r.value).collect()),
     ));
     write_columns(path, &columns)
-        .map_err(|e| SweepError::Io(format!("writing {}: {e}", path.display())))
 }
 
 #[cfg(test)]
@@ -326,9 +332,11 @@ mod tests {
 
     fn row(run: &str, axis: &str, value: f64) -> TableRow {
         TableRow {
-            run: run.into(),
-            axes: vec![axis.into()],
-            seed: 3,
+            key: RunKey {
+                run: run.into(),
+                axes: vec![axis.into()],
+                seed: 3,
+            },
             kind: "flow",
             id: "S1".into(),
             metric: "goodput_bps",
