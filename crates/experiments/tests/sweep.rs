@@ -169,3 +169,38 @@ fn a_job_array_run_task_by_task_collects_into_the_local_table() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_failed_run_is_reported_with_its_error_and_the_others_finish() {
+    let dir = setup("failing");
+    // Find the plan's ids, then make one run's directory impossible to create: a file stands in its place.
+    let first = sweep(&dir, "probe", 1);
+    let table = std::fs::read_to_string(&first.results).unwrap();
+    let victim = table
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .to_string();
+    std::fs::create_dir_all(dir.join("out/runs")).unwrap();
+    std::fs::write(dir.join("out/runs").join(&victim), "not a directory").unwrap();
+    let report = sweep(&dir, "out", 2);
+    assert_eq!((report.total, report.ran), (4, 4));
+    assert_eq!(report.failed.len(), 1, "{:?}", report.failed);
+    assert_eq!(report.failed[0].0, victim);
+    assert!(
+        report.failed[0].1.contains("creating"),
+        "{}",
+        report.failed[0].1
+    );
+    let rows = std::fs::read_to_string(&report.results).unwrap();
+    assert_eq!(
+        rows.lines().count(),
+        1 + 3 * 7,
+        "the three other runs are in the table"
+    );
+    assert!(!rows.contains(&victim));
+    let _ = std::fs::remove_dir_all(&dir);
+}
