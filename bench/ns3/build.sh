@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Build the ns-3 dumbbell reference program into target/ns3/dumbbell.
+# Build the ns-3 reference programs into target/ns3/: dumbbell (the TCP dumbbell) and mcast-star-bench (one UDP
+# CBR source to R receivers over static multicast routes: the multicast fan-out benchmark, copied from the
+# project's shared reference programs, its build comment's line continuation removed).
 #
 # Needs ns-3.37 as packaged by Debian bookworm (libns3-dev); installs it with
 # apt-get if it is missing (needs root). Compiles with g++ -O2 against the
@@ -17,9 +19,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-SRC="$ROOT/bench/ns3/dumbbell.cc"
 OUT_DIR="$ROOT/target/ns3"
-OUT="$OUT_DIR/dumbbell"
 MODULES=(ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control)
 
 if ! pkg-config --exists "${MODULES[@]}" 2>/dev/null; then
@@ -43,5 +43,7 @@ for f in $(pkg-config --cflags --libs "${MODULES[@]}"); do
 done
 
 mkdir -p "$OUT_DIR"
-echo "build.sh: ns-3 $(pkg-config --modversion ns3-core), compiling $OUT" >&2
-g++ -O2 -std=c++17 -Wall -o "$OUT" "$SRC" "${flags[@]}"
+for prog in dumbbell mcast-star-bench; do
+    echo "build.sh: ns-3 $(pkg-config --modversion ns3-core), compiling $OUT_DIR/$prog" >&2
+    g++ -O2 -std=c++17 -Wall -o "$OUT_DIR/$prog" "$ROOT/bench/ns3/$prog.cc" "${flags[@]}"
+done

@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 use std::process::{Command, Stdio};
 
 /// The canonical scenarios, in the order they run: (name, TOML).
-pub const SCENARIOS: [(&str, &str); 5] = [
+pub const SCENARIOS: [(&str, &str); 6] = [
     (
         "dumbbell-1",
         include_str!("../../../../scenarios/bench/dumbbell-1.toml"),
@@ -39,6 +39,10 @@ pub const SCENARIOS: [(&str, &str); 5] = [
     (
         "star-10000",
         include_str!("../../../../scenarios/bench/star-10000.toml"),
+    ),
+    (
+        "mcast-fixed-1000",
+        include_str!("../../../../scenarios/bench/mcast-fixed-1000.toml"),
     ),
 ];
 
