@@ -21,6 +21,18 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 OUT_DIR="$ROOT/target/ns3"
 MODULES=(ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control)
+PROGRAMS=(dumbbell mcast-star-bench)
+
+# --if-stale (the run scripts): build only when a program is missing or older than its source.
+if [ "${1:-}" = "--if-stale" ]; then
+    stale=0
+    for prog in "${PROGRAMS[@]}"; do
+        if [ ! -x "$OUT_DIR/$prog" ] || [ "$ROOT/bench/ns3/$prog.cc" -nt "$OUT_DIR/$prog" ]; then
+            stale=1
+        fi
+    done
+    [ "$stale" -eq 1 ] || exit 0
+fi
 
 if ! pkg-config --exists "${MODULES[@]}" 2>/dev/null; then
     echo "build.sh: ns-3 development files not found; installing libns3-dev" >&2
@@ -43,7 +55,7 @@ for f in $(pkg-config --cflags --libs "${MODULES[@]}"); do
 done
 
 mkdir -p "$OUT_DIR"
-for prog in dumbbell mcast-star-bench; do
+for prog in "${PROGRAMS[@]}"; do
     echo "build.sh: ns-3 $(pkg-config --modversion ns3-core), compiling $OUT_DIR/$prog" >&2
     g++ -O2 -std=c++17 -Wall -o "$OUT_DIR/$prog" "$ROOT/bench/ns3/$prog.cc" "${flags[@]}"
 done

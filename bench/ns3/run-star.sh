@@ -9,10 +9,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BIN="$ROOT/target/ns3/mcast-star-bench"
-SRC="$ROOT/bench/ns3/mcast-star-bench.cc"
-if [ ! -x "$BIN" ] || [ "$SRC" -nt "$BIN" ]; then
-    "$ROOT/bench/ns3/build.sh"
-fi
+"$ROOT/bench/ns3/build.sh" --if-stale
 
 # `times` must run in this shell (not in a command substitution) to see this shell's children.
 seconds() { tail -n 1 "$1" | awk '{ split($1, u, /[ms]/); split($2, s, /[ms]/); print u[1] * 60 + u[2] + s[1] * 60 + s[2] }'; }

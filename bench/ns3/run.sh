@@ -8,11 +8,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BIN="$ROOT/target/ns3/dumbbell"
-SRC="$ROOT/bench/ns3/dumbbell.cc"
-
-if [ ! -x "$BIN" ] || [ "$SRC" -nt "$BIN" ]; then
-    "$ROOT/bench/ns3/build.sh"
-fi
+"$ROOT/bench/ns3/build.sh" --if-stale
 
 # Defaults, overridable by later arguments (ns-3 CommandLine: last one wins).
 args=(--seed=1 --time=100 "$@")

@@ -8,7 +8,7 @@ mod common;
 
 use common::lab::Lab;
 use common::lab_transfer::{
-    file, json, receivers_have_copies, recv, same, send, transfer_to_all, PORT,
+    file, hosts_have_copies, json, receivers_have_copies, recv, send, transfer_to_all, PORT,
 };
 use common::{wait, Guard, Scratch, BIN};
 use std::fs;
@@ -109,20 +109,7 @@ fn killed_acker_is_replaced_and_the_others_finish() {
         err.contains(&format!("receiver {} did not finish", lab.addr(1))),
         "{err}"
     );
-    for i in 1..3 {
-        let r = wait(rx[i].take(), Duration::from_secs(60));
-        assert!(
-            r.status.success(),
-            "recv {}: {}",
-            i + 1,
-            String::from_utf8_lossy(&r.stderr)
-        );
-        assert!(
-            same(&src, &outs[i].join("data.bin")),
-            "receiver {} differs",
-            i + 1
-        );
-    }
+    hosts_have_copies(2, &mut rx[1..], &src, &outs[1..]);
     let s = json(&stats);
     assert!(
         s["acker_changes"].as_u64().unwrap() >= 2,

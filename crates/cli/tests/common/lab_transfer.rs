@@ -103,18 +103,22 @@ pub fn transfer_to_all(
 
 /// Wait for every receiver to exit 0 with a byte-exact copy of `src` in its `outs` directory.
 pub fn receivers_have_copies(rx: &mut [Guard], src: &Path, outs: &[PathBuf]) {
-    for (i, r) in rx.iter_mut().enumerate() {
+    hosts_have_copies(1, rx, src, outs);
+}
+
+/// [`receivers_have_copies`] for receivers on hosts `first`, `first + 1`, … (messages name the host).
+pub fn hosts_have_copies(first: usize, rx: &mut [Guard], src: &Path, outs: &[PathBuf]) {
+    for (k, r) in rx.iter_mut().enumerate() {
+        let host = first + k;
         let r = wait(r.take(), Duration::from_secs(60));
         assert!(
             r.status.success(),
-            "recv {}: {}",
-            i + 1,
+            "recv {host}: {}",
             String::from_utf8_lossy(&r.stderr)
         );
         assert!(
-            same(src, &outs[i].join("data.bin")),
-            "receiver {} differs",
-            i + 1
+            same(src, &outs[k].join("data.bin")),
+            "receiver {host} differs"
         );
     }
 }

@@ -10,7 +10,7 @@
 use super::metrics::METRICS;
 use crate::scenario;
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
@@ -274,6 +274,8 @@ impl Grid {
             groups
         };
         let mut runs: Vec<PlannedRun> = Vec::new();
+        // Membership only (the plan keeps its own order): a run planned twice runs once.
+        let mut planned: BTreeSet<Vec<String>> = BTreeSet::new();
         for group in &groups {
             for values in product(group, axes.len()) {
                 for &seed in &seeds {
@@ -281,7 +283,7 @@ impl Grid {
                         values: values.clone(),
                         seed,
                     };
-                    if !runs.contains(&run) {
+                    if planned.insert(run.sets()) {
                         runs.push(run);
                     }
                     if runs.len() > MAX_RUNS {
@@ -360,13 +362,12 @@ impl Checker<'_> {
 
     /// Every combination of the plan (seeds aside), on the scenario.
     fn combinations(&self, runs: &[PlannedRun]) -> Result<(), GridError> {
-        let mut seen: Vec<&[Option<AxisValue>]> = Vec::new();
+        let mut seen: BTreeSet<Vec<String>> = BTreeSet::new();
         for run in runs {
-            if seen.contains(&run.values.as_slice()) {
+            let sets: Vec<String> = run.values.iter().flatten().map(|v| v.set.clone()).collect();
+            if !seen.insert(sets.clone()) {
                 continue;
             }
-            seen.push(&run.values);
-            let sets: Vec<String> = run.values.iter().flatten().map(|v| v.set.clone()).collect();
             self.scenario(&sets).map_err(|e| GridError {
                 file: self.file.to_string(),
                 line: 0,

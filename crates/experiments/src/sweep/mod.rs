@@ -137,8 +137,10 @@ pub(crate) fn without_summary(
     among: impl Iterator<Item = usize>,
     runs_dir: &Path,
 ) -> Vec<usize> {
+    // summary.json appears whole or not at all (`run_one` renames it into place): its presence is enough, and
+    // the tables read each summary once.
     among
-        .filter(|&i| read_summary(&runs_dir.join(&ids[i])).is_none())
+        .filter(|&i| !runs_dir.join(&ids[i]).join("summary.json").is_file())
         .collect()
 }
 
@@ -283,7 +285,9 @@ pub(crate) fn run_one(grid: &Grid, run: &PlannedRun, dir: &Path) -> Result<(), S
             scenario::parse(&file, &name, &grid.scenario_text, &sets).map_err(|e| e.to_string())?;
         let summary = simrun::summarize_run(&s).map_err(|e| e.to_string())?;
         let json = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
-        write("summary.json", json + "\n")
+        write("summary.json.tmp", json + "\n")?;
+        std::fs::rename(dir.join("summary.json.tmp"), dir.join("summary.json"))
+            .map_err(|e| format!("renaming summary.json.tmp: {e}"))
     })();
     if let Err(e) = &outcome {
         write("error.txt", format!("{e}\n"))?;

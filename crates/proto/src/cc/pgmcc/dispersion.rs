@@ -115,9 +115,12 @@ impl ReceiveRateProbe {
         Some((PROBE_PACKETS - 1) as f64 / arrival_span)
     }
 
-    /// The source's start-up is over: forget the measurement.
+    /// The source's start-up is over: forget the measurement (called for every ODATA without the option, so
+    /// it costs nothing once forgotten).
     pub fn reset(&mut self) {
-        *self = ReceiveRateProbe::default();
+        if !self.train.is_empty() || self.last_report.is_some() {
+            *self = ReceiveRateProbe::default();
+        }
     }
 }
 

@@ -83,6 +83,21 @@ fn events(s: &mut PgmccSender) -> Vec<CcEvent> {
     std::iter::from_fn(|| s.poll_event()).collect()
 }
 
+/// A sender with `config` that sent packet 0 (an election request) and elected `ip(1)` from its answer at `at`,
+/// reporting `loss`.
+fn elected(config: PgmccConfig, at: Instant, loss: f64) -> PgmccSender {
+    let mut s = PgmccSender::new(config, Instant::ZERO);
+    send(&mut s, ms(0), 0);
+    feedback(
+        &mut s,
+        at,
+        FeedbackKind::Election { sqn: 0 },
+        report(ip(1), 0, loss),
+        false,
+    );
+    s
+}
+
 /// A sender with `ip(1)` elected from the first packet (sqn 0) and the window opened to `w`.
 fn running(w: f64) -> PgmccSender {
     running_with(PgmccConfig::default(), w)
@@ -90,15 +105,7 @@ fn running(w: f64) -> PgmccSender {
 
 /// [`running`] with `config`.
 fn running_with(config: PgmccConfig, w: f64) -> PgmccSender {
-    let mut s = PgmccSender::new(config, Instant::ZERO);
-    send(&mut s, ms(0), 0);
-    feedback(
-        &mut s,
-        ms(10),
-        FeedbackKind::Election { sqn: 0 },
-        report(ip(1), 0, 0.01),
-        false,
-    );
+    let mut s = elected(config, ms(10), 0.01);
     s.window.w = w;
     s.window.t = w;
     events(&mut s);
@@ -157,15 +164,7 @@ fn paper_3_4_acker_acks_open_the_window() {
 
 /// A sender with `config`, acker ip(1) elected from packet 0 with no loss, W = 1 and ten tokens.
 fn elected_at_w_1(config: PgmccConfig) -> PgmccSender {
-    let mut s = PgmccSender::new(config, Instant::ZERO);
-    send(&mut s, ms(0), 0);
-    feedback(
-        &mut s,
-        ms(1),
-        FeedbackKind::Election { sqn: 0 },
-        report(ip(1), 0, 0.0),
-        false,
-    );
+    let mut s = elected(config, ms(1), 0.0);
     s.window.t = 10.0;
     s.window.w = 1.0;
     s
@@ -615,15 +614,7 @@ fn wf_4a_old_acker_acks_count_by_default_and_can_be_restricted() {
             old_acker_acks: policy,
             ..PgmccConfig::default()
         };
-        let mut s = PgmccSender::new(config, Instant::ZERO);
-        send(&mut s, ms(0), 0);
-        feedback(
-            &mut s,
-            ms(1),
-            FeedbackKind::Election { sqn: 0 },
-            report(ip(1), 0, 0.01),
-            false,
-        );
+        let mut s = elected(config, ms(1), 0.01);
         s.window.w = 8.0;
         s.window.t = 8.0;
         for sqn in 1..=4 {
