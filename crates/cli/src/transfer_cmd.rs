@@ -183,6 +183,15 @@ pub struct SendArgs {
     /// every receiver heard from has reported, the source ends at once; otherwise it lingers 2 s for late repairs.
     #[arg(long, value_parser = parse_duration, default_value = "30s")]
     finish_timeout: Duration,
+    /// Send only what the receivers lack: after the manifest, wait (at most --resume-wait) for every receiver
+    /// heard from to say which blocks it lacks — a receiver keeps the verified blocks of an interrupted transfer
+    /// in NAME.partial, and a complete NAME counts whole — then send the union of their needs. Use it to re-run a
+    /// transfer that failed or was interrupted; combine with --wait-receivers N to hear everyone first.
+    #[arg(long)]
+    resume: bool,
+    /// Longest wait for the receivers' needs with --resume; a receiver that has not answered gets everything.
+    #[arg(long, value_parser = parse_duration, default_value = "5s", requires = "resume")]
+    resume_wait: Duration,
     /// Multicast TTL (hops).
     #[arg(long, default_value_t = 1)]
     ttl: u32,
@@ -386,6 +395,8 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         wait: args.wait,
         finish_timeout: args.finish_timeout,
         close_timeout: args.finish_timeout,
+        resume: args.resume,
+        resume_wait: args.resume_wait,
     };
     let result = source::send(&mut tx, &input, &opts, &mut display);
     display.finish();
@@ -409,6 +420,12 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
             "sent {} bytes in {} files in {:.2} s ({mbit:.1} Mbit/s), {} repairs, {} acker changes",
             report.bytes, report.files, report.seconds, s.rdata_packets, report.acker_changes
         );
+        if args.resume {
+            eprintln!(
+                "resume: {} bytes not sent, every receiver had them",
+                report.skipped_bytes
+            );
+        }
         eprintln!(
             "receivers: {complete} of {} complete",
             report.receivers.len()
@@ -526,6 +543,12 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
             report.files.len(),
             report.seconds
         );
+        if report.resumed_bytes > 0 {
+            eprintln!(
+                "{} bytes were already here (verified blocks of an earlier run)",
+                report.resumed_bytes
+            );
+        }
     }
     if report.exit_code != exit::OK {
         eprintln!("convoy recv: {}", report.end);

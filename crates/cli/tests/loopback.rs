@@ -567,3 +567,103 @@ fn raw_send_checks_its_input_and_apdu_size_before_opening() {
         );
     }
 }
+
+/// Issue: interrupted transfers start over. A receiver killed halfway keeps the verified blocks of its
+/// `.partial` file, and a re-run with `--resume` sends only the union of what the receivers lack: here the killed
+/// receiver's second part, since the other receiver completed the first run.
+#[test]
+fn a_rerun_with_resume_sends_only_what_the_receivers_lack() {
+    let dir = Scratch::new("resume");
+    let file = dir.0.join("big.bin");
+    let data = bytes(21, 8_000_000);
+    fs::write(&file, &data).unwrap();
+    let g = group(20);
+    let (out2, out3) = (dir.0.join("out2"), dir.0.join("out3"));
+    let mut killed = recv(&g, 2, &out2, &[]);
+    let survivor = recv(&g, 3, &out3, &[]);
+    let first_run = send(
+        &g,
+        &file,
+        &[
+            "--rate-max",
+            "16Mbit",
+            "--wait-receivers",
+            "2",
+            "--wait",
+            "20s",
+            "--finish-timeout",
+            "3s",
+        ],
+    );
+    // Kill receiver 2 once it has a good part of the file.
+    let partial = out2.join("big.bin.partial");
+    let began = Instant::now();
+    while fs::metadata(&partial).map_or(0, |m| m.len()) < 4_500_000 {
+        assert!(began.elapsed() < Duration::from_secs(30), "no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    killed.kill().unwrap();
+    let _ = killed.wait();
+    let r3 = wait(survivor, Duration::from_secs(60));
+    assert!(
+        r3.status.success(),
+        "{}",
+        String::from_utf8_lossy(&r3.stderr)
+    );
+    let first = wait(first_run, Duration::from_secs(60));
+    assert_eq!(first.status.code(), Some(2), "receiver 2 did not finish");
+
+    let stats = dir.0.join("send.json");
+    let rstats = dir.0.join("recv.json");
+    let r2 = recv(&g, 2, &out2, &["--stats-json", rstats.to_str().unwrap()]);
+    let r3 = recv(&g, 3, &out3, &[]);
+    let second_run = send(
+        &g,
+        &file,
+        &[
+            "--resume",
+            "--wait-receivers",
+            "2",
+            "--wait",
+            "20s",
+            "--stats-json",
+            stats.to_str().unwrap(),
+        ],
+    );
+    let second = wait(second_run, Duration::from_secs(60));
+    assert!(
+        second.status.success(),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    for r in [
+        wait(r2, Duration::from_secs(30)),
+        wait(r3, Duration::from_secs(30)),
+    ] {
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    }
+    assert!(
+        fs::read(out2.join("big.bin")).unwrap() == data,
+        "receiver 2's copy"
+    );
+    assert!(
+        fs::read(out3.join("big.bin")).unwrap() == data,
+        "receiver 3's copy"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(stats).unwrap()).unwrap();
+    let sent = json["bytes"].as_u64().unwrap();
+    let skipped = json["skipped_bytes"].as_u64().unwrap();
+    assert_eq!(sent + skipped, data.len() as u64);
+    assert!(
+        (sent as f64) < 0.6 * data.len() as f64,
+        "the re-run sent {sent} of {} bytes",
+        data.len()
+    );
+    let rjson: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(rstats).unwrap()).unwrap();
+    assert!(
+        rjson["resumed_bytes"].as_u64().unwrap() >= 3_500_000,
+        "{rjson}"
+    );
+}

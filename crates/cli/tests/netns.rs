@@ -2,7 +2,7 @@
 //! source and three receivers on a Linux bridge. Needs root; without it every test prints SKIPPED and passes.
 //!
 //! The quick fault tests run with `cargo test`. The long ones (100 MB through a 20 Mbit/s bottleneck, TCP
-//! competition for 30 s) are `#[ignore]`d and run by `scripts/test.sh` with `--ignored` (in release mode).
+//! competition for 30 s, resuming a 100 MB transfer) are `#[ignore]`d and run by `scripts/test.sh` with `--ignored` (in release mode).
 
 mod common;
 
@@ -139,6 +139,78 @@ fn bottleneck_20mbit_100mb_byte_exact_near_capacity() {
     );
     assert!(goodput >= 0.75 * 20e6, "goodput {goodput}");
     assert!(overhead <= 1.15, "wire/data {overhead}");
+}
+
+/// A receiver killed halfway through a 100 MB transfer keeps the verified blocks of its `.partial` file; the
+/// re-run with `--resume` moves less than 60% of the file's bytes on the source's wire (the other receiver
+/// completed the first run and needs nothing), and both copies are byte-exact.
+#[test]
+#[ignore = "long (about a minute): run by scripts/test.sh"]
+fn a_receiver_killed_halfway_resumes_and_the_rerun_moves_under_60_percent() {
+    let Some(lab) = Lab::new("rs", 2) else { return };
+    let dir = Scratch::new("netns-resume");
+    let len = 100_000_000;
+    let src = file(&dir, "data.bin", len);
+    let outs: Vec<PathBuf> = (1..=2).map(|i| dir.0.join(format!("out{i}"))).collect();
+    let mut rx: Vec<Guard> = (1..=2).map(|i| recv(&lab, i, &outs[i - 1], &[])).collect();
+    let stats = dir.0.join("send1.json");
+    let opts = [
+        "--wait-receivers",
+        "2",
+        "--wait",
+        "30s",
+        "--finish-timeout",
+        "3s",
+    ];
+    let mut tx = send(
+        &lab,
+        &src,
+        &stats,
+        &[&opts[..], &["--rate-max", "400Mbit"]].concat(),
+    );
+    let partial = outs[0].join("data.bin.partial");
+    let began = std::time::Instant::now();
+    while fs::metadata(&partial).map_or(0, |m| m.len()) < len as u64 / 2 {
+        assert!(
+            began.elapsed() < Duration::from_secs(120),
+            "no progress at receiver 1"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    rx[0].kill();
+    let first = wait(tx.take(), Duration::from_secs(240));
+    assert_eq!(
+        first.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    hosts_have_copies(2, &mut rx[1..], &src, &outs[1..]);
+
+    let mut rx: Vec<Guard> = (1..=2).map(|i| recv(&lab, i, &outs[i - 1], &[])).collect();
+    let stats = dir.0.join("send2.json");
+    let mut tx = send(&lab, &src, &stats, &[&opts[..], &["--resume"]].concat());
+    let second = wait(tx.take(), Duration::from_secs(240));
+    assert!(
+        second.status.success(),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    receivers_have_copies(&mut rx, &src, &outs);
+    let s = json(&stats);
+    // UDP payload bytes sent, plus 28 bytes of IPv4 and UDP header per datagram.
+    let on_wire =
+        s["wire_bytes"].as_f64().unwrap() + 28.0 * s["io"]["datagrams_sent"].as_f64().unwrap();
+    eprintln!(
+        "re-run after a kill at half: {} of {len} file bytes sent, {} skipped, wire/file {:.3}",
+        s["bytes"],
+        s["skipped_bytes"],
+        on_wire / len as f64
+    );
+    assert!(
+        on_wire < 0.6 * len as f64,
+        "the re-run moved {on_wire} bytes"
+    );
 }
 
 /// One TCP Reno flow (iperf3) and a session to three receivers share a 20 Mbit/s tbf for 30 s, under the

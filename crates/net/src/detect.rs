@@ -11,7 +11,7 @@
 use crate::driver::Endpoint;
 use convoy_proto::cc::CcConfig;
 use convoy_proto::{Instant, Receiver, ReceiverConfig, Transmit};
-use convoy_wire::{BodyRepr, PacketRepr, ReceiverStatus};
+use convoy_wire::{BlockRange, BodyRepr, PacketRepr, ReceiverStatus};
 use std::net::IpAddr;
 
 /// Datagrams kept before the first ODATA.
@@ -23,7 +23,7 @@ pub(crate) struct CcFollower {
     /// `Some` while still detecting.
     detecting: Option<(ReceiverConfig, u64)>,
     early: Vec<(Instant, IpAddr, Vec<u8>)>,
-    last_status: Option<ReceiverStatus>,
+    last_status: Option<(ReceiverStatus, Vec<BlockRange>)>,
     cc_name: &'static str,
 }
 
@@ -49,10 +49,10 @@ impl CcFollower {
         }
     }
 
-    /// Send a status report (kept across a rebuild).
-    pub fn send_status(&mut self, status: ReceiverStatus) {
-        self.last_status = Some(status);
-        self.receiver.send_status(status);
+    /// Send a status report with the blocks this receiver lacks (kept across a rebuild).
+    pub fn send_status(&mut self, status: ReceiverStatus, needs: Vec<BlockRange>) {
+        self.last_status = Some((status, needs.clone()));
+        self.receiver.send_status_with_needs(status, needs);
     }
 
     /// The name of the controller in use.
@@ -76,8 +76,9 @@ impl Endpoint for CcFollower {
                         for (t, f, b) in self.early.drain(..) {
                             self.receiver.handle_datagram(t, f, &b);
                         }
-                        if let (true, Some(s)) = (status_pending, self.last_status) {
-                            self.receiver.send_status(s);
+                        if let (true, Some((s, needs))) = (status_pending, self.last_status.clone())
+                        {
+                            self.receiver.send_status_with_needs(s, needs);
                         }
                     }
                     self.detecting = None;

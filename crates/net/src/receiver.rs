@@ -6,7 +6,7 @@ use crate::packet_trace::PacketTrace;
 use crate::sender::random_u64;
 use crate::socket::{self, GroupOptions, ResolvedInterface};
 use convoy_proto::{Instant, Receiver, ReceiverConfig, ReceiverEvent};
-use convoy_wire::ReceiverStatus;
+use convoy_wire::{BlockRange, ReceiverStatus};
 use std::io;
 use std::path::Path;
 use std::time::Duration;
@@ -158,7 +158,17 @@ impl NetReceiver {
     /// Send an application status report to the source (see [`Receiver::send_status`]); it leaves as soon as
     /// the source is known.
     pub fn send_status(&mut self, status: ReceiverStatus) -> io::Result<()> {
-        self.receiver.send_status(status);
+        self.send_status_with_needs(status, Vec::new())
+    }
+
+    /// [`NetReceiver::send_status`] with the blocks this receiver lacks (see
+    /// [`convoy_proto::Receiver::send_status_with_needs`]).
+    pub fn send_status_with_needs(
+        &mut self,
+        status: ReceiverStatus,
+        needs: Vec<BlockRange>,
+    ) -> io::Result<()> {
+        self.receiver.send_status(status, needs);
         let now = self.driver.now();
         self.driver.flush(&mut self.receiver, now);
         Ok(())

@@ -196,7 +196,8 @@ fn receiver_status_reports_reach_the_sender_as_events() {
         events.first().cloned(),
         Some(SenderEvent::ReceiverStatus {
             from: rcv(),
-            status
+            status,
+            needs: Vec::new()
         })
     );
     // A status report does not ask for an SPM.

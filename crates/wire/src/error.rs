@@ -248,6 +248,11 @@ pub enum EmitErrorKind {
         /// Sequence numbers in the list.
         len: usize,
     },
+    /// More block ranges than OPT_CONVOY_NEEDS can carry.
+    NeedsTooLong {
+        /// Ranges in the list.
+        len: usize,
+    },
     /// More than 16 options (counting OPT_LENGTH).
     TooManyOptions {
         /// Options that would be written.
@@ -276,6 +281,9 @@ impl fmt::Display for EmitErrorKind {
                 "{len} sequence numbers, at most {} fit",
                 crate::MAX_NAK_LIST
             ),
+            Self::NeedsTooLong { len } => {
+                write!(f, "{len} block ranges, at most {} fit", crate::MAX_NEEDS)
+            }
             Self::TooManyOptions { count } => {
                 write!(
                     f,

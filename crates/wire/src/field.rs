@@ -154,6 +154,13 @@ pub mod option {
     pub const CONVOY_STATUS_STATE: Field = 8..12;
     /// OPT_CONVOY_RECEIVER_STATUS: application-defined detail (a count, an error code, ...).
     pub const CONVOY_STATUS_DETAIL: Field = 12..16;
+
+    /// OPT_CONVOY_NEEDS: bytes per range, after the 4-byte TLV header.
+    pub const CONVOY_NEEDS_ENTRY_LEN: usize = 8;
+    /// OPT_CONVOY_NEEDS, within one range: its first block.
+    pub const CONVOY_NEEDS_FIRST: Field = 0..4;
+    /// OPT_CONVOY_NEEDS, within one range: how many blocks from the first.
+    pub const CONVOY_NEEDS_COUNT: Field = 4..8;
 }
 
 /// Read a big-endian u16 at `at`; 0 if out of bounds (never after validation).

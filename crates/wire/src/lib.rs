@@ -125,10 +125,12 @@
 //! | 0x0E | OPT_FIN | 4 | – | `fin` |
 //! | 0x0F | OPT_RST | 4 | `[3]` N bit 0x40, error code 0x3F | `rst` (whole byte 3) |
 //! | 0x33 | OPT_CONVOY_RECEIVER_STATUS | 16 | `[4]` u32 token, `[8]` u32 state, `[12]` u32 detail | `receiver_status` |
+//! | 0x3B | OPT_CONVOY_NEEDS | 4+8N, 1 ≤ N ≤ 31 | `[4+8i]` u32 first block, `[8+8i]` u32 count | `needs` |
 //!
 //! OPT_CONVOY_RECEIVER_STATUS (Convoy's own, see below) rides on an SPMR sent unicast to the
 //! source: an application status report from a receiver (values application-defined; Convoy's
-//! file transfer announces receivers and reports completion with it).
+//! file transfer announces receivers and reports completion with it). OPT_CONVOY_NEEDS rides beside it:
+//! the blocks of a transfer the receiver still lacks, so a resumed transfer sends only those.
 //!
 //! ## Congestion-control options
 //!
@@ -144,8 +146,8 @@
 //! ## Convoy's own options
 //!
 //! Option types 0x30–0x3F are reserved for Convoy: 0x30–0x32 and 0x39–0x3A are pgmcc's (above), 0x33 is
-//! OPT_CONVOY_RECEIVER_STATUS, 0x34–0x35 are TFMCC's ([`cc::tfmcc`]), 0x36–0x38 aimd's ([`cc::aimd`]), 0x3B–0x3F
-//! are left for later schemes' modules. Other
+//! OPT_CONVOY_RECEIVER_STATUS, 0x34–0x35 are TFMCC's ([`cc::tfmcc`]), 0x36–0x38 aimd's ([`cc::aimd`]), 0x3B is
+//! OPT_CONVOY_NEEDS, 0x3C–0x3F are left for later schemes' modules. Other
 //! implementations skip them (Wireshark shows them as unknown). All are receiver-significant
 //! (not network-significant), bytes 2–3 are zero.
 //!
@@ -153,7 +155,7 @@
 //!
 //! [`PacketRepr::emit`] writes OPT_LENGTH, then OPT_NAK_LIST (network-significant options come
 //! first, §9.1), OPT_FRAGMENT, OPT_JOIN, OPT_SYN, OPT_FIN, OPT_RST, the schemes' options
-//! (registration order, each scheme's by type code) and OPT_CONVOY_RECEIVER_STATUS; OPT_END on
+//! (registration order, each scheme's by type code), OPT_CONVOY_RECEIVER_STATUS and OPT_CONVOY_NEEDS; OPT_END on
 //! the last one; bytes 2 and 3
 //! zero except OPT_RST's byte 3. An empty `nak_list` writes no OPT_NAK_LIST; options all unset
 //! write no options at all (not even OPT_LENGTH).
@@ -184,7 +186,8 @@ pub use cc::{CcOption, CcOptions, SchemeOptions};
 pub use error::{EmitError, EmitErrorKind, ParseError, ParseErrorKind};
 pub use header::{flags, Header};
 pub use options::{
-    opt, NakList, Options, PgmOption, RawOption, RawOptions, MAX_NAK_LIST, MAX_OPTIONS,
+    opt, NakList, NeedList, Options, PgmOption, RawOption, RawOptions, MAX_NAK_LIST, MAX_NEEDS,
+    MAX_OPTIONS,
 };
 pub use packet::Packet;
 pub use repr::*;

@@ -14,7 +14,7 @@
 //! * option byte 2 (reserved/F/OPX) is ignored; byte 3 is ignored except by OPT_RST;
 //! * known options must have their exact length, and a known option appearing twice is an error
 //!   ([`crate::ParseErrorKind::DuplicateOption`]); unknown options (any other type, e.g.
-//!   OPT_NAK_BO_IVL, OPT_REDIRECT, OPT_CR, OPT_INVALID 0x7F, Convoy's reserved 0x3B–0x3F) are
+//!   OPT_NAK_BO_IVL, OPT_REDIRECT, OPT_CR, OPT_INVALID 0x7F, Convoy's reserved 0x3C–0x3F) are
 //!   skipped and may repeat.
 
 use crate::cc::{CcOption, CcOptions};
@@ -66,6 +66,8 @@ pub mod opt {
     pub const CONVOY_FIRST: u8 = 0x30;
     /// OPT_CONVOY_RECEIVER_STATUS: an application status report from a receiver (on SPMR).
     pub const CONVOY_RECEIVER_STATUS: u8 = 0x33;
+    /// OPT_CONVOY_NEEDS: the blocks of a transfer a receiver still lacks (on SPMR, beside the status).
+    pub const CONVOY_NEEDS: u8 = 0x3B;
     /// Last type code reserved for Convoy.
     pub const CONVOY_LAST: u8 = 0x3F;
     /// OPT_INVALID: written by a network element that invalidates an option (skipped).
@@ -93,6 +95,7 @@ pub mod opt {
             CR => "OPT_CR",
             CRQST => "OPT_CRQST",
             CONVOY_RECEIVER_STATUS => "OPT_CONVOY_RECEIVER_STATUS",
+            CONVOY_NEEDS => "OPT_CONVOY_NEEDS",
             INVALID => "OPT_INVALID",
             t => match crate::cc::CcOptions::type_name(t) {
                 Some(name) => name,
@@ -106,6 +109,9 @@ pub mod opt {
 pub const MAX_OPTIONS: usize = 16;
 /// At most this many sequence numbers in OPT_NAK_LIST (RFC 3208 §9.3: "at most 62").
 pub const MAX_NAK_LIST: usize = 62;
+/// At most this many block ranges in OPT_CONVOY_NEEDS: 8 bytes each after the 4-byte TLV header, within the
+/// one-byte option length.
+pub const MAX_NEEDS: usize = 31;
 /// Length of OPT_LENGTH, and the minimum length of any option.
 pub const OPT_LENGTH_LEN: usize = 4;
 
@@ -426,6 +432,26 @@ pub enum PgmOption<'a> {
     Cc(CcOption),
     /// Any other option type; skipped by [`crate::OptionsRepr`].
     Unknown(RawOption<'a>),
+    /// 0x3B OPT_CONVOY_NEEDS: block ranges a receiver lacks.
+    Needs(NeedList<'a>),
+}
+
+/// The value of OPT_CONVOY_NEEDS: `(first, count)` pairs of big-endian u32s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NeedList<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> NeedList<'a> {
+    /// The ranges in packet order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = crate::BlockRange> + 'a {
+        self.bytes
+            .chunks_exact(field::CONVOY_NEEDS_ENTRY_LEN)
+            .map(|c| crate::BlockRange {
+                first: be32(c, field::CONVOY_NEEDS_FIRST.start),
+                count: be32(c, field::CONVOY_NEEDS_COUNT.start),
+            })
+    }
 }
 
 fn exact_len(
@@ -507,6 +533,25 @@ impl<'a> PgmOption<'a> {
                     detail: be32(b, field::CONVOY_STATUS_DETAIL.start),
                 })
             }
+            opt::CONVOY_NEEDS => {
+                let len = raw.length();
+                let entries = len.saturating_sub(4) / field::CONVOY_NEEDS_ENTRY_LEN;
+                if len < 4 + field::CONVOY_NEEDS_ENTRY_LEN
+                    || !(len - 4).is_multiple_of(field::CONVOY_NEEDS_ENTRY_LEN)
+                    || entries > MAX_NEEDS
+                {
+                    return Err(ParseError::new(
+                        pt,
+                        raw.name(),
+                        raw.offset(),
+                        ParseErrorKind::OptionLength {
+                            len,
+                            expected: "4+8N with 1 ≤ N ≤ 31",
+                        },
+                    ));
+                }
+                Self::Needs(NeedList { bytes: raw.value() })
+            }
             _ => match CcOptions::decode(raw.bytes(), raw.offset(), pt) {
                 Some(cc) => Self::Cc(cc?),
                 None => Self::Unknown(raw),
@@ -525,6 +570,7 @@ impl<'a> PgmOption<'a> {
             Self::Fin => opt::FIN,
             Self::Rst(_) => opt::RST,
             Self::ReceiverStatus(_) => opt::CONVOY_RECEIVER_STATUS,
+            Self::Needs(_) => opt::CONVOY_NEEDS,
             Self::Cc(c) => c.option_type(),
             Self::Unknown(raw) => raw.option_type(),
         }

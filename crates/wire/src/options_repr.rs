@@ -3,12 +3,12 @@
 //! Emission order: OPT_LENGTH, then the network-significant OPT_NAK_LIST (RFC 3208 §9.1: they
 //! come before receiver-only options), then OPT_FRAGMENT, OPT_JOIN, OPT_SYN, OPT_FIN, OPT_RST,
 //! the congestion-control schemes' options ([`crate::cc`]: schemes in registration order) and
-//! OPT_CONVOY_RECEIVER_STATUS. The END bit is set
+//! OPT_CONVOY_RECEIVER_STATUS, OPT_CONVOY_NEEDS. The END bit is set
 //! on the last option; bytes 2 and 3 are zero except OPT_RST's byte 3. An empty `nak_list` is
 //! not emitted.
 
 use crate::field::{option as field, put16, put32};
-use crate::options::{opt, Options, PgmOption, MAX_NAK_LIST, MAX_OPTIONS};
+use crate::options::{opt, Options, PgmOption, MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS};
 use crate::{EmitError, EmitErrorKind, OptionsRepr, PacketType};
 
 /// Length of OPT_CONVOY_RECEIVER_STATUS.
@@ -36,6 +36,7 @@ impl OptionsRepr {
             + usize::from(self.fin)
             + usize::from(self.rst.is_some())
             + usize::from(self.receiver_status.is_some())
+            + usize::from(!self.needs.is_empty())
             + self.cc.iter().count();
         if n == 0 {
             0
@@ -59,6 +60,9 @@ impl OptionsRepr {
         len +=
             4 * (usize::from(self.syn) + usize::from(self.fin) + usize::from(self.rst.is_some()));
         len += self.receiver_status.map_or(0, |_| RECEIVER_STATUS_LEN);
+        if !self.needs.is_empty() {
+            len += 4 + field::CONVOY_NEEDS_ENTRY_LEN * self.needs.len();
+        }
         len + self.cc.iter().map(|c| c.wire_len()).sum::<usize>()
     }
 
@@ -70,6 +74,15 @@ impl OptionsRepr {
                 field: "options.nak_list",
                 kind: EmitErrorKind::NakListTooLong {
                     len: self.nak_list.len(),
+                },
+            });
+        }
+        if self.needs.len() > MAX_NEEDS {
+            return Err(EmitError {
+                packet_type,
+                field: "options.needs",
+                kind: EmitErrorKind::NeedsTooLong {
+                    len: self.needs.len(),
                 },
             });
         }
@@ -99,6 +112,7 @@ impl OptionsRepr {
                 PgmOption::Fin => r.fin = true,
                 PgmOption::Rst(b) => r.rst = Some(b),
                 PgmOption::ReceiverStatus(s) => r.receiver_status = Some(s),
+                PgmOption::Needs(l) => r.needs = l.iter().collect(),
                 PgmOption::Cc(c) => r.cc.insert(c),
             }
         }
@@ -119,7 +133,7 @@ impl OptionsRepr {
         };
         // OPT_LENGTH never carries END: another option always follows it here.
         w.header(opt::LENGTH, 4);
-        // `check` bounds the total far below u16::MAX (at most 364 bytes).
+        // `check` bounds the total far below u16::MAX (16 options of at most 255 bytes).
         put16(w.buf, field::TOTAL_LENGTH.start, total as u16);
         if !self.nak_list.is_empty() {
             let at = w.header(opt::NAK_LIST, 4 + 4 * self.nak_list.len());
@@ -156,6 +170,15 @@ impl OptionsRepr {
             put32(w.buf, at + field::CONVOY_STATUS_TOKEN.start, s.token);
             put32(w.buf, at + field::CONVOY_STATUS_STATE.start, s.state);
             put32(w.buf, at + field::CONVOY_STATUS_DETAIL.start, s.detail);
+        }
+        if !self.needs.is_empty() {
+            let len = 4 + field::CONVOY_NEEDS_ENTRY_LEN * self.needs.len();
+            let at = w.header(opt::CONVOY_NEEDS, len) + field::VALUE;
+            for (i, r) in self.needs.iter().enumerate() {
+                let e = at + field::CONVOY_NEEDS_ENTRY_LEN * i;
+                put32(w.buf, e + field::CONVOY_NEEDS_FIRST.start, r.first);
+                put32(w.buf, e + field::CONVOY_NEEDS_COUNT.start, r.count);
+            }
         }
         w.buf[w.last + field::TYPE] |= opt::END;
         w.pos

@@ -165,6 +165,16 @@ pub struct ReceiverStatus {
     pub detail: u32,
 }
 
+/// One range of OPT_CONVOY_NEEDS: `count` blocks from block `first` (block numbering is the application's;
+/// Convoy's file transfer numbers the blocks of all files of a manifest in order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub struct BlockRange {
+    /// The first block.
+    pub first: u32,
+    /// How many blocks.
+    pub count: u32,
+}
+
 /// All options of a packet that Convoy understands. Unknown options are skipped on parse;
 /// OPT_LENGTH is implied (written whenever any option is set).
 #[derive(Clone, Debug, PartialEq, Eq, Default, Hash)]
@@ -185,6 +195,9 @@ pub struct OptionsRepr {
     /// 0x33 OPT_CONVOY_RECEIVER_STATUS: an application status report from a receiver, carried on an SPMR
     /// sent unicast to the source.
     pub receiver_status: Option<ReceiverStatus>,
+    /// 0x3B OPT_CONVOY_NEEDS: block ranges a receiver lacks, at most [`crate::MAX_NEEDS`], beside its status
+    /// report; empty means the option is absent.
+    pub needs: Vec<BlockRange>,
     /// The congestion-control schemes' options ([`crate::cc`]).
     pub cc: CcOptions,
 }

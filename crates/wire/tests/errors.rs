@@ -4,8 +4,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use convoy_wire::cc::pgmcc::PgmccOption;
 use convoy_wire::{
-    checksum, BodyRepr, CcOption, EmitErrorKind, Gsi, OptionsRepr, Packet, PacketRepr, PacketType,
-    ParseError, ParseErrorKind, PgmOption, ReceiverStatus,
+    checksum, BlockRange, BodyRepr, CcOption, EmitErrorKind, Gsi, OptionsRepr, Packet, PacketRepr,
+    PacketType, ParseError, ParseErrorKind, PgmOption, ReceiverStatus, MAX_NEEDS,
 };
 
 fn hex(s: &str) -> Vec<u8> {
@@ -586,6 +586,46 @@ fn convoy_receiver_status_on_spmr() {
     let mut buf = vec![0; r.buffer_len()];
     r.emit(&mut buf).unwrap();
     assert_eq!(buf, p, "our own emission is byte-identical");
+}
+
+#[test]
+fn convoy_needs_beside_the_status() {
+    let p = with_options(
+        SPMR,
+        "00 04 0028 | 33 10 0000 | 00000001 | 00000004 | 00000002 | bb 14 0000 | 00000000 00000003 | 00000009 00000001",
+    );
+    let r = PacketRepr::parse(&p).unwrap();
+    assert_eq!(
+        r.options.needs,
+        vec![
+            BlockRange { first: 0, count: 3 },
+            BlockRange { first: 9, count: 1 }
+        ]
+    );
+    let mut buf = vec![0; r.buffer_len()];
+    r.emit(&mut buf).unwrap();
+    assert_eq!(buf, p, "our own emission is byte-identical");
+}
+
+#[test]
+fn convoy_needs_wrong_length() {
+    let p = with_options(
+        SPMR,
+        "00 04 0014 | bb 10 0000 | 00000001 | 00000002 | 00000003",
+    );
+    assert_eq!(
+        msg(&p),
+        "SPMR: OPT_CONVOY_NEEDS at offset 20: length 16 is not 4+8N with 1 ≤ N ≤ 31"
+    );
+    let status = with_options(
+        SPMR,
+        "00 04 0014 | b3 10 0000 | 00000001 | 00000004 | 00000002",
+    );
+    let mut r = PacketRepr::parse(&status).unwrap();
+    r.options.needs = vec![BlockRange::default(); MAX_NEEDS + 1];
+    let mut buf = vec![0; r.buffer_len()];
+    let e = r.emit(&mut buf).unwrap_err();
+    assert_eq!(e.field, "options.needs");
 }
 
 #[test]

@@ -5,8 +5,9 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use convoy_wire::{
-    checksum, BodyRepr, CcOptions, FragmentOption, Gsi, Header, OptionsRepr, Packet, PacketRepr,
-    PacketType, PgmOption, PgmccData, PgmccFeedback, PgmccOptions, ReceiverStatus, MAX_NAK_LIST,
+    checksum, BlockRange, BodyRepr, CcOptions, FragmentOption, Gsi, Header, OptionsRepr, Packet,
+    PacketRepr, PacketType, PgmOption, PgmccData, PgmccFeedback, PgmccOptions, ReceiverStatus,
+    MAX_NAK_LIST, MAX_NEEDS,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -125,6 +126,12 @@ fn options(rng: &mut ChaCha8Rng) -> OptionsRepr {
             state: rng.next_u32(),
             detail: rng.next_u32(),
         }),
+        needs: (0..below(rng, 4) * below(rng, MAX_NEEDS + 1) / 3)
+            .map(|_| BlockRange {
+                first: rng.next_u32(),
+                count: rng.next_u32(),
+            })
+            .collect(),
     }
 }
 

@@ -4,8 +4,9 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use convoy_wire::{
-    BodyRepr, CcOptions, EmitErrorKind, FragmentOption, Gsi, OptionsRepr, Packet, PacketRepr,
-    PgmOption, PgmccData, PgmccFeedback, PgmccOptions, ReceiverStatus, MAX_NAK_LIST,
+    BlockRange, BodyRepr, CcOptions, EmitErrorKind, FragmentOption, Gsi, OptionsRepr, Packet,
+    PacketRepr, PgmOption, PgmccData, PgmccFeedback, PgmccOptions, ReceiverStatus, MAX_NAK_LIST,
+    MAX_NEEDS,
 };
 use proptest::collection::vec;
 use proptest::option::of;
@@ -99,6 +100,10 @@ fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
             detail,
         },
     ));
+    let needs = vec(
+        (any::<u32>(), any::<u32>()).prop_map(|(first, count)| BlockRange { first, count }),
+        0..=MAX_NEEDS,
+    );
     let pgmcc = (
         data,
         feedback,
@@ -128,11 +133,11 @@ fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
         any::<bool>(),
         any::<bool>(),
         of(any::<u8>()),
-        status,
+        (status, needs),
         pgmcc,
     )
         .prop_map(
-            |(fragment, nak_list, join, syn, fin, rst, receiver_status, cc)| OptionsRepr {
+            |(fragment, nak_list, join, syn, fin, rst, (receiver_status, needs), cc)| OptionsRepr {
                 fragment,
                 nak_list,
                 join,
@@ -140,6 +145,7 @@ fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
                 fin,
                 rst,
                 receiver_status,
+                needs,
                 cc,
             },
         )

@@ -2,7 +2,7 @@
 //!
 //! | tag | message | layout after the tag |
 //! |---|---|---|
-//! | 0x01 | manifest | `version u8 = 1`, `transfer_id u32`, `mode u8` (0 files, 1 stream), `chunk u32`, `count u32`, then per entry `kind u8` (0 file, 1 directory), `mode u32` (Unix permission bits), `size u64`, `blake3 [32]`, `path_len u16`, `path` (UTF-8, relative, `/`-separated) |
+//! | 0x01 | manifest | `version u8 = 2`, `transfer_id u32`, `mode u8` (0 files, 1 stream), `chunk u32`, `block_chunks u32`, `count u32`, then per entry `kind u8` (0 file, 1 directory), `mode u32` (Unix permission bits), `size u64`, `blake3 [32]`, `path_len u16`, `path` (UTF-8, relative, `/`-separated), then for a file of more than one block one `blake3 [32]` per block ([`super::blocks`]) |
 //! | 0x02 | file data | `file u32` (manifest index), `offset u64`, bytes (at most `chunk`) |
 //! | 0x03 | stream data | `offset u64`, bytes |
 //! | 0x04 | stream end | `total u64`, `blake3 [32]` |
@@ -28,6 +28,8 @@ pub mod tag {
 pub const FILE_DATA_HEADER: usize = 13;
 /// Bytes before the data in a stream-data message.
 pub const STREAM_DATA_HEADER: usize = 9;
+/// The manifest version this build writes and reads.
+pub const MANIFEST_VERSION: u8 = 2;
 /// Longest path accepted in a manifest.
 pub const MAX_PATH_LEN: usize = 4096;
 /// Most entries accepted in a manifest.
@@ -53,6 +55,8 @@ pub struct Entry {
     pub size: u64,
     /// BLAKE3 of the content (of nothing for directories).
     pub hash: [u8; 32],
+    /// BLAKE3 of each block for a file of more than one block, empty otherwise ([`super::blocks`]).
+    pub blocks: Vec<[u8; 32]>,
     /// Relative path, `/`-separated, no `..`, not absolute.
     pub path: String,
 }
@@ -75,6 +79,8 @@ pub struct Manifest {
     pub mode: TransferMode,
     /// Data bytes per data message.
     pub chunk: u32,
+    /// Data messages per block ([`super::blocks`]).
+    pub block_chunks: u32,
     /// The entries, in sending order.
     pub entries: Vec<Entry>,
 }
@@ -181,13 +187,14 @@ pub fn is_safe_path(path: &str) -> bool {
 impl Manifest {
     /// Encode as a message.
     pub fn encode(&self) -> Vec<u8> {
-        let mut v = vec![tag::MANIFEST, 1];
+        let mut v = vec![tag::MANIFEST, MANIFEST_VERSION];
         v.extend_from_slice(&self.transfer_id.to_be_bytes());
         v.push(match self.mode {
             TransferMode::Files => 0,
             TransferMode::Stream => 1,
         });
         v.extend_from_slice(&self.chunk.to_be_bytes());
+        v.extend_from_slice(&self.block_chunks.to_be_bytes());
         v.extend_from_slice(&(self.entries.len() as u32).to_be_bytes());
         for e in &self.entries {
             v.push(match e.kind {
@@ -199,8 +206,16 @@ impl Manifest {
             v.extend_from_slice(&e.hash);
             v.extend_from_slice(&(e.path.len() as u16).to_be_bytes());
             v.extend_from_slice(e.path.as_bytes());
+            for h in &e.blocks {
+                v.extend_from_slice(h);
+            }
         }
         v
+    }
+
+    /// Bytes per block: `chunk × block_chunks`.
+    pub fn block_bytes(&self) -> u64 {
+        u64::from(self.chunk) * u64::from(self.block_chunks)
     }
 
     /// Total bytes of all files.
@@ -242,8 +257,11 @@ pub fn decode(b: &[u8]) -> Result<Message<'_>, DecodeError> {
     match r.u8("tag")? {
         tag::MANIFEST => {
             let version = r.u8("version")?;
-            if version != 1 {
-                return Err(DecodeError(format!("manifest version {version}")));
+            if version != MANIFEST_VERSION {
+                return Err(DecodeError(format!(
+                    "manifest version {version}, this build reads version {MANIFEST_VERSION} (is the source \
+                     running another release of convoy?)"
+                )));
             }
             let transfer_id = r.u32("transfer id")?;
             let mode = match r.u8("mode")? {
@@ -252,6 +270,13 @@ pub fn decode(b: &[u8]) -> Result<Message<'_>, DecodeError> {
                 m => return Err(DecodeError(format!("transfer mode {m}"))),
             };
             let chunk = r.u32("chunk")?;
+            let block_chunks = r.u32("block chunks")?;
+            if mode == TransferMode::Files && (chunk == 0 || block_chunks == 0) {
+                return Err(DecodeError(format!(
+                    "chunk {chunk} × block chunks {block_chunks}: no block size"
+                )));
+            }
+            let block = u64::from(chunk) * u64::from(block_chunks);
             let count = r.u32("entry count")? as usize;
             if count > MAX_ENTRIES {
                 return Err(DecodeError(format!("{count} entries")));
@@ -273,11 +298,28 @@ pub fn decode(b: &[u8]) -> Result<Message<'_>, DecodeError> {
                 if !is_safe_path(&path) {
                     return Err(DecodeError(format!("entry {i}: unsafe path {path:?}")));
                 }
+                let n = match kind {
+                    EntryKind::File if block > 0 => super::blocks::blocks_of(size, block),
+                    _ => 0,
+                };
+                let mut blocks = Vec::new();
+                if n > 1 {
+                    // Bounded by the bytes present, so a hostile size cannot make this allocate.
+                    if n > (b.len() - r.at) as u64 / 32 {
+                        return Err(DecodeError(format!(
+                            "entry {i}: {n} block hashes announced, the manifest is shorter"
+                        )));
+                    }
+                    for _ in 0..n {
+                        blocks.push(r.hash("block hash")?);
+                    }
+                }
                 entries.push(Entry {
                     kind,
                     mode,
                     size,
                     hash,
+                    blocks,
                     path,
                 });
             }
@@ -288,6 +330,7 @@ pub fn decode(b: &[u8]) -> Result<Message<'_>, DecodeError> {
                 transfer_id,
                 mode,
                 chunk,
+                block_chunks,
                 entries,
             }))
         }
@@ -318,12 +361,14 @@ mod tests {
             transfer_id: 0xdead_beef,
             mode: TransferMode::Files,
             chunk: 1387,
+            block_chunks: 4,
             entries: vec![
                 Entry {
                     kind: EntryKind::Directory,
                     mode: 0o755,
                     size: 0,
                     hash: [0; 32],
+                    blocks: Vec::new(),
                     path: "d".into(),
                 },
                 Entry {
@@ -331,7 +376,16 @@ mod tests {
                     mode: 0o644,
                     size: 12345,
                     hash: [7; 32],
+                    blocks: vec![[1; 32], [2; 32], [3; 32]],
                     path: "d/ünï.bin".into(),
+                },
+                Entry {
+                    kind: EntryKind::File,
+                    mode: 0o644,
+                    size: 10,
+                    hash: [8; 32],
+                    blocks: Vec::new(),
+                    path: "small".into(),
                 },
             ],
         }
@@ -341,7 +395,7 @@ mod tests {
     fn messages_round_trip() {
         let m = manifest();
         assert_eq!(decode(&m.encode()).unwrap(), Message::Manifest(m.clone()));
-        assert_eq!(m.total_bytes(), 12345);
+        assert_eq!(m.total_bytes(), 12355);
         let d = encode_file_data(3, 1 << 40, b"xyz");
         assert_eq!(d.len(), FILE_DATA_HEADER + 3);
         assert_eq!(

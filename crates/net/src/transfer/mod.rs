@@ -6,26 +6,33 @@
 //!    ([`status::JOINED`]) upstream, unicast, every [`ANNOUNCE_INTERVAL`] until the manifest arrives. A status
 //!    report is an SPMR carrying 0x33 OPT_CONVOY_RECEIVER_STATUS (token, state, detail), defined in convoy-wire.
 //! 2. The source (optionally after waiting for N receivers or a time) sends the [`message::Manifest`] — names,
-//!    sizes, modes and a BLAKE3 hash per file — then the data, as messages of one PGM packet each
-//!    ([`message`]). Receivers join late from the trail ([`convoy_proto::LateJoin::FromTrail`]), so a late
-//!    receiver asks for the manifest too.
-//! 3. Receivers write each file to `NAME.partial`, hash it while writing, and rename it to `NAME` only when the
-//!    hash matches; then set its permission bits.
-//! 4. A receiver that has every file reports [`status::COMPLETE`] (detail: number of files); one that cannot
+//!    sizes, modes, a BLAKE3 hash per file and one per block of a larger file ([`blocks`]) — then the data, as
+//!    messages of one PGM packet each ([`message`]). Receivers join late from the trail
+//!    ([`convoy_proto::LateJoin::FromTrail`]), so a late receiver asks for the manifest too.
+//! 3. At the manifest a receiver checks what it already has ([`assembly`]: a complete `NAME`, verified blocks of
+//!    `NAME.partial` left by an interrupted run) and reports [`status::NEEDS`] with the blocks it lacks
+//!    (0x3B OPT_CONVOY_NEEDS) until data arrives. A source told to resume waits for these reports and sends
+//!    only the union of the needs ([`plan`]); otherwise it sends every block and receivers skip what they hold.
+//! 4. Receivers write each block into `NAME.partial` where it belongs, hold it once its hash matched, and
+//!    rename the file to `NAME` when every block is held; then set its permission bits.
+//! 5. A receiver that has every file reports [`status::COMPLETE`] (detail: number of files); one that cannot
 //!    finish reports [`status::FAILED`] (detail: number of incomplete files), keeps `.partial` files, and
 //!    exits non-zero naming them. Reports repeat every [`REPORT_INTERVAL`] until the source's FIN is heard.
-//! 5. The source finishes when every receiver it heard from reported (and at least the number it waited for),
+//! 6. The source finishes when every receiver it heard from reported (and at least the number it waited for),
 //!    or when nothing progressed for the finish timeout; it then closes (FIN, linger) and prints who finished.
 //!
 //! # Nothing lost
 //!
 //! For files the source sets a repair floor at the manifest (`convoy_proto::Sender::set_repair_floor`) and
 //! answers repair requests for packets the transmit window dropped by rebuilding them from the file
-//! ([`source::FileRepairs`]), so a receiver that stays in the session gets every byte. A file that changes
-//! while it is being sent is detected (size, modification time, and the hash of what was sent) and fails the
+//! ([`plan::FileRepairs`]), so a receiver that stays in the session gets every byte. A file that changes
+//! while it is being sent is detected (size, modification time, and the hash of every block sent) and fails the
 //! send. Standard input (`-`) is sent as a stream: repairable only while the transmit window holds it.
 
+pub mod assembly;
+pub mod blocks;
 pub mod message;
+pub mod plan;
 pub mod queued_writer;
 pub mod raw;
 pub mod setup;
@@ -44,6 +51,10 @@ pub mod status {
     pub const COMPLETE: u32 = 2;
     /// The receiver cannot finish; detail = number of incomplete files.
     pub const FAILED: u32 = 3;
+    /// The manifest arrived and this receiver lacks the blocks listed in 0x3B OPT_CONVOY_NEEDS beside the
+    /// report (detail = how many blocks; the ranges may cover more when coarsened to fit). Repeated until data
+    /// arrives.
+    pub const NEEDS: u32 = 4;
 }
 
 /// How often a receiver repeats its announcement before the manifest.

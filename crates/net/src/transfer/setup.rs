@@ -135,6 +135,7 @@ pub fn send_stats(tx: &NetSender, report: &SendReport, exit_code: u8) -> serde_j
         "transfer_id": report.transfer_id,
         "cc": tx.sender().config().cc.name(),
         "bytes": report.bytes,
+        "skipped_bytes": report.skipped_bytes,
         "files": report.files,
         "seconds": report.seconds,
         "goodput_bps": report.bytes as f64 * 8.0 / report.seconds.max(1e-9),
@@ -165,6 +166,7 @@ pub fn recv_stats(rx: &NetReceiver, report: &RecvReport) -> serde_json::Value {
     serde_json::json!({
         "transfer_id": report.transfer_id,
         "bytes": report.bytes,
+        "resumed_bytes": report.resumed_bytes,
         "seconds": report.seconds,
         "files": report.files,
         "end": report.end,
@@ -232,6 +234,7 @@ mod tests {
         let mut report = SendReport {
             transfer_id: 1,
             bytes: 0,
+            skipped_bytes: 0,
             files: 0,
             seconds: 0.0,
             receivers: vec![receiver("complete")],

@@ -1,16 +1,16 @@
 //! The receiving side of the file transfer: write `NAME.partial`, hash, rename on match; report upstream.
 
-use super::message::{self, EntryKind, Manifest, Message, TransferMode};
+use super::assembly::{partial_name, FileAssembly, FileState};
+use super::message::{self, Manifest, Message, TransferMode};
 use super::queued_writer::{QueuedWriter, DEFAULT_QUEUE_BYTES};
 use super::{exit, status, Observer, Progress, TransferError, ANNOUNCE_INTERVAL, REPORT_INTERVAL};
 use crate::receiver::NetReceiver;
 use convoy_proto::cc::ReceiverCcEvent;
 use convoy_proto::ReceiverEvent;
 use convoy_wire::ReceiverStatus;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Write};
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// Where received data goes.
@@ -64,8 +64,11 @@ pub struct FileOutcome {
 pub struct RecvReport {
     /// The transfer, once its manifest arrived.
     pub transfer_id: Option<u32>,
-    /// Bytes written.
+    /// Bytes written in this run.
     pub bytes: u64,
+    /// Bytes of files found verified on disk (a complete `NAME` or blocks of `NAME.partial` from an earlier
+    /// run), not received again.
+    pub resumed_bytes: u64,
     /// Seconds from the first packet to the end.
     pub seconds: f64,
     /// Every entry of the manifest.
@@ -76,32 +79,9 @@ pub struct RecvReport {
     pub end: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum FileState {
-    Pending,
-    Complete,
-    Failed { reason: String, local: bool },
-}
-
-/// Where a writer's bytes go; a queued one may ask the receive loop to wait ([`QueuedWriter`]).
-trait Destination: Write {
-    /// Whether the receive loop may hand over more data now.
-    fn has_room(&self) -> bool {
-        true
-    }
-}
-
-impl Destination for io::BufWriter<File> {}
-
-impl Destination for QueuedWriter {
-    fn has_room(&self) -> bool {
-        QueuedWriter::has_room(self)
-    }
-}
-
-struct Writer {
-    index: usize,
-    file: Box<dyn Destination>,
+/// The stream being written, on a thread ([`QueuedWriter`]) so a slow consumer never blocks the receive loop.
+struct StreamWriter {
+    file: QueuedWriter,
     hasher: blake3::Hasher,
     written: u64,
 }
@@ -110,17 +90,12 @@ struct Writer {
 pub struct Sink {
     output: Output,
     manifest: Option<Manifest>,
-    states: Vec<FileState>,
-    current: Option<Writer>,
+    /// A file transfer's files, once its manifest arrived.
+    files: Option<FileAssembly>,
+    stream: Option<StreamWriter>,
     stream_end: Option<Result<(), String>>,
     bytes: u64,
     fatal: Option<String>,
-}
-
-fn partial_name(p: &Path) -> PathBuf {
-    let mut s = p.as_os_str().to_owned();
-    s.push(".partial");
-    PathBuf::from(s)
 }
 
 impl Sink {
@@ -129,8 +104,8 @@ impl Sink {
         Sink {
             output,
             manifest: None,
-            states: Vec::new(),
-            current: None,
+            files: None,
+            stream: None,
             stream_end: None,
             bytes: 0,
             fatal: None,
@@ -142,9 +117,14 @@ impl Sink {
         self.manifest.as_ref()
     }
 
-    /// Bytes written.
+    /// Bytes written in this run.
     pub fn bytes(&self) -> u64 {
-        self.bytes
+        self.bytes + self.files.as_ref().map_or(0, |f| f.written)
+    }
+
+    /// Bytes of files found already verified on disk when the manifest came (resumed, not received again).
+    pub fn resumed_bytes(&self) -> u64 {
+        self.files.as_ref().map_or(0, |f| f.resumed)
     }
 
     fn dir(&self) -> PathBuf {
@@ -154,42 +134,37 @@ impl Sink {
         }
     }
 
-    fn path_of(&self, index: usize) -> PathBuf {
-        let m = self.manifest.as_ref().expect("manifest");
-        self.dir().join(&m.entries[index].path)
-    }
-
-    fn fail(&mut self, index: usize, reason: String, local: bool) {
-        if self.current.as_ref().is_some_and(|w| w.index == index) {
-            self.current = None;
-        }
-        if self.states.get(index) == Some(&FileState::Pending) {
-            self.states[index] = FileState::Failed { reason, local };
-        }
-    }
-
     /// Whether the output can take more data now; while it cannot, the receive loop leaves deliveries in the
     /// receive window (whose memory bound then slows the session) instead of blocking on a slow consumer.
     pub fn can_take(&self) -> bool {
-        self.current.as_ref().is_none_or(|w| w.file.has_room())
+        self.stream.as_ref().is_none_or(|w| w.file.has_room())
     }
 
     /// Whether every entry is complete or failed (a stream: ended).
     pub fn is_done(&self) -> bool {
-        match &self.manifest {
-            None => false,
-            Some(m) if m.mode == TransferMode::Stream => self.stream_end.is_some(),
-            Some(_) => self.states.iter().all(|s| *s != FileState::Pending),
+        match (&self.manifest, &self.files) {
+            (None, _) => false,
+            (Some(_), Some(f)) => f.states.iter().all(|s| *s != FileState::Pending),
+            (Some(_), None) => self.stream_end.is_some(),
         }
     }
 
     /// Whether everything arrived intact.
     pub fn is_complete(&self) -> bool {
-        match &self.manifest {
-            Some(m) if m.mode == TransferMode::Stream => self.stream_end == Some(Ok(())),
-            Some(_) => self.states.iter().all(|s| *s == FileState::Complete),
-            None => false,
+        match (&self.manifest, &self.files) {
+            (None, _) => false,
+            (Some(_), Some(f)) => f.states.iter().all(|s| *s == FileState::Complete),
+            (Some(_), None) => self.stream_end == Some(Ok(())),
         }
+    }
+
+    /// While a file transfer's data has not started: the blocks this receiver lacks (at most
+    /// [`convoy_wire::MAX_NEEDS`] ranges, a superset when coarsened) and how many blocks that is exactly.
+    pub fn needs(&self) -> Option<(Vec<convoy_wire::BlockRange>, u64)> {
+        self.files
+            .as_ref()
+            .filter(|f| !f.data_seen)
+            .map(FileAssembly::needs)
     }
 
     fn open_manifest(&mut self, m: Manifest) -> io::Result<()> {
@@ -199,158 +174,32 @@ impl Sink {
             ));
         }
         fs::create_dir_all(self.dir())?;
-        self.states = vec![FileState::Pending; m.entries.len()];
-        self.manifest = Some(m);
-        let entries = self
-            .manifest
-            .as_ref()
-            .map(|m| m.entries.clone())
-            .unwrap_or_default();
-        for (i, e) in entries.iter().enumerate() {
-            let path = self.path_of(i);
-            match e.kind {
-                EntryKind::Directory => match fs::create_dir_all(&path) {
-                    Ok(()) => {
-                        let _ =
-                            fs::set_permissions(&path, fs::Permissions::from_mode(e.mode | 0o700));
-                        self.states[i] = FileState::Complete;
-                    }
-                    Err(err) => self.fail(i, format!("{}: {err}", path.display()), true),
-                },
-                EntryKind::File if e.size == 0 => {
-                    let w = self.start_file(i);
-                    if let Err(err) = w.and_then(|()| self.finish_file()) {
-                        self.fail(i, format!("{}: {err}", path.display()), true);
-                    }
-                }
-                EntryKind::File => {}
-            }
-        }
-        if let Some(m) = &self.manifest {
-            if m.mode == TransferMode::Stream {
-                // A stream's consumer may be slow (a pipe): write on a thread, never block the receive loop.
-                let out: Box<dyn Write + Send> = match &self.output {
-                    Output::Stdout => Box::new(io::BufWriter::with_capacity(1 << 20, io::stdout())),
-                    Output::Dir(d) => Box::new(io::BufWriter::with_capacity(
-                        1 << 20,
-                        File::create(d.join("stdin"))?,
-                    )),
-                };
-                let file = Box::new(QueuedWriter::new(out, DEFAULT_QUEUE_BYTES));
-                self.current = Some(Writer {
-                    index: 0,
-                    file,
-                    hasher: blake3::Hasher::new(),
-                    written: 0,
-                });
-            }
-        }
-        Ok(())
-    }
-
-    fn start_file(&mut self, index: usize) -> io::Result<()> {
-        let path = self.path_of(index);
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent)?;
-        }
-        let file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(partial_name(&path))?;
-        self.current = Some(Writer {
-            index,
-            file: Box::new(io::BufWriter::with_capacity(1 << 20, file)),
-            hasher: blake3::Hasher::new(),
-            written: 0,
-        });
-        Ok(())
-    }
-
-    /// The current file is complete: check its hash, set its mode, rename it.
-    fn finish_file(&mut self) -> io::Result<()> {
-        let Some(mut w) = self.current.take() else {
-            return Ok(());
-        };
-        w.file.flush()?;
-        drop(w.file);
-        let entry = self.manifest.as_ref().expect("manifest").entries[w.index].clone();
-        let path = self.path_of(w.index);
-        if *w.hasher.finalize().as_bytes() != entry.hash {
-            self.states[w.index] = FileState::Failed {
-                reason: "content does not match the manifest's BLAKE3 hash".into(),
-                local: false,
+        if m.mode == TransferMode::Files {
+            self.files = Some(FileAssembly::open(self.dir(), m.clone())?);
+        } else {
+            // A stream's consumer may be slow (a pipe): write on a thread, never block the receive loop.
+            let out: Box<dyn Write + Send> = match &self.output {
+                Output::Stdout => Box::new(io::BufWriter::with_capacity(1 << 20, io::stdout())),
+                Output::Dir(d) => Box::new(io::BufWriter::with_capacity(
+                    1 << 20,
+                    File::create(d.join("stdin"))?,
+                )),
             };
-            return Ok(());
+            self.stream = Some(StreamWriter {
+                file: QueuedWriter::new(out, DEFAULT_QUEUE_BYTES),
+                hasher: blake3::Hasher::new(),
+                written: 0,
+            });
         }
-        let partial = partial_name(&path);
-        fs::set_permissions(&partial, fs::Permissions::from_mode(entry.mode))?;
-        fs::rename(&partial, &path)?;
-        self.states[w.index] = FileState::Complete;
+        self.manifest = Some(m);
         Ok(())
-    }
-
-    fn file_data(&mut self, file: u32, offset: u64, data: &[u8]) {
-        let Some(m) = &self.manifest else { return };
-        let i = file as usize;
-        let Some(entry) = m.entries.get(i) else {
-            return;
-        };
-        if entry.kind != EntryKind::File || self.states[i] != FileState::Pending {
-            return;
-        }
-        let size = entry.size;
-        if offset.saturating_add(data.len() as u64) > size {
-            self.fail(
-                i,
-                format!("data beyond the announced size at offset {offset}"),
-                false,
-            );
-            return;
-        }
-        if let Some(prev) = self.current.as_ref().map(|w| w.index).filter(|&p| p != i) {
-            self.fail(prev, "data lost (the source moved on)".into(), false);
-        }
-        if self.current.is_none() {
-            if offset != 0 {
-                self.fail(i, format!("data lost before offset {offset}"), false);
-                return;
-            }
-            if let Err(e) = self.start_file(i) {
-                let p = self.path_of(i);
-                self.fail(i, format!("{}: {e}", p.display()), true);
-                return;
-            }
-        }
-        let Some(w) = self.current.as_mut() else {
-            return;
-        };
-        if w.written != offset {
-            let at = w.written;
-            self.fail(i, format!("data lost at offset {at}"), false);
-            return;
-        }
-        if let Err(e) = w.file.write_all(data) {
-            let p = self.path_of(i);
-            self.fail(i, format!("{}: {e}", p.display()), true);
-            return;
-        }
-        w.hasher.update(data);
-        w.written += data.len() as u64;
-        self.bytes += data.len() as u64;
-        if w.written == size {
-            if let Err(e) = self.finish_file() {
-                let p = self.path_of(i);
-                self.fail(i, format!("{}: {e}", p.display()), true);
-            }
-        }
     }
 
     fn stream_data(&mut self, offset: u64, data: &[u8]) {
         if self.stream_end.is_some() {
             return;
         }
-        let Some(w) = self.current.as_mut() else {
+        let Some(w) = self.stream.as_mut() else {
             return;
         };
         if w.written != offset {
@@ -366,6 +215,24 @@ impl Sink {
         self.bytes += data.len() as u64;
     }
 
+    fn stream_end(&mut self, total: u64, hash: [u8; 32]) {
+        if self.stream_end.is_some() {
+            return;
+        }
+        let result = match self.stream.take() {
+            Some(mut w) if w.written == total => {
+                let flushed = w.file.flush();
+                if *w.hasher.finalize().as_bytes() != hash {
+                    Err("stream does not match its BLAKE3 hash".to_string())
+                } else {
+                    flushed.map_err(|e| e.to_string())
+                }
+            }
+            _ => Err("stream data lost".to_string()),
+        };
+        self.stream_end = Some(result);
+    }
+
     /// One delivered APDU.
     pub fn apdu(&mut self, apdu: &[u8]) -> Result<(), String> {
         match message::decode(apdu).map_err(|e| e.to_string())? {
@@ -378,108 +245,103 @@ impl Sink {
                     }
                 }
             }
-            Message::FileData { file, offset, data } => self.file_data(file, offset, data),
-            Message::StreamData { offset, data } => self.stream_data(offset, data),
-            Message::StreamEnd { total, hash } => {
-                if self.stream_end.is_none() {
-                    let result = match self.current.take() {
-                        Some(mut w) if w.written == total => {
-                            let flushed = w.file.flush();
-                            if *w.hasher.finalize().as_bytes() != hash {
-                                Err("stream does not match its BLAKE3 hash".to_string())
-                            } else {
-                                flushed.map_err(|e| e.to_string())
-                            }
-                        }
-                        _ => Err("stream data lost".to_string()),
-                    };
-                    self.stream_end = Some(result);
+            Message::FileData { file, offset, data } => {
+                if let Some(f) = self.files.as_mut() {
+                    f.data(file as usize, offset, data);
                 }
             }
+            Message::StreamData { offset, data } => self.stream_data(offset, data),
+            Message::StreamEnd { total, hash } => self.stream_end(total, hash),
         }
         Ok(())
     }
 
-    /// Data for sequence numbers that can no longer be repaired: the file being written cannot complete.
+    /// Data for sequence numbers that can no longer be repaired: what was being written cannot complete.
     pub fn lost(&mut self) {
-        if let Some(i) = self.current.as_ref().map(|w| w.index) {
-            if self
-                .manifest
-                .as_ref()
-                .is_some_and(|m| m.mode == TransferMode::Files)
-            {
-                self.fail(i, "data lost (unrecoverable)".into(), false);
-            } else if self.stream_end.is_none() {
-                self.stream_end = Some(Err("stream data lost (unrecoverable)".into()));
-            }
+        if let Some(f) = self.files.as_mut() {
+            f.lost();
+        } else if self.stream.is_some() && self.stream_end.is_none() {
+            self.stream_end = Some(Err("stream data lost (unrecoverable)".into()));
         }
     }
 
     /// Stop: every pending file is left as it is (`.partial` kept). Returns the outcome per entry.
     pub fn outcomes(&mut self, why: &str) -> Vec<FileOutcome> {
-        if let Some(mut w) = self.current.take() {
+        if let Some(mut w) = self.stream.take() {
             let _ = w.file.flush();
         }
-        let Some(m) = &self.manifest else {
-            return Vec::new();
-        };
-        if m.mode == TransferMode::Stream {
-            return vec![FileOutcome {
-                path: "-".into(),
-                size: self.bytes,
-                state: if self.stream_end == Some(Ok(())) {
-                    "complete"
-                } else {
-                    "failed"
-                },
-                reason: match &self.stream_end {
-                    Some(Ok(())) => None,
-                    Some(Err(e)) => Some(e.clone()),
-                    None => Some(why.to_string()),
-                },
-            }];
+        if let Some(f) = self.files.as_mut() {
+            f.flush();
+            let dir = f.dir().to_path_buf();
+            return f
+                .manifest()
+                .entries
+                .iter()
+                .zip(&f.states)
+                .map(|(e, s)| {
+                    let partial = partial_name(&dir.join(&e.path)).exists();
+                    let (state, reason) = match s {
+                        FileState::Complete => ("complete", None),
+                        FileState::Failed { reason, .. } => (
+                            if partial { "partial" } else { "failed" },
+                            Some(reason.clone()),
+                        ),
+                        FileState::Pending => (
+                            if partial { "partial" } else { "missing" },
+                            Some(why.to_string()),
+                        ),
+                    };
+                    FileOutcome {
+                        path: e.path.clone(),
+                        size: e.size,
+                        state,
+                        reason,
+                    }
+                })
+                .collect();
         }
-        let dir = self.dir();
-        m.entries
-            .iter()
-            .zip(&self.states)
-            .map(|(e, s)| {
-                let partial = partial_name(&dir.join(&e.path)).exists();
-                let (state, reason) = match s {
-                    FileState::Complete => ("complete", None),
-                    FileState::Failed { reason, .. } => (
-                        if partial { "partial" } else { "failed" },
-                        Some(reason.clone()),
-                    ),
-                    FileState::Pending => (
-                        if partial { "partial" } else { "missing" },
-                        Some(why.to_string()),
-                    ),
-                };
-                FileOutcome {
-                    path: e.path.clone(),
-                    size: e.size,
-                    state,
-                    reason,
-                }
-            })
-            .collect()
+        if self.manifest.is_none() {
+            return Vec::new();
+        }
+        vec![FileOutcome {
+            path: "-".into(),
+            size: self.bytes,
+            state: if self.stream_end == Some(Ok(())) {
+                "complete"
+            } else {
+                "failed"
+            },
+            reason: match &self.stream_end {
+                Some(Ok(())) => None,
+                Some(Err(e)) => Some(e.clone()),
+                None => Some(why.to_string()),
+            },
+        }]
     }
 
     /// Whether a local write failed (disk full, permission denied).
     pub fn local_failure(&self) -> bool {
         self.fatal.is_some()
-            || self
-                .states
-                .iter()
-                .any(|s| matches!(s, FileState::Failed { local: true, .. }))
+            || self.files.as_ref().is_some_and(|f| {
+                f.states
+                    .iter()
+                    .any(|s| matches!(s, FileState::Failed { local: true, .. }))
+            })
+    }
+
+    fn entry_count(&self) -> u32 {
+        self.files.as_ref().map_or(1, |f| f.states.len() as u32)
     }
 
     fn incomplete_count(&self) -> u32 {
-        self.states
-            .iter()
-            .filter(|s| **s != FileState::Complete)
-            .count() as u32
+        match &self.files {
+            Some(f) => f
+                .states
+                .iter()
+                .filter(|s| **s != FileState::Complete)
+                .count() as u32,
+            None => u32::from(!self.is_complete()),
+        }
     }
 }
 
@@ -497,6 +359,7 @@ pub fn receive(
     let mut done_at: Option<Instant> = None;
     let mut fin = false;
     let mut is_acker = false;
+    let mut had_manifest = false;
     let end = loop {
         let event = if sink.can_take() {
             rx.recv(Duration::from_millis(50))?
@@ -534,36 +397,52 @@ pub fn receive(
             _ => {}
         }
         let token = sink.manifest().map_or(0, |m| m.transfer_id);
+        if !had_manifest && sink.manifest().is_some() {
+            had_manifest = true;
+            // Say at once what this receiver lacks: a resuming source waits for it.
+            last_status = None;
+            if sink.resumed_bytes() > 0 {
+                observer.message(&format!(
+                    "resuming: {} bytes already here, verified block by block",
+                    sink.resumed_bytes()
+                ));
+            }
+        }
         let done = sink.is_done();
         if done && done_at.is_none() {
             done_at = Some(Instant::now());
             last_status = None;
         }
+        let needs = if done { None } else { sink.needs() };
         let interval = if done {
             REPORT_INTERVAL
         } else {
             ANNOUNCE_INTERVAL
         };
         let should_report = rx.silence().is_some()
-            && (done || sink.manifest().is_none())
+            && (done || sink.manifest().is_none() || needs.is_some())
             && last_status.is_none_or(|t| t.elapsed() >= interval);
         if should_report {
-            let (state, detail) = match (done, sink.is_complete()) {
-                (false, _) => (status::JOINED, 0),
-                (true, true) => (status::COMPLETE, sink.states.len() as u32),
-                (true, false) => (status::FAILED, sink.incomplete_count()),
+            let (state, detail, ranges) = match (done, sink.is_complete(), needs) {
+                (false, _, Some((ranges, count))) => {
+                    (status::NEEDS, count.min(u64::from(u32::MAX)) as u32, ranges)
+                }
+                (false, _, None) => (status::JOINED, 0, Vec::new()),
+                (true, true, _) => (status::COMPLETE, sink.entry_count(), Vec::new()),
+                (true, false, _) => (status::FAILED, sink.incomplete_count(), Vec::new()),
             };
-            rx.send_status(ReceiverStatus {
+            let report = ReceiverStatus {
                 token,
                 state,
                 detail,
-            })?;
+            };
+            rx.send_status_with_needs(report, ranges)?;
             last_status = Some(Instant::now());
         }
         if last_progress.elapsed() >= Duration::from_millis(100) {
             last_progress = Instant::now();
             observer.progress(&Progress {
-                bytes: sink.bytes(),
+                bytes: sink.bytes() + sink.resumed_bytes(),
                 total: sink
                     .manifest()
                     .filter(|m| m.mode == TransferMode::Files)
@@ -618,6 +497,7 @@ pub fn receive(
     Ok(RecvReport {
         transfer_id: sink.manifest().map(|m| m.transfer_id),
         bytes: sink.bytes(),
+        resumed_bytes: sink.resumed_bytes(),
         seconds: first_heard.map_or(0.0, |t| t.elapsed().as_secs_f64()),
         files,
         exit_code,
@@ -628,26 +508,34 @@ pub fn receive(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transfer::message::{encode_file_data, Entry};
+    use crate::transfer::blocks::hash_blocks;
+    use crate::transfer::message::{encode_file_data, Entry, EntryKind};
+    use convoy_wire::BlockRange;
+    use std::os::unix::fs::PermissionsExt;
 
+    /// A directory `d` and the file `d/f` holding `data`, in blocks of 2 messages of 4 bytes.
     fn manifest(data: &[u8]) -> Vec<u8> {
+        let (hash, blocks) = hash_blocks(&mut &data[..], data.len() as u64, 8).unwrap();
         Manifest {
             transfer_id: 5,
             mode: TransferMode::Files,
             chunk: 4,
+            block_chunks: 2,
             entries: vec![
                 Entry {
                     kind: EntryKind::Directory,
                     mode: 0o755,
                     size: 0,
                     hash: [0; 32],
+                    blocks: Vec::new(),
                     path: "d".into(),
                 },
                 Entry {
                     kind: EntryKind::File,
                     mode: 0o640,
                     size: data.len() as u64,
-                    hash: *blake3::hash(data).as_bytes(),
+                    hash,
+                    blocks,
                     path: "d/f".into(),
                 },
             ],
@@ -659,6 +547,15 @@ mod tests {
         let d = std::env::temp_dir().join(format!("convoy-sink-{tag}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&d);
         d
+    }
+
+    /// Feed `data` to `s` as file 1, message by message, from `from` to `to`.
+    fn feed(s: &mut Sink, data: &[u8], from: usize, to: usize) {
+        for at in (from..to).step_by(4) {
+            let end = (at + 4).min(to);
+            s.apdu(&encode_file_data(1, at as u64, &data[at..end]))
+                .unwrap();
+        }
     }
 
     #[test]
@@ -714,6 +611,108 @@ mod tests {
         let out = s.outcomes("test");
         assert_eq!(out[1].state, "failed");
         assert!(!dir.join("d/f").exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_killed_receiver_keeps_its_verified_blocks_and_asks_only_for_the_rest() {
+        let data: Vec<u8> = (0..40u8).collect(); // 5 blocks of 8 bytes
+        let dir = scratch("resume");
+        let mut s = Sink::new(Output::Dir(dir.clone()));
+        s.apdu(&manifest(&data)).unwrap();
+        assert_eq!(
+            s.needs(),
+            Some((vec![BlockRange { first: 0, count: 5 }], 5))
+        );
+        feed(&mut s, &data, 0, 20); // blocks 0 and 1, half of block 2
+        drop(s.outcomes("killed"));
+
+        let mut s = Sink::new(Output::Dir(dir.clone()));
+        s.apdu(&manifest(&data)).unwrap();
+        assert_eq!(s.resumed_bytes(), 16);
+        assert_eq!(
+            s.needs(),
+            Some((vec![BlockRange { first: 2, count: 3 }], 3))
+        );
+        // The source sends only blocks 2..5.
+        feed(&mut s, &data, 16, 40);
+        assert!(s.is_complete());
+        assert_eq!(s.bytes(), 24);
+        assert_eq!(fs::read(dir.join("d/f")).unwrap(), data);
+
+        // Run again: the whole file is here, nothing is needed, nothing is written.
+        let mut s = Sink::new(Output::Dir(dir.clone()));
+        s.apdu(&manifest(&data)).unwrap();
+        assert!(s.is_complete());
+        assert_eq!(s.resumed_bytes(), 40);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn held_blocks_sent_again_are_not_rewritten_and_a_skipped_block_fails_the_file() {
+        let data: Vec<u8> = (100..140u8).collect();
+        let dir = scratch("skip");
+        fs::create_dir_all(dir.join("d")).unwrap();
+        // Blocks 1 and 3 are on disk from an earlier run; block 0 is garbage.
+        let mut partial = vec![0xee; 32];
+        partial[8..16].copy_from_slice(&data[8..16]);
+        partial[24..32].copy_from_slice(&data[24..32]);
+        fs::write(dir.join("d/f.partial"), &partial).unwrap();
+        let mut s = Sink::new(Output::Dir(dir.clone()));
+        s.apdu(&manifest(&data)).unwrap();
+        assert_eq!(
+            s.needs().unwrap().0,
+            vec![
+                BlockRange { first: 0, count: 1 },
+                BlockRange { first: 2, count: 1 },
+                BlockRange { first: 4, count: 1 }
+            ]
+        );
+        // Everything comes (a source without resume): only the missing blocks are written.
+        feed(&mut s, &data, 0, 40);
+        assert!(s.is_complete());
+        assert_eq!(s.bytes(), 24);
+        assert_eq!(fs::read(dir.join("d/f")).unwrap(), data);
+        fs::remove_dir_all(&dir).unwrap();
+
+        // A needed block the data passes over fails the file, naming the bytes; later blocks are still kept.
+        let dir = scratch("passed");
+        let mut s = Sink::new(Output::Dir(dir.clone()));
+        s.apdu(&manifest(&data)).unwrap();
+        feed(&mut s, &data, 0, 8);
+        feed(&mut s, &data, 16, 40);
+        assert!(s.is_done() && !s.is_complete());
+        let out = s.outcomes("test");
+        assert!(out[1]
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("bytes 8..16 (block 1) were not sent"));
+        let mut s = Sink::new(Output::Dir(dir.clone()));
+        s.apdu(&manifest(&data)).unwrap();
+        assert_eq!(
+            s.needs().unwrap().0,
+            vec![BlockRange { first: 1, count: 1 }]
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_partial_of_another_file_is_not_trusted() {
+        let data: Vec<u8> = (0..24u8).collect();
+        let dir = scratch("other");
+        fs::create_dir_all(dir.join("d")).unwrap();
+        fs::write(dir.join("d/f.partial"), vec![7u8; 100]).unwrap();
+        let mut s = Sink::new(Output::Dir(dir.clone()));
+        s.apdu(&manifest(&data)).unwrap();
+        assert_eq!(s.resumed_bytes(), 0);
+        feed(&mut s, &data, 0, 24);
+        assert!(s.is_complete());
+        assert_eq!(
+            fs::read(dir.join("d/f")).unwrap(),
+            data,
+            "cut to the announced size"
+        );
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,19 +1,22 @@
 //! The sending side of the file transfer: manifest, data, repairs from the files, receiver bookkeeping.
 
+use super::blocks::{self, BlockLayout};
 use super::message::{self, Entry, EntryKind, Manifest, TransferMode};
+use super::plan::{self, FileRepairs, Segment, SourceFile};
 use super::{exit, status, Observer, Progress, ReceiverOutcome, TransferError, MAX_RECEIVERS};
-use crate::sender::{random_u64, NetSender, RepairSource};
+use crate::sender::{random_u64, NetSender};
 use convoy_proto::cc::CcEvent;
 use convoy_proto::SenderEvent;
+use convoy_wire::BlockRange;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fs::{self, File};
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::net::IpAddr;
-use std::os::unix::fs::{FileExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 /// What to send.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,6 +38,12 @@ pub struct SendOptions {
     pub finish_timeout: Duration,
     /// Longest close (FIN and linger).
     pub close_timeout: Duration,
+    /// Send only the blocks the receivers lack: after the manifest, wait for every receiver heard from to say
+    /// what it lacks (`status::NEEDS`), at most `resume_wait`, then send the union of their needs.
+    pub resume: bool,
+    /// Longest wait for the receivers' needs with `resume`; a receiver that has not answered by then is sent
+    /// everything.
+    pub resume_wait: Duration,
 }
 
 impl Default for SendOptions {
@@ -44,6 +53,8 @@ impl Default for SendOptions {
             wait: None,
             finish_timeout: Duration::from_secs(30),
             close_timeout: Duration::from_secs(30),
+            resume: false,
+            resume_wait: Duration::from_secs(5),
         }
     }
 }
@@ -55,6 +66,8 @@ pub struct SendReport {
     pub transfer_id: u32,
     /// File (or stream) bytes sent once.
     pub bytes: u64,
+    /// File bytes not sent because every receiver already had them (resume).
+    pub skipped_bytes: u64,
     /// Files in the manifest.
     pub files: usize,
     /// Seconds from the manifest to the end of the finish phase.
@@ -71,30 +84,15 @@ pub struct SendReport {
     pub closing_seconds: f64,
 }
 
-/// A file on disk as the manifest describes it.
-#[derive(Clone, Debug)]
-struct SourceFile {
-    /// Manifest index.
-    index: u32,
-    disk: PathBuf,
-    size: u64,
-    modified: Option<SystemTime>,
-    /// Sequence number of its first data message.
-    first_sqn: u32,
-}
-
-/// A file to send: manifest index, path on disk, size and modification time when scanned.
-type DiskFile = (u32, PathBuf, u64, Option<SystemTime>);
-
-/// Build the manifest entries (and the files on disk) for `paths`.
-fn scan(paths: &[PathBuf]) -> io::Result<(Vec<Entry>, Vec<DiskFile>)> {
+/// Build the manifest entries (file hashes left empty) and the files on disk for `paths`.
+fn scan(paths: &[PathBuf]) -> io::Result<(Vec<Entry>, Vec<SourceFile>)> {
     let mut entries = Vec::new();
     let mut files = Vec::new();
     fn add(
         disk: &Path,
         name: String,
         entries: &mut Vec<Entry>,
-        files: &mut Vec<DiskFile>,
+        files: &mut Vec<SourceFile>,
     ) -> io::Result<()> {
         let meta = fs::metadata(disk)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", disk.display())))?;
@@ -105,6 +103,7 @@ fn scan(paths: &[PathBuf]) -> io::Result<(Vec<Entry>, Vec<DiskFile>)> {
                 mode,
                 size: 0,
                 hash: *blake3::hash(b"").as_bytes(),
+                blocks: Vec::new(),
                 path: name.clone(),
             });
             let mut children: Vec<_> = fs::read_dir(disk)?.collect::<Result<_, _>>()?;
@@ -118,28 +117,18 @@ fn scan(paths: &[PathBuf]) -> io::Result<(Vec<Entry>, Vec<DiskFile>)> {
                 add(&c.path(), format!("{name}/{child}"), entries, files)?;
             }
         } else if meta.is_file() {
-            let mut hasher = blake3::Hasher::new();
-            let mut f = File::open(disk)
-                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", disk.display())))?;
-            let mut buf = vec![0u8; 1 << 20];
-            loop {
-                let n = f.read(&mut buf)?;
-                if n == 0 {
-                    break;
-                }
-                hasher.update(&buf[..n]);
-            }
-            files.push((
-                entries.len() as u32,
-                disk.to_path_buf(),
-                meta.len(),
-                meta.modified().ok(),
-            ));
+            files.push(SourceFile {
+                index: entries.len() as u32,
+                disk: disk.to_path_buf(),
+                size: meta.len(),
+                modified: meta.modified().ok(),
+            });
             entries.push(Entry {
                 kind: EntryKind::File,
                 mode,
                 size: meta.len(),
-                hash: *hasher.finalize().as_bytes(),
+                hash: [0; 32],
+                blocks: Vec::new(),
                 path: name,
             });
         }
@@ -161,63 +150,44 @@ fn scan(paths: &[PathBuf]) -> io::Result<(Vec<Entry>, Vec<DiskFile>)> {
     Ok((entries, files))
 }
 
-/// Rebuilds any packet of a file transfer for a repair: the manifest from memory, data from the files. A file
-/// whose size or modification time changed is refused and remembered in `changed`.
-#[derive(Debug)]
-pub struct FileRepairs {
-    manifest_first: u32,
-    manifest: Vec<u8>,
-    chunk: u64,
-    /// Files with data, by first sequence number.
-    files: BTreeMap<u32, SourceFile>,
-    changed: Rc<RefCell<Option<String>>>,
+/// Hash every file of `entries` (whole and per block of `block` bytes, [`blocks::hash_blocks`]).
+fn hash_files(entries: &mut [Entry], files: &[SourceFile], block: u64) -> io::Result<()> {
+    for f in files {
+        let mut input = File::open(&f.disk)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", f.disk.display())))?;
+        let (whole, per_block) = blocks::hash_blocks(&mut input, f.size, block).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("{}: changed while being read: {e}", f.disk.display()),
+            )
+        })?;
+        let e = &mut entries[f.index as usize];
+        e.hash = whole;
+        e.blocks = per_block;
+    }
+    Ok(())
 }
 
-impl FileRepairs {
-    fn unchanged(&self, f: &SourceFile) -> bool {
-        fs::metadata(&f.disk).is_ok_and(|m| m.len() == f.size && m.modified().ok() == f.modified)
-    }
-}
-
-impl RepairSource for FileRepairs {
-    fn apdu_for(&mut self, sqn: u32) -> Option<(u32, Vec<u8>)> {
-        let manifest_packets = self
-            .files
-            .keys()
-            .next()
-            .map_or(u32::MAX, |&first| first.wrapping_sub(self.manifest_first));
-        if sqn.wrapping_sub(self.manifest_first) < manifest_packets {
-            return Some((self.manifest_first, self.manifest.clone()));
-        }
-        let (_, f) = self.files.range(..=sqn).next_back()?;
-        let index = u64::from(sqn.wrapping_sub(f.first_sqn));
-        let offset = index * self.chunk;
-        if offset >= f.size {
-            return None;
-        }
-        if !self.unchanged(f) {
-            *self.changed.borrow_mut() =
-                Some(format!("{} changed while being sent", f.disk.display()));
-            return None;
-        }
-        let len = (f.size - offset).min(self.chunk) as usize;
-        let mut data = vec![0u8; len];
-        let file = File::open(&f.disk).ok()?;
-        file.read_exact_at(&mut data, offset).ok()?;
-        Some((sqn, message::encode_file_data(f.index, offset, &data)))
-    }
+/// A receiver's last report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Report {
+    token: u32,
+    state: u32,
+    detail: u32,
+    /// With `status::NEEDS`: the blocks it lacks.
+    needs: Vec<BlockRange>,
 }
 
 /// Receivers heard from.
 #[derive(Debug, Default)]
 struct Receivers {
-    table: BTreeMap<IpAddr, (u32, u32, u32)>,
+    table: BTreeMap<IpAddr, Report>,
     cap_logged: bool,
 }
 
 impl Receivers {
     /// Note a report; returns a log line when the cap is reached for the first time.
-    fn note(&mut self, from: IpAddr, token: u32, state: u32, detail: u32) -> Option<String> {
+    fn note(&mut self, from: IpAddr, report: Report) -> Option<String> {
         if !self.table.contains_key(&from) && self.table.len() >= MAX_RECEIVERS {
             if !self.cap_logged {
                 self.cap_logged = true;
@@ -227,30 +197,57 @@ impl Receivers {
             }
             return None;
         }
-        self.table.insert(from, (token, state, detail));
+        self.table.insert(from, report);
         None
     }
 
-    fn finished(&self, transfer_id: u32) -> usize {
+    fn count(&self, transfer_id: u32, states: &[u32]) -> usize {
         self.table
             .values()
-            .filter(|(t, s, _)| {
-                *t == transfer_id && (*s == status::COMPLETE || *s == status::FAILED)
-            })
+            .filter(|r| r.token == transfer_id && states.contains(&r.state))
             .count()
+    }
+
+    fn finished(&self, transfer_id: u32) -> usize {
+        self.count(transfer_id, &[status::COMPLETE, status::FAILED])
+    }
+
+    /// Receivers that said what they lack of this transfer (or that they need nothing more).
+    fn answered(&self, transfer_id: u32) -> usize {
+        self.count(
+            transfer_id,
+            &[status::NEEDS, status::COMPLETE, status::FAILED],
+        )
+    }
+
+    /// The union of what the receivers lack of blocks `0..total`: a receiver that did not answer lacks all.
+    fn needs(&self, transfer_id: u32, total: u32) -> Vec<BlockRange> {
+        let all = [BlockRange {
+            first: 0,
+            count: total,
+        }];
+        blocks::union(
+            self.table.values().map(|r| match r.state {
+                _ if r.token != transfer_id => &all[..],
+                status::NEEDS => &r.needs[..],
+                status::COMPLETE | status::FAILED => &[][..],
+                _ => &all[..],
+            }),
+            total,
+        )
     }
 
     fn outcomes(&self, transfer_id: u32) -> Vec<ReceiverOutcome> {
         self.table
             .iter()
-            .map(|(addr, (t, s, d))| ReceiverOutcome {
+            .map(|(addr, r)| ReceiverOutcome {
                 addr: *addr,
-                state: match *s {
-                    status::COMPLETE if *t == transfer_id => "complete",
-                    status::FAILED if *t == transfer_id => "failed",
+                state: match r.state {
+                    status::COMPLETE if r.token == transfer_id => "complete",
+                    status::FAILED if r.token == transfer_id => "failed",
                     _ => "incomplete",
                 },
-                detail: *d,
+                detail: r.detail,
             })
             .collect()
     }
@@ -274,12 +271,19 @@ impl Session<'_> {
     fn events(&mut self) {
         while let Some(e) = self.tx.poll_event() {
             match e {
-                SenderEvent::ReceiverStatus { from, status } => {
+                SenderEvent::ReceiverStatus {
+                    from,
+                    status,
+                    needs,
+                } => {
                     self.last_activity = std::time::Instant::now();
-                    if let Some(line) =
-                        self.receivers
-                            .note(from, status.token, status.state, status.detail)
-                    {
+                    let report = Report {
+                        token: status.token,
+                        state: status.state,
+                        detail: status.detail,
+                        needs,
+                    };
+                    if let Some(line) = self.receivers.note(from, report) {
                         self.observer.message(&line);
                     }
                 }
@@ -317,6 +321,230 @@ impl Session<'_> {
     }
 }
 
+/// The manifest of `input` and its files on disk (hashed for a file transfer).
+fn prepare(
+    input: &SendInput,
+    transfer_id: u32,
+    max_tsdu: usize,
+) -> Result<(Manifest, Vec<SourceFile>), TransferError> {
+    let usage = |e: io::Error| TransferError::new(exit::USAGE, e.to_string());
+    let (mode, mut entries, files, header) = match input {
+        SendInput::Paths(paths) => {
+            let (e, f) = scan(paths).map_err(usage)?;
+            (TransferMode::Files, e, f, message::FILE_DATA_HEADER)
+        }
+        SendInput::Stdin => (
+            TransferMode::Stream,
+            Vec::new(),
+            Vec::new(),
+            message::STREAM_DATA_HEADER,
+        ),
+    };
+    let chunk = (max_tsdu - header) as u32;
+    let total: u64 = files.iter().map(|f| f.size).sum();
+    let block_chunks = blocks::block_chunks_for(u64::from(chunk), total);
+    hash_files(
+        &mut entries,
+        &files,
+        u64::from(chunk) * u64::from(block_chunks),
+    )
+    .map_err(usage)?;
+    let manifest = Manifest {
+        transfer_id,
+        mode,
+        chunk,
+        block_chunks,
+        entries,
+    };
+    Ok((manifest, files))
+}
+
+impl Session<'_> {
+    /// Wait for `opts.wait_receivers` receivers, or `opts.wait`.
+    fn wait_for_receivers(&mut self, opts: &SendOptions) -> io::Result<()> {
+        let wait_start = std::time::Instant::now();
+        loop {
+            let waited = wait_start.elapsed();
+            let enough =
+                opts.wait_receivers > 0 && self.receivers.table.len() >= opts.wait_receivers;
+            let timed_out = opts.wait.is_some_and(|w| waited >= w);
+            if enough || timed_out || (opts.wait_receivers == 0 && opts.wait.is_none()) {
+                break;
+            }
+            self.tx.drive(Duration::from_millis(50))?;
+            self.events();
+        }
+        if opts.wait_receivers > 0 {
+            self.observer.message(&format!(
+                "{} receiver(s) ready after {:.1} s",
+                self.receivers.table.len(),
+                wait_start.elapsed().as_secs_f64()
+            ));
+        }
+        Ok(())
+    }
+
+    /// With resume: wait until every receiver heard from said what it lacks (at least `wait_receivers` of
+    /// them), at most `resume_wait`; then the union of their needs.
+    fn wait_for_needs(&mut self, opts: &SendOptions, total: u32) -> io::Result<Vec<BlockRange>> {
+        let all = vec![BlockRange {
+            first: 0,
+            count: total,
+        }];
+        if !opts.resume {
+            return Ok(all);
+        }
+        let began = std::time::Instant::now();
+        loop {
+            let known = self.receivers.table.len();
+            let answered = self.receivers.answered(self.transfer_id);
+            if known > 0 && answered == known && known >= opts.wait_receivers {
+                break;
+            }
+            if began.elapsed() >= opts.resume_wait {
+                self.observer.message(&format!(
+                    "resume: {} of {known} receiver(s) said what they lack within {:.1} s; the others get \
+                     everything",
+                    answered,
+                    opts.resume_wait.as_secs_f64()
+                ));
+                break;
+            }
+            self.tx.drive(Duration::from_millis(20))?;
+            self.events();
+        }
+        Ok(if self.receivers.table.is_empty() {
+            all
+        } else {
+            self.receivers.needs(self.transfer_id, total)
+        })
+    }
+
+    /// Send the plan's data; each block is checked against the manifest as it is read.
+    fn send_segments(
+        &mut self,
+        manifest: &Manifest,
+        files: &[SourceFile],
+        plan: &[Segment],
+        changed: &Rc<RefCell<Option<String>>>,
+    ) -> Result<(), TransferError> {
+        let chunk = u64::from(manifest.chunk);
+        let block = manifest.block_bytes();
+        let mut buf = vec![0u8; chunk as usize];
+        let changed_error = |f: &SourceFile, why: String| {
+            TransferError::new(
+                exit::INPUT_CHANGED,
+                format!("{} changed while being sent{why}", f.disk.display()),
+            )
+        };
+        for seg in plan {
+            let f = &files[seg.file];
+            let entry = &manifest.entries[f.index as usize];
+            let mut input = File::open(&f.disk).map_err(|e| {
+                TransferError::new(exit::INPUT_CHANGED, format!("{}: {e}", f.disk.display()))
+            })?;
+            input
+                .seek(SeekFrom::Start(seg.start))
+                .map_err(|e| changed_error(f, format!(": {e}")))?;
+            let mut offset = seg.start;
+            let mut hasher = blake3::Hasher::new();
+            while offset < seg.end {
+                let len = (seg.end - offset).min(chunk) as usize;
+                input
+                    .read_exact(&mut buf[..len])
+                    .map_err(|e| changed_error(f, format!(": {e}")))?;
+                hasher.update(&buf[..len]);
+                self.write(&message::encode_file_data(f.index, offset, &buf[..len]))?;
+                offset += len as u64;
+                self.bytes += len as u64;
+                if offset % block == 0 || offset == f.size {
+                    let b = (offset - 1) / block;
+                    let expected = blocks::expected_hash(entry, b);
+                    if expected != Some(hasher.finalize().as_bytes()) {
+                        return Err(changed_error(f, format!(" (block {b})")));
+                    }
+                    hasher = blake3::Hasher::new();
+                }
+                if let Some(msg) = changed.borrow().clone() {
+                    return Err(TransferError::new(exit::INPUT_CHANGED, msg));
+                }
+            }
+            if !f.unchanged() {
+                return Err(changed_error(f, String::new()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Send standard input as a stream, then its end with its hash.
+    fn send_stdin(&mut self, chunk: usize) -> io::Result<()> {
+        let mut stdin = io::stdin().lock();
+        let mut buf = vec![0u8; chunk];
+        let mut hasher = blake3::Hasher::new();
+        loop {
+            let mut len = 0;
+            while len < chunk {
+                let n = stdin.read(&mut buf[len..])?;
+                if n == 0 {
+                    break;
+                }
+                len += n;
+            }
+            if len == 0 {
+                break;
+            }
+            hasher.update(&buf[..len]);
+            self.write(&message::encode_stream_data(self.bytes, &buf[..len]))?;
+            self.bytes += len as u64;
+        }
+        let end = message::encode_stream_end(self.bytes, hasher.finalize().as_bytes());
+        self.write(&end)
+    }
+
+    /// Wait for the receivers' reports, as long as something progresses; whether every receiver reported.
+    fn finish(
+        &mut self,
+        opts: &SendOptions,
+        changed: &Rc<RefCell<Option<String>>>,
+    ) -> Result<bool, TransferError> {
+        self.last_activity = std::time::Instant::now();
+        let packets_sent = |tx: &NetSender| {
+            let s = tx.sender().stats();
+            s.odata_packets + s.rdata_packets
+        };
+        let mut last_sent = packets_sent(self.tx);
+        loop {
+            if let Some(msg) = changed.borrow().clone() {
+                return Err(TransferError::new(exit::INPUT_CHANGED, msg));
+            }
+            let known = self.receivers.table.len();
+            let finished = self.receivers.finished(self.transfer_id);
+            let drained = self.tx.sender().queued_bytes() == 0;
+            // Every receiver heard from has reported (complete ones have everything, failed ones want nothing).
+            if known > 0 && finished == known && known >= opts.wait_receivers {
+                return Ok(true);
+            }
+            if drained && known == 0 && opts.wait_receivers == 0 {
+                // Nobody to wait for: the engine's linger serves late repairs.
+                return Ok(false);
+            }
+            // Progress: data or repairs leaving (status reports count in `events`).
+            let sent = packets_sent(self.tx);
+            if sent != last_sent {
+                last_sent = sent;
+                self.last_activity = std::time::Instant::now();
+            }
+            if self.last_activity.elapsed() >= opts.finish_timeout {
+                self.observer
+                    .message("finish timeout: no progress from the receivers");
+                return Ok(false);
+            }
+            self.tx.drive(Duration::from_millis(50))?;
+            self.events();
+        }
+    }
+}
+
 /// Send `input` on `tx` (module docs of [`super`]).
 pub fn send(
     tx: &mut NetSender,
@@ -326,201 +554,75 @@ pub fn send(
 ) -> Result<SendReport, TransferError> {
     let transfer_id = random_u64() as u32;
     let max_tsdu = tx.sender().config().max_tsdu;
-    let (mode, entries, disk_files) = match input {
-        SendInput::Paths(paths) => {
-            let (e, f) = scan(paths).map_err(|e| TransferError::new(exit::USAGE, e.to_string()))?;
-            (TransferMode::Files, e, f)
-        }
-        SendInput::Stdin => (TransferMode::Stream, Vec::new(), Vec::new()),
-    };
-    let chunk = match mode {
-        TransferMode::Files => max_tsdu - message::FILE_DATA_HEADER,
-        TransferMode::Stream => max_tsdu - message::STREAM_DATA_HEADER,
-    };
-    let manifest = Manifest {
-        transfer_id,
-        mode,
-        chunk: chunk as u32,
-        entries,
-    };
-    let total = (mode == TransferMode::Files).then(|| manifest.total_bytes());
+    let (manifest, files) = prepare(input, transfer_id, max_tsdu)?;
+    let layout = BlockLayout::new(&manifest).ok_or_else(|| {
+        TransferError::new(
+            exit::USAGE,
+            "more than 2^32 blocks to send: split the transfer",
+        )
+    })?;
     let mut session = Session {
         tx,
         observer,
         receivers: Receivers::default(),
         transfer_id,
         bytes: 0,
-        total,
+        total: (manifest.mode == TransferMode::Files).then(|| manifest.total_bytes()),
         acker_changes: 0,
         timeouts: 0,
         last_progress_report: std::time::Instant::now(),
         last_activity: std::time::Instant::now(),
     };
-
-    // Wait for receivers.
-    let wait_start = std::time::Instant::now();
-    loop {
-        let waited = wait_start.elapsed();
-        let enough =
-            opts.wait_receivers > 0 && session.receivers.table.len() >= opts.wait_receivers;
-        let timed_out = opts.wait.is_some_and(|w| waited >= w);
-        if enough || timed_out || (opts.wait_receivers == 0 && opts.wait.is_none()) {
-            break;
-        }
-        session.tx.drive(Duration::from_millis(50))?;
-        session.events();
-    }
-    if opts.wait_receivers > 0 {
-        session.observer.message(&format!(
-            "{} receiver(s) ready after {:.1} s",
-            session.receivers.table.len(),
-            wait_start.elapsed().as_secs_f64()
-        ));
-    }
+    session.wait_for_receivers(opts)?;
 
     let start = std::time::Instant::now();
     let encoded = manifest.encode();
     let manifest_first = session.tx.sender().next_write_sqn();
     let changed = Rc::new(RefCell::new(None::<String>));
-    if mode == TransferMode::Files {
-        // Lay out the sequence numbers: the manifest, then one packet per data message, file after file.
-        let manifest_packets = encoded.len().div_ceil(max_tsdu).max(1) as u32;
-        let mut next = manifest_first.wrapping_add(manifest_packets);
-        let mut files = BTreeMap::new();
-        for (index, disk, size, modified) in &disk_files {
-            if *size == 0 {
-                continue;
-            }
-            files.insert(
-                next,
-                SourceFile {
-                    index: *index,
-                    disk: disk.clone(),
-                    size: *size,
-                    modified: *modified,
-                    first_sqn: next,
-                },
-            );
-            next = next.wrapping_add(size.div_ceil(chunk as u64) as u32);
-        }
+    let chunk = u64::from(manifest.chunk);
+    let mut skipped_bytes = 0;
+    if manifest.mode == TransferMode::Files {
+        // The manifest is repairable at once; the data's sequence numbers follow once the plan is known.
+        let repairs = FileRepairs::manifest_only(
+            manifest_first,
+            encoded.clone(),
+            chunk,
+            files.clone(),
+            changed.clone(),
+        );
         session
             .tx
             .sender_mut()
             .set_repair_floor(Some(manifest_first));
-        session.tx.set_repair_source(Box::new(FileRepairs {
+        session.tx.set_repair_source(Box::new(repairs));
+        session.write(&encoded)?;
+        let needs = session.wait_for_needs(opts, layout.total())?;
+        let plan = plan::segments(&manifest, &layout, &files, &needs);
+        let planned: u64 = plan.iter().map(|s| s.end - s.start).sum();
+        skipped_bytes = manifest.total_bytes() - planned;
+        if opts.resume {
+            session.observer.message(&format!(
+                "resume: sending {planned} of {} bytes, the receivers have the rest",
+                manifest.total_bytes()
+            ));
+        }
+        let data_first = session.tx.sender().next_write_sqn();
+        let repairs = FileRepairs::manifest_only(
             manifest_first,
-            manifest: encoded.clone(),
-            chunk: chunk as u64,
-            files,
-            changed: changed.clone(),
-        }));
-    }
-    session.write(&encoded)?;
-    let input_changed = |c: &Rc<RefCell<Option<String>>>| c.borrow().clone();
-
-    match input {
-        SendInput::Paths(_) => {
-            let mut buf = vec![0u8; chunk];
-            for (index, disk, size, modified) in &disk_files {
-                let mut f = File::open(disk).map_err(|e| {
-                    TransferError::new(exit::INPUT_CHANGED, format!("{}: {e}", disk.display()))
-                })?;
-                let mut hasher = blake3::Hasher::new();
-                let mut offset = 0u64;
-                while offset < *size {
-                    let len = (*size - offset).min(chunk as u64) as usize;
-                    f.read_exact(&mut buf[..len]).map_err(|e| {
-                        TransferError::new(
-                            exit::INPUT_CHANGED,
-                            format!("{} changed while being sent: {e}", disk.display()),
-                        )
-                    })?;
-                    hasher.update(&buf[..len]);
-                    session.write(&message::encode_file_data(*index, offset, &buf[..len]))?;
-                    offset += len as u64;
-                    session.bytes += len as u64;
-                    if let Some(msg) = input_changed(&changed) {
-                        return Err(TransferError::new(exit::INPUT_CHANGED, msg));
-                    }
-                }
-                let entry = &manifest.entries[*index as usize];
-                let mut extra = [0u8; 1];
-                let grew = f.read(&mut extra).map(|n| n > 0).unwrap_or(false);
-                let touched = fs::metadata(disk)
-                    .map(|m| m.len() != *size || m.modified().ok() != *modified)
-                    .unwrap_or(true);
-                if grew || touched || *hasher.finalize().as_bytes() != entry.hash {
-                    return Err(TransferError::new(
-                        exit::INPUT_CHANGED,
-                        format!("{} changed while being sent", disk.display()),
-                    ));
-                }
-            }
-        }
-        SendInput::Stdin => {
-            let mut stdin = io::stdin().lock();
-            let mut buf = vec![0u8; chunk];
-            let mut hasher = blake3::Hasher::new();
-            loop {
-                let mut len = 0;
-                while len < chunk {
-                    let n = stdin.read(&mut buf[len..])?;
-                    if n == 0 {
-                        break;
-                    }
-                    len += n;
-                }
-                if len == 0 {
-                    break;
-                }
-                hasher.update(&buf[..len]);
-                session.write(&message::encode_stream_data(session.bytes, &buf[..len]))?;
-                session.bytes += len as u64;
-            }
-            let end = message::encode_stream_end(session.bytes, hasher.finalize().as_bytes());
-            session.write(&end)?;
-        }
+            encoded,
+            chunk,
+            files.clone(),
+            changed.clone(),
+        )
+        .with_plan(data_first, &plan);
+        session.tx.set_repair_source(Box::new(repairs));
+        session.send_segments(&manifest, &files, &plan, &changed)?;
+    } else {
+        session.write(&encoded)?;
+        session.send_stdin(chunk as usize)?;
     }
 
-    // Finish: wait for the receivers' reports, as long as something progresses.
-    session.last_activity = std::time::Instant::now();
-    let packets_sent = |tx: &NetSender| {
-        let s = tx.sender().stats();
-        s.odata_packets + s.rdata_packets
-    };
-    let mut last_sent = packets_sent(session.tx);
-    let mut all_reported = false;
-    loop {
-        if let Some(msg) = input_changed(&changed) {
-            return Err(TransferError::new(exit::INPUT_CHANGED, msg));
-        }
-        let known = session.receivers.table.len();
-        let finished = session.receivers.finished(transfer_id);
-        let drained = session.tx.sender().queued_bytes() == 0;
-        // Every receiver heard from has reported (complete ones have everything, failed ones want nothing).
-        if known > 0 && finished == known && known >= opts.wait_receivers {
-            all_reported = true;
-            break;
-        }
-        if drained && known == 0 && opts.wait_receivers == 0 {
-            // Nobody to wait for: the engine's linger serves late repairs.
-            break;
-        }
-        // Progress: data or repairs leaving (status reports count in `events`).
-        let sent = packets_sent(session.tx);
-        if sent != last_sent {
-            last_sent = sent;
-            session.last_activity = std::time::Instant::now();
-        }
-        if session.last_activity.elapsed() >= opts.finish_timeout {
-            session
-                .observer
-                .message("finish timeout: no progress from the receivers");
-            break;
-        }
-        session.tx.drive(Duration::from_millis(50))?;
-        session.events();
-    }
+    let all_reported = session.finish(opts, &changed)?;
     let seconds = start.elapsed().as_secs_f64();
     if all_reported {
         // Nobody will NAK: close after the FIN instead of lingering for repairs.
@@ -533,7 +635,8 @@ pub fn send(
     Ok(SendReport {
         transfer_id,
         bytes: session.bytes,
-        files: disk_files.len(),
+        skipped_bytes,
+        files: files.len(),
         seconds,
         receivers: session.receivers.outcomes(transfer_id),
         acker_changes: session.acker_changes,
@@ -548,22 +651,31 @@ mod tests {
     use super::*;
     use std::net::Ipv4Addr;
 
+    fn report(token: u32, state: u32) -> Report {
+        Report {
+            token,
+            state,
+            detail: 0,
+            needs: Vec::new(),
+        }
+    }
+
     #[test]
     fn the_receiver_table_is_capped_with_one_log_line() {
         let mut r = Receivers::default();
         let ip = |i: u32| IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i));
         for i in 0..MAX_RECEIVERS as u32 {
-            assert!(r.note(ip(i), 1, status::JOINED, 0).is_none());
+            assert!(r.note(ip(i), report(1, status::JOINED)).is_none());
         }
-        let line = r.note(ip(999_999), 1, status::JOINED, 0);
+        let line = r.note(ip(999_999), report(1, status::JOINED));
         assert!(line.is_some_and(|l| l.contains("receiver table full")));
         assert!(
-            r.note(ip(999_998), 1, status::JOINED, 0).is_none(),
+            r.note(ip(999_998), report(1, status::JOINED)).is_none(),
             "logged once"
         );
         assert_eq!(r.table.len(), MAX_RECEIVERS);
         // Known receivers still update.
-        r.note(ip(0), 1, status::COMPLETE, 3);
+        r.note(ip(0), report(1, status::COMPLETE));
         assert_eq!(r.finished(1), 1);
         assert_eq!(
             r.finished(2),
@@ -573,47 +685,32 @@ mod tests {
     }
 
     #[test]
-    fn repairs_rebuild_manifest_and_data_and_notice_changed_files() {
-        let dir = std::env::temp_dir().join(format!("convoy-repairs-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("f");
-        let data: Vec<u8> = (0..10_000u32).map(|i| (i * 7) as u8).collect();
-        fs::write(&path, &data).unwrap();
-        let meta = fs::metadata(&path).unwrap();
-        let mut files = BTreeMap::new();
-        files.insert(
-            103,
-            SourceFile {
-                index: 0,
-                disk: path.clone(),
-                size: 10_000,
-                modified: meta.modified().ok(),
-                first_sqn: 103,
-            },
-        );
-        let changed = Rc::new(RefCell::new(None));
-        let mut r = FileRepairs {
-            manifest_first: 100,
-            manifest: vec![9; 3000],
-            chunk: 1000,
-            files,
-            changed: changed.clone(),
+    fn the_needs_are_the_union_and_silent_receivers_need_everything() {
+        let mut r = Receivers::default();
+        let ip = |i: u32| IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i));
+        let needs = |first, count| Report {
+            needs: vec![BlockRange { first, count }],
+            ..report(7, status::NEEDS)
         };
-        assert_eq!(r.apdu_for(101), Some((100, vec![9; 3000])));
-        let (first, apdu) = r.apdu_for(105).unwrap();
-        assert_eq!(first, 105);
+        r.note(ip(1), needs(0, 2));
+        r.note(ip(2), needs(5, 3));
+        r.note(ip(3), report(7, status::COMPLETE));
+        assert_eq!(r.answered(7), 3);
         assert_eq!(
-            message::decode(&apdu).unwrap(),
-            message::Message::FileData {
-                file: 0,
-                offset: 2000,
-                data: &data[2000..3000]
-            }
+            r.needs(7, 10),
+            vec![
+                BlockRange { first: 0, count: 2 },
+                BlockRange { first: 5, count: 3 }
+            ]
         );
-        assert!(r.apdu_for(113).is_none(), "past the end of the file");
-        fs::write(&path, b"something else").unwrap();
-        assert!(r.apdu_for(104).is_none());
-        assert!(changed.borrow().is_some());
-        fs::remove_dir_all(&dir).unwrap();
+        r.note(ip(4), report(7, status::JOINED));
+        assert_eq!(r.answered(7), 3);
+        assert_eq!(
+            r.needs(7, 10),
+            vec![BlockRange {
+                first: 0,
+                count: 10
+            }]
+        );
     }
 }

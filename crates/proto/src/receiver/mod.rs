@@ -10,7 +10,7 @@ use crate::rxw::{Delivery, Fragment, ReceiveWindow, Room, RxwConfig, RxwStats};
 use crate::time::Instant;
 use crate::transmit::{Destination, Transmit};
 use convoy_wire::{
-    BodyRepr, Gsi, OptionsRepr, PacketRepr, PacketType, ParseError, ReceiverStatus, Tsi,
+    BlockRange, BodyRepr, Gsi, OptionsRepr, PacketRepr, PacketType, ParseError, ReceiverStatus, Tsi,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
@@ -146,7 +146,7 @@ pub struct Receiver {
     rxw: Option<ReceiveWindow>,
     fin_lead: Option<u32>,
     finished: bool,
-    status_out: Option<ReceiverStatus>,
+    status_out: Option<(ReceiverStatus, Vec<BlockRange>)>,
     events: VecDeque<ReceiverEvent>,
     stats: ReceiverStats,
 }
@@ -214,7 +214,13 @@ impl Receiver {
     /// as soon as the source's address is known. Only the latest unsent report is kept. Reports are not
     /// acknowledged: an application that needs one to arrive repeats it.
     pub fn send_status(&mut self, status: ReceiverStatus) {
-        self.status_out = Some(status);
+        self.send_status_with_needs(status, Vec::new());
+    }
+
+    /// [`Receiver::send_status`] with 0x3B OPT_CONVOY_NEEDS beside it: the blocks this receiver lacks (at most
+    /// [`convoy_wire::MAX_NEEDS`] ranges; an empty list sends no option).
+    pub fn send_status_with_needs(&mut self, status: ReceiverStatus, needs: Vec<BlockRange>) {
+        self.status_out = Some((status, needs));
     }
 
     /// Whether a status report is waiting for the source's address.
@@ -413,9 +419,10 @@ impl Receiver {
                 packet_type,
             });
         }
-        if let Some(status) = self.status_out.take() {
+        if let Some((status, needs)) = self.status_out.take() {
             let options = OptionsRepr {
                 receiver_status: Some(status),
+                needs,
                 ..OptionsRepr::default()
             };
             let len = self

@@ -23,7 +23,7 @@ use crate::token_bucket::TokenBucket;
 use crate::transmit::{Destination, Transmit};
 use app_repair::AppRepairs;
 use convoy_wire::{
-    BodyRepr, Gsi, OptionsRepr, PacketRepr, PacketType, ParseError, ReceiverStatus, Tsi,
+    BlockRange, BodyRepr, Gsi, OptionsRepr, PacketRepr, PacketType, ParseError, ReceiverStatus, Tsi,
 };
 use std::collections::{BTreeSet, VecDeque};
 use std::net::IpAddr;
@@ -125,6 +125,8 @@ pub enum SenderEvent {
         from: IpAddr,
         /// The report.
         status: ReceiverStatus,
+        /// The blocks it says it lacks (0x3B OPT_CONVOY_NEEDS; empty without the option).
+        needs: Vec<BlockRange>,
     },
 }
 
@@ -413,7 +415,12 @@ impl Sender {
                 // A Convoy status report, not a request for an SPM.
                 Some(status) => {
                     self.stats.receiver_statuses += 1;
-                    self.push_event(SenderEvent::ReceiverStatus { from, status });
+                    let needs = packet.options.needs.clone();
+                    self.push_event(SenderEvent::ReceiverStatus {
+                        from,
+                        status,
+                        needs,
+                    });
                 }
                 None => self.spm.request(),
             },

@@ -278,7 +278,11 @@ mod tests {
             assert!(
                 !matches!(
                     t,
-                    opt::LENGTH..=opt::CRQST | opt::CONVOY_RECEIVER_STATUS | opt::INVALID
+                    opt::LENGTH
+                        ..=opt::CRQST
+                            | opt::CONVOY_RECEIVER_STATUS
+                            | opt::CONVOY_NEEDS
+                            | opt::INVALID
                 ),
                 "{name} ({t:#04x}) collides with an RFC 3208 or session option"
             );
