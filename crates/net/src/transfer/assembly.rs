@@ -9,7 +9,7 @@
 //!    held only once its hash matched; a held block that arrives again is not written.
 //! 3. **A block is lost** when data for it starts past its first byte, stops short of its end before another
 //!    block's data comes, or is skipped (the data moved past it): its file fails (other blocks of that file
-//!    are still written and kept for the next run). An unrecoverable gap ([`FileAssembly::lost`]) loses the
+//!    are still written and kept for the next run). An unrecoverable gap (`FileAssembly::lost`) loses the
 //!    block being written.
 //! 4. **A file completes** when all its blocks are held: `NAME.partial` is cut to the announced size, given
 //!    its mode, and renamed to `NAME`.

@@ -158,6 +158,12 @@ impl Sink {
         }
     }
 
+    /// Whether a file transfer's manifest arrived and its data has not started (the receiver then reports what
+    /// it lacks, [`Sink::needs`]).
+    pub fn needs_pending(&self) -> bool {
+        self.files.as_ref().is_some_and(|f| !f.data_seen)
+    }
+
     /// While a file transfer's data has not started: the blocks this receiver lacks (at most
     /// [`convoy_wire::MAX_NEEDS`] ranges, a superset when coarsened) and how many blocks that is exactly.
     pub fn needs(&self) -> Option<(Vec<convoy_wire::BlockRange>, u64)> {
@@ -413,16 +419,17 @@ pub fn receive(
             done_at = Some(Instant::now());
             last_status = None;
         }
-        let needs = if done { None } else { sink.needs() };
+        let awaits_data = !done && sink.needs_pending();
         let interval = if done {
             REPORT_INTERVAL
         } else {
             ANNOUNCE_INTERVAL
         };
         let should_report = rx.silence().is_some()
-            && (done || sink.manifest().is_none() || needs.is_some())
+            && (done || sink.manifest().is_none() || awaits_data)
             && last_status.is_none_or(|t| t.elapsed() >= interval);
         if should_report {
+            let needs = if awaits_data { sink.needs() } else { None };
             let (state, detail, ranges) = match (done, sink.is_complete(), needs) {
                 (false, _, Some((ranges, count))) => {
                     (status::NEEDS, count.min(u64::from(u32::MAX)) as u32, ranges)
