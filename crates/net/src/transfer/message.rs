@@ -299,7 +299,7 @@ pub fn decode(b: &[u8]) -> Result<Message<'_>, DecodeError> {
                     return Err(DecodeError(format!("entry {i}: unsafe path {path:?}")));
                 }
                 let n = match kind {
-                    EntryKind::File if block > 0 => super::blocks::blocks_of(size, block),
+                    EntryKind::File if block > 0 => size.div_ceil(block),
                     _ => 0,
                 };
                 let mut blocks = Vec::new();
