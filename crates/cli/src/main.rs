@@ -49,6 +49,17 @@ enum Command {
     /// lost, or a TFMCC session this receiver's path could not follow for 120 s, RFC 4654 §4.4) — incomplete
     /// files are named and kept as NAME.partial; 3 a local write failed (disk full, permission denied).
     Recv(transfer_cmd::RecvArgs),
+    /// Write a new session key file (mode 600) for `convoy send/recv --key-file`; copy it to the session's
+    /// members over a secure channel (ssh, configuration management). docs/keyed-sessions.md.
+    ///
+    /// Exit codes: 0 written; 1 the file exists (unless --force) or cannot be written.
+    Keygen {
+        /// Where to write the key.
+        file: std::path::PathBuf,
+        /// Replace an existing file.
+        #[arg(long)]
+        force: bool,
+    },
     /// Run a grid of scenario variants × seeds on all cores, resumably, into one long table (docs/sweep.md).
     ///
     /// Exit codes: 0 every run has a result; 1 the grid file is wrong (file, line and key named); 2 some runs
@@ -335,6 +346,16 @@ fn main() -> ExitCode {
         Command::Reproduce(args) => reproduce(args),
         Command::Send(args) => transfer_cmd::run_send(&args),
         Command::Recv(args) => transfer_cmd::run_recv(&args),
+        Command::Keygen { file, force } => match convoy_net::key_file::generate(&file, force) {
+            Ok(()) => {
+                eprintln!("wrote a session key to {}", file.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("convoy keygen: {e}");
+                ExitCode::from(1)
+            }
+        },
         Command::Sim(args) => sim(args),
         Command::Bench(cmd) => bench_cmd(cmd),
         Command::Sweep(args) => sweep_cmd::run(&args),

@@ -17,7 +17,8 @@ use convoy_net::transfer::setup::{self, SinkSetup, SourceSetup};
 use convoy_net::transfer::sink::{self, Output, RecvOptions};
 use convoy_net::transfer::source::{self, SendInput, SendOptions};
 use convoy_net::transfer::{exit, Observer, Progress};
-use convoy_net::{GroupOptions, Interface};
+use convoy_net::{key_file, GroupOptions, Interface};
+use convoy_proto::auth::AuthConfig;
 use convoy_proto::cc::fixed::FixedConfig;
 use convoy_proto::cc::pgmcc::{StartUp, TimeoutPolicy};
 use convoy_proto::cc::CcConfig;
@@ -83,9 +84,29 @@ pub struct CommonArgs {
     /// No progress bar, only errors.
     #[arg(long)]
     quiet: bool,
+    /// A keyed session: the key file `convoy keygen` wrote (readable by its owner only), the same at the source
+    /// and every receiver. Every packet is then authenticated (0x3C OPT_CONVOY_AUTH, XChaCha20-Poly1305), replays
+    /// are dropped, and packets that fail are counted and dropped before they touch the session. With
+    /// CONVOY_KEY_PASSPHRASE set, the passphrase is mixed into the key. docs/keyed-sessions.md.
+    #[arg(long, value_name = "FILE")]
+    key_file: Option<PathBuf>,
 }
 
 impl CommonArgs {
+    /// The session key, if `--key-file` was given.
+    fn auth(&self, encrypt: bool) -> std::io::Result<Option<AuthConfig>> {
+        let Some(path) = &self.key_file else {
+            return Ok(None);
+        };
+        let passphrase = std::env::var(key_file::PASSPHRASE_VAR).ok();
+        let key = key_file::load(path, passphrase.as_deref())?;
+        Ok(Some(AuthConfig {
+            key,
+            encrypt,
+            identity: [0; 16],
+        }))
+    }
+
     fn group_options(&self) -> GroupOptions {
         let mut g = GroupOptions::new(self.group);
         if let Some(i) = &self.iface {
@@ -192,6 +213,9 @@ pub struct SendArgs {
     /// Longest wait for the receivers' needs with --resume; a receiver that has not answered gets everything.
     #[arg(long, value_parser = parse_duration, default_value = "5s", requires = "resume")]
     resume_wait: Duration,
+    /// With --key-file: authenticate every packet but send the data in the clear (by default it is encrypted).
+    #[arg(long, requires = "key_file")]
+    no_encrypt: bool,
     /// Multicast TTL (hops).
     #[arg(long, default_value_t = 1)]
     ttl: u32,
@@ -356,8 +380,16 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     }
+    let auth = match args.common.auth(!args.no_encrypt) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("convoy send: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
     let cc = cc_config(&args.cc, args.rate, args.rto_min, args.pgmcc_start);
     let source_setup = SourceSetup {
+        auth,
         cc: cc.clone(),
         rate_max_bps: args.rate_max,
         repair_rate_max_bps: args.repair_rate_max,
@@ -486,8 +518,16 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
             return ExitCode::from(exit::LOCAL_IO);
         }
     }
+    let auth = match args.common.auth(false) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("convoy recv: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
     let g = args.common.group_options();
     let sink_setup = SinkSetup {
+        auth,
         cc: cc_config(
             &args.cc,
             100_000_000,

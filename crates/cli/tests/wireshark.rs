@@ -390,15 +390,29 @@ fn stop_capture(mut capture: Guard) {
 }
 
 /// A 1.5 MB transfer under `cc` to two receivers (host 1 losing 3%), captured and compared (module docs).
-fn compare_session(tag: &str, cc: &str) {
+/// A session under `cc` from host 0 to hosts 1 and 2 (3% loss at host 1), keyed with an encrypted payload if
+/// `keyed`: tshark must flag no frame and show every datagram as Convoy's packet traces recorded it.
+fn compare_session(tag: &str, cc: &str, keyed: bool) {
     if !tshark_installed() {
         return;
     }
     let Some(lab) = Lab::new(tag, 2) else { return };
     // Kept after the run (capture, traces) for a look with Wireshark when a comparison fails.
-    let d = &Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("wireshark-{cc}"));
+    let d = &Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("wireshark-{cc}-{tag}"));
     let _ = std::fs::remove_dir_all(d);
     std::fs::create_dir_all(d).unwrap();
+    let key = d.join("session.key");
+    let keygen = std::process::Command::new(BIN)
+        .arg("keygen")
+        .arg(&key)
+        .status()
+        .unwrap();
+    assert!(keygen.success());
+    let key_args: Vec<&str> = if keyed {
+        vec!["--key-file", key.to_str().unwrap()]
+    } else {
+        Vec::new()
+    };
     std::fs::write(d.join("data.bin"), bytes(11, 1_500_000)).unwrap();
     lab.random_loss(1, PORT, 3).unwrap();
     // One datagram per captured frame: no UDP segmentation offload past the capture point.
@@ -431,6 +445,7 @@ fn compare_session(tag: &str, cc: &str) {
                 .arg(d.join(format!("out{h}")))
                 .arg("--packet-trace")
                 .arg(d.join(format!("rx{h}.csv")))
+                .args(&key_args)
                 .stderr(Stdio::piped())
                 .spawn()
                 .unwrap();
@@ -454,6 +469,7 @@ fn compare_session(tag: &str, cc: &str) {
             ])
             .args(["--wait-receivers", "2", "--quiet", "--packet-trace"])
             .arg(d.join("tx.csv"))
+            .args(&key_args)
             .stderr(Stdio::piped())
             .spawn()
             .unwrap(),
@@ -512,22 +528,29 @@ fn compare_session(tag: &str, cc: &str) {
 
 #[test]
 fn wireshark_reads_pgmcc_sessions_as_convoy_sent_them() {
-    compare_session("wp", "pgmcc");
+    compare_session("wp", "pgmcc", false);
+}
+
+/// A keyed session (docs/keyed-sessions.md): every packet carries 0x3C OPT_CONVOY_AUTH, data payloads are
+/// encrypted, and Wireshark still decodes every header, showing the option as one it does not know.
+#[test]
+fn wireshark_reads_keyed_sessions_as_convoy_sent_them() {
+    compare_session("wk", "pgmcc", true);
 }
 
 #[test]
 fn wireshark_reads_fixed_rate_sessions_as_convoy_sent_them() {
-    compare_session("wf", "fixed");
+    compare_session("wf", "fixed", false);
 }
 
 #[test]
 fn wireshark_reads_tfmcc_sessions_as_convoy_sent_them() {
-    compare_session("wt", "tfmcc");
+    compare_session("wt", "tfmcc", false);
 }
 
 #[test]
 fn wireshark_reads_aimd_sessions_as_convoy_sent_them() {
-    compare_session("wa", "aimd");
+    compare_session("wa", "aimd", false);
 }
 
 /// A simulated network with one session per controller, a lossy link to one receiver of each and a clean one to

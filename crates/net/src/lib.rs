@@ -20,6 +20,7 @@ pub mod burst;
 mod detect;
 pub mod driver;
 pub mod feedback_watch;
+pub mod key_file;
 pub mod packet_trace;
 pub mod procfs;
 mod receiver;

@@ -89,7 +89,12 @@ impl NetSender {
             .filter(|_| config.max_tsdu == default_tsdu)
         {
             let fit = socket::tsdu_for_mtu(mtu, group.group.is_ipv6(), config.cc.name());
-            config.max_tsdu = config.max_tsdu.min(fit);
+            // A keyed session's packets carry OPT_CONVOY_AUTH too.
+            let auth = config
+                .auth
+                .as_ref()
+                .map_or(0, |_| convoy_proto::auth::AUTH_OVERHEAD);
+            config.max_tsdu = config.max_tsdu.min(fit.saturating_sub(auth).max(256));
         }
         let packet_len = config.max_tsdu + 512;
         let interface = sock.interface.clone();

@@ -34,6 +34,7 @@
 //! * [`harness`] — one sender and N receivers over an in-memory network with virtual time.
 //! * [`hostile`] — scripts of arbitrary datagrams and calls for the fuzz targets and no-panic tests.
 
+pub mod auth;
 pub mod cc;
 pub mod harness;
 pub mod hostile;

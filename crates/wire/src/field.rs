@@ -155,6 +155,15 @@ pub mod option {
     /// OPT_CONVOY_RECEIVER_STATUS: application-defined detail (a count, an error code, ...).
     pub const CONVOY_STATUS_DETAIL: Field = 12..16;
 
+    /// OPT_CONVOY_AUTH: its length.
+    pub const AUTH_LEN: usize = 44;
+    /// OPT_CONVOY_AUTH: the sending endpoint's random identity (the first 16 bytes of the AEAD nonce).
+    pub const AUTH_SENDER: Field = 4..20;
+    /// OPT_CONVOY_AUTH: the sending endpoint's packet counter (the last 8 bytes of the nonce).
+    pub const AUTH_COUNTER: Field = 20..28;
+    /// OPT_CONVOY_AUTH: the AEAD tag.
+    pub const AUTH_TAG: Field = 28..44;
+
     /// OPT_CONVOY_NEEDS: bytes per range, after the 4-byte TLV header.
     pub const CONVOY_NEEDS_ENTRY_LEN: usize = 8;
     /// OPT_CONVOY_NEEDS, within one range: its first block.

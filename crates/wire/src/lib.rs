@@ -126,6 +126,7 @@
 //! | 0x0F | OPT_RST | 4 | `[3]` N bit 0x40, error code 0x3F | `rst` (whole byte 3) |
 //! | 0x33 | OPT_CONVOY_RECEIVER_STATUS | 16 | `[4]` u32 token, `[8]` u32 state, `[12]` u32 detail | `receiver_status` |
 //! | 0x3B | OPT_CONVOY_NEEDS | 4+8N, 1 ≤ N ≤ 31 | `[4+8i]` u32 first block, `[8+8i]` u32 count | `needs` |
+//! | 0x3C | OPT_CONVOY_AUTH | 44 | `[3]` 0x01 payload encrypted, `[4]` 16-byte sender identity, `[20]` u64 counter, `[28]` 16-byte AEAD tag | `auth` |
 //!
 //! OPT_CONVOY_RECEIVER_STATUS (Convoy's own, see below) rides on an SPMR sent unicast to the
 //! source: an application status report from a receiver (values application-defined; Convoy's
@@ -147,7 +148,8 @@
 //!
 //! Option types 0x30–0x3F are reserved for Convoy: 0x30–0x32 and 0x39–0x3A are pgmcc's (above), 0x33 is
 //! OPT_CONVOY_RECEIVER_STATUS, 0x34–0x35 are TFMCC's ([`cc::tfmcc`]), 0x36–0x38 aimd's ([`cc::aimd`]), 0x3B is
-//! OPT_CONVOY_NEEDS, 0x3C–0x3F are left for later schemes' modules. Other
+//! OPT_CONVOY_NEEDS, 0x3C OPT_CONVOY_AUTH (a keyed session's tag: [`AuthOption`]), 0x3D–0x3F are left for
+//! later schemes' modules. Other
 //! implementations skip them (Wireshark shows them as unknown). All are receiver-significant
 //! (not network-significant), bytes 2–3 are zero.
 //!
@@ -155,7 +157,7 @@
 //!
 //! [`PacketRepr::emit`] writes OPT_LENGTH, then OPT_NAK_LIST (network-significant options come
 //! first, §9.1), OPT_FRAGMENT, OPT_JOIN, OPT_SYN, OPT_FIN, OPT_RST, the schemes' options
-//! (registration order, each scheme's by type code), OPT_CONVOY_RECEIVER_STATUS and OPT_CONVOY_NEEDS; OPT_END on
+//! (registration order, each scheme's by type code), OPT_CONVOY_RECEIVER_STATUS, OPT_CONVOY_NEEDS and OPT_CONVOY_AUTH; OPT_END on
 //! the last one; bytes 2 and 3
 //! zero except OPT_RST's byte 3. An empty `nak_list` writes no OPT_NAK_LIST; options all unset
 //! write no options at all (not even OPT_LENGTH).
@@ -186,8 +188,8 @@ pub use cc::{CcOption, CcOptions, SchemeOptions};
 pub use error::{EmitError, EmitErrorKind, ParseError, ParseErrorKind};
 pub use header::{flags, Header};
 pub use options::{
-    opt, NakList, NeedList, Options, PgmOption, RawOption, RawOptions, MAX_NAK_LIST, MAX_NEEDS,
-    MAX_OPTIONS,
+    opt, NakList, NeedList, Options, PgmOption, RawOption, RawOptions, AUTH_ENCRYPTED,
+    MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS, OPT_LENGTH_LEN,
 };
 pub use packet::Packet;
 pub use repr::*;

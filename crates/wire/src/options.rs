@@ -14,7 +14,7 @@
 //! * option byte 2 (reserved/F/OPX) is ignored; byte 3 is ignored except by OPT_RST;
 //! * known options must have their exact length, and a known option appearing twice is an error
 //!   ([`crate::ParseErrorKind::DuplicateOption`]); unknown options (any other type, e.g.
-//!   OPT_NAK_BO_IVL, OPT_REDIRECT, OPT_CR, OPT_INVALID 0x7F, Convoy's reserved 0x3C–0x3F) are
+//!   OPT_NAK_BO_IVL, OPT_REDIRECT, OPT_CR, OPT_INVALID 0x7F, Convoy's reserved 0x3D–0x3F) are
 //!   skipped and may repeat.
 
 use crate::cc::{CcOption, CcOptions};
@@ -68,6 +68,8 @@ pub mod opt {
     pub const CONVOY_RECEIVER_STATUS: u8 = 0x33;
     /// OPT_CONVOY_NEEDS: the blocks of a transfer a receiver still lacks (on SPMR, beside the status).
     pub const CONVOY_NEEDS: u8 = 0x3B;
+    /// OPT_CONVOY_AUTH: the authentication tag of a keyed session's packet ([`crate::AuthOption`]).
+    pub const CONVOY_AUTH: u8 = 0x3C;
     /// Last type code reserved for Convoy.
     pub const CONVOY_LAST: u8 = 0x3F;
     /// OPT_INVALID: written by a network element that invalidates an option (skipped).
@@ -96,6 +98,7 @@ pub mod opt {
             CRQST => "OPT_CRQST",
             CONVOY_RECEIVER_STATUS => "OPT_CONVOY_RECEIVER_STATUS",
             CONVOY_NEEDS => "OPT_CONVOY_NEEDS",
+            CONVOY_AUTH => "OPT_CONVOY_AUTH",
             INVALID => "OPT_INVALID",
             t => match crate::cc::CcOptions::type_name(t) {
                 Some(name) => name,
@@ -114,6 +117,9 @@ pub const MAX_NAK_LIST: usize = 62;
 pub const MAX_NEEDS: usize = 31;
 /// Length of OPT_LENGTH, and the minimum length of any option.
 pub const OPT_LENGTH_LEN: usize = 4;
+
+/// OPT_CONVOY_AUTH byte 3: the payload is encrypted.
+pub const AUTH_ENCRYPTED: u8 = 0x01;
 
 /// OPT_RST byte 3: the N bit.
 pub const RST_N_BIT: u8 = 0x40;
@@ -434,6 +440,8 @@ pub enum PgmOption<'a> {
     Unknown(RawOption<'a>),
     /// 0x3B OPT_CONVOY_NEEDS: block ranges a receiver lacks.
     Needs(NeedList<'a>),
+    /// 0x3C OPT_CONVOY_AUTH: a keyed session's authentication tag.
+    Auth(crate::AuthOption),
 }
 
 /// The value of OPT_CONVOY_NEEDS: `(first, count)` pairs of big-endian u32s.
@@ -533,6 +541,21 @@ impl<'a> PgmOption<'a> {
                     detail: be32(b, field::CONVOY_STATUS_DETAIL.start),
                 })
             }
+            opt::CONVOY_AUTH => {
+                exact_len(&raw, pt, field::AUTH_LEN, "44")?;
+                let mut sender = [0u8; 16];
+                sender.copy_from_slice(&b[field::AUTH_SENDER]);
+                let mut tag = [0u8; 16];
+                tag.copy_from_slice(&b[field::AUTH_TAG]);
+                let mut counter = [0u8; 8];
+                counter.copy_from_slice(&b[field::AUTH_COUNTER]);
+                Self::Auth(crate::AuthOption {
+                    encrypted: raw.specific_byte() & AUTH_ENCRYPTED != 0,
+                    sender,
+                    counter: u64::from_be_bytes(counter),
+                    tag,
+                })
+            }
             opt::CONVOY_NEEDS => {
                 let len = raw.length();
                 let entries = len.saturating_sub(4) / field::CONVOY_NEEDS_ENTRY_LEN;
@@ -571,6 +594,7 @@ impl<'a> PgmOption<'a> {
             Self::Rst(_) => opt::RST,
             Self::ReceiverStatus(_) => opt::CONVOY_RECEIVER_STATUS,
             Self::Needs(_) => opt::CONVOY_NEEDS,
+            Self::Auth(_) => opt::CONVOY_AUTH,
             Self::Cc(c) => c.option_type(),
             Self::Unknown(raw) => raw.option_type(),
         }

@@ -3,7 +3,8 @@
 //! Emission order: OPT_LENGTH, then the network-significant OPT_NAK_LIST (RFC 3208 §9.1: they
 //! come before receiver-only options), then OPT_FRAGMENT, OPT_JOIN, OPT_SYN, OPT_FIN, OPT_RST,
 //! the congestion-control schemes' options ([`crate::cc`]: schemes in registration order) and
-//! OPT_CONVOY_RECEIVER_STATUS, OPT_CONVOY_NEEDS. The END bit is set
+//! OPT_CONVOY_RECEIVER_STATUS, OPT_CONVOY_NEEDS and OPT_CONVOY_AUTH (last, so its tag sits at the end of
+//! the options). The END bit is set
 //! on the last option; bytes 2 and 3 are zero except OPT_RST's byte 3. An empty `nak_list` is
 //! not emitted.
 
@@ -37,6 +38,7 @@ impl OptionsRepr {
             + usize::from(self.rst.is_some())
             + usize::from(self.receiver_status.is_some())
             + usize::from(!self.needs.is_empty())
+            + usize::from(self.auth.is_some())
             + self.cc.iter().count();
         if n == 0 {
             0
@@ -63,6 +65,7 @@ impl OptionsRepr {
         if !self.needs.is_empty() {
             len += 4 + field::CONVOY_NEEDS_ENTRY_LEN * self.needs.len();
         }
+        len += self.auth.map_or(0, |_| field::AUTH_LEN);
         len + self.cc.iter().map(|c| c.wire_len()).sum::<usize>()
     }
 
@@ -113,6 +116,7 @@ impl OptionsRepr {
                 PgmOption::Rst(b) => r.rst = Some(b),
                 PgmOption::ReceiverStatus(s) => r.receiver_status = Some(s),
                 PgmOption::Needs(l) => r.needs = l.iter().collect(),
+                PgmOption::Auth(a) => r.auth = Some(a),
                 PgmOption::Cc(c) => r.cc.insert(c),
             }
         }
@@ -179,6 +183,16 @@ impl OptionsRepr {
                 put32(w.buf, e + field::CONVOY_NEEDS_FIRST.start, r.first);
                 put32(w.buf, e + field::CONVOY_NEEDS_COUNT.start, r.count);
             }
+        }
+        if let Some(a) = self.auth {
+            let at = w.header(opt::CONVOY_AUTH, field::AUTH_LEN);
+            if a.encrypted {
+                w.buf[at + field::SPECIFIC] = crate::options::AUTH_ENCRYPTED;
+            }
+            let o = &mut w.buf[at..at + field::AUTH_LEN];
+            o[field::AUTH_SENDER].copy_from_slice(&a.sender);
+            o[field::AUTH_COUNTER].copy_from_slice(&a.counter.to_be_bytes());
+            o[field::AUTH_TAG].copy_from_slice(&a.tag);
         }
         w.buf[w.last + field::TYPE] |= opt::END;
         w.pos

@@ -276,6 +276,20 @@ impl<T: AsRef<[u8]>> Packet<T> {
     pub fn payload(&self) -> &[u8] {
         self.as_bytes().get(self.options_end..).unwrap_or(&[])
     }
+
+    /// Offset where the payload starts (= the end of the options).
+    pub fn payload_offset(&self) -> usize {
+        self.options_end
+    }
+
+    /// Offset of 0x3C OPT_CONVOY_AUTH from the start of the packet, if the packet carries it; its tag is at
+    /// `field::option::AUTH_TAG` from there.
+    pub fn auth_option_offset(&self) -> Option<usize> {
+        self.raw_options()
+            .filter_map(Result::ok)
+            .find(|o| o.option_type() == crate::opt::CONVOY_AUTH)
+            .map(|o| o.offset())
+    }
 }
 
 /// Verify the checksum of a packet of type `packet_type` (see [`Packet::verify_checksum`]).

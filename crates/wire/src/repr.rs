@@ -175,6 +175,21 @@ pub struct BlockRange {
     pub count: u32,
 }
 
+/// 0x3C OPT_CONVOY_AUTH (44 bytes): the authentication of a keyed session's packet. The tag is an AEAD tag
+/// (XChaCha20-Poly1305 in convoy-proto) over the whole packet with its checksum and this tag zeroed, the
+/// payload encrypted when `encrypted` (byte 3, bit 0x01); the nonce is `sender` then `counter`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct AuthOption {
+    /// The payload is encrypted.
+    pub encrypted: bool,
+    /// The sending endpoint's random identity.
+    pub sender: [u8; 16],
+    /// The sending endpoint's packet counter: one more for every packet it sends.
+    pub counter: u64,
+    /// The AEAD tag.
+    pub tag: [u8; 16],
+}
+
 /// All options of a packet that Convoy understands. Unknown options are skipped on parse;
 /// OPT_LENGTH is implied (written whenever any option is set).
 #[derive(Clone, Debug, PartialEq, Eq, Default, Hash)]
@@ -198,6 +213,8 @@ pub struct OptionsRepr {
     /// 0x3B OPT_CONVOY_NEEDS: block ranges a receiver lacks, at most [`crate::MAX_NEEDS`], beside its status
     /// report; empty means the option is absent.
     pub needs: Vec<BlockRange>,
+    /// 0x3C OPT_CONVOY_AUTH: a keyed session's authentication, always the last option.
+    pub auth: Option<AuthOption>,
     /// The congestion-control schemes' options ([`crate::cc`]).
     pub cc: CcOptions,
 }

@@ -629,6 +629,28 @@ fn convoy_needs_wrong_length() {
 }
 
 #[test]
+fn convoy_auth_last_with_its_tag_at_the_end_of_the_options() {
+    let auth = "bc 2c 0001 | 000102030405060708090a0b0c0d0e0f | 0000000000000009 | f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+    let p = with_options(SPMR, &format!("00 04 0030 | {auth}"));
+    let r = PacketRepr::parse(&p).unwrap();
+    let a = r.options.auth.unwrap();
+    assert!(a.encrypted);
+    assert_eq!(a.counter, 9);
+    assert_eq!(a.sender[15], 0x0f);
+    assert_eq!(a.tag[0], 0xf0);
+    let view = Packet::new_checked(&p[..]).unwrap();
+    assert_eq!(view.auth_option_offset(), Some(20));
+    let mut buf = vec![0; r.buffer_len()];
+    r.emit(&mut buf).unwrap();
+    assert_eq!(buf, p, "our own emission is byte-identical");
+    let short = with_options(SPMR, "00 04 0010 | bc 0c 0000 | 00000001 | 00000002");
+    assert_eq!(
+        msg(&short),
+        "SPMR: OPT_CONVOY_AUTH at offset 20: length 12 is not 44"
+    );
+}
+
+#[test]
 fn convoy_receiver_status_wrong_length() {
     let p = with_options(SPMR, "00 04 0010 | b3 0c 0000 | 00000001 | 00000002");
     assert_eq!(

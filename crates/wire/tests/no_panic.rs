@@ -5,9 +5,9 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use convoy_wire::{
-    checksum, BlockRange, BodyRepr, CcOptions, FragmentOption, Gsi, Header, OptionsRepr, Packet,
-    PacketRepr, PacketType, PgmOption, PgmccData, PgmccFeedback, PgmccOptions, ReceiverStatus,
-    MAX_NAK_LIST, MAX_NEEDS,
+    checksum, AuthOption, BlockRange, BodyRepr, CcOptions, FragmentOption, Gsi, Header,
+    OptionsRepr, Packet, PacketRepr, PacketType, PgmOption, PgmccData, PgmccFeedback, PgmccOptions,
+    ReceiverStatus, MAX_NAK_LIST, MAX_NEEDS,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -125,6 +125,12 @@ fn options(rng: &mut ChaCha8Rng) -> OptionsRepr {
             token: rng.next_u32(),
             state: rng.next_u32(),
             detail: rng.next_u32(),
+        }),
+        auth: chance(rng, 3).then(|| AuthOption {
+            encrypted: chance(rng, 2),
+            sender: [rng.next_u32() as u8; 16],
+            counter: u64::from(rng.next_u32()),
+            tag: [rng.next_u32() as u8; 16],
         }),
         needs: (0..below(rng, 4) * below(rng, MAX_NEEDS + 1) / 3)
             .map(|_| BlockRange {

@@ -4,9 +4,9 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use convoy_wire::{
-    BlockRange, BodyRepr, CcOptions, EmitErrorKind, FragmentOption, Gsi, OptionsRepr, Packet,
-    PacketRepr, PgmOption, PgmccData, PgmccFeedback, PgmccOptions, ReceiverStatus, MAX_NAK_LIST,
-    MAX_NEEDS,
+    AuthOption, BlockRange, BodyRepr, CcOptions, EmitErrorKind, FragmentOption, Gsi, OptionsRepr,
+    Packet, PacketRepr, PgmOption, PgmccData, PgmccFeedback, PgmccOptions, ReceiverStatus,
+    MAX_NAK_LIST, MAX_NEEDS,
 };
 use proptest::collection::vec;
 use proptest::option::of;
@@ -104,6 +104,18 @@ fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
         (any::<u32>(), any::<u32>()).prop_map(|(first, count)| BlockRange { first, count }),
         0..=MAX_NEEDS,
     );
+    let auth = of((
+        any::<bool>(),
+        any::<[u8; 16]>(),
+        any::<u64>(),
+        any::<[u8; 16]>(),
+    )
+        .prop_map(|(encrypted, sender, counter, tag)| AuthOption {
+            encrypted,
+            sender,
+            counter,
+            tag,
+        }));
     let pgmcc = (
         data,
         feedback,
@@ -133,20 +145,23 @@ fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
         any::<bool>(),
         any::<bool>(),
         of(any::<u8>()),
-        (status, needs),
+        (status, needs, auth),
         pgmcc,
     )
         .prop_map(
-            |(fragment, nak_list, join, syn, fin, rst, (receiver_status, needs), cc)| OptionsRepr {
-                fragment,
-                nak_list,
-                join,
-                syn,
-                fin,
-                rst,
-                receiver_status,
-                needs,
-                cc,
+            |(fragment, nak_list, join, syn, fin, rst, (receiver_status, needs, auth), cc)| {
+                OptionsRepr {
+                    fragment,
+                    nak_list,
+                    join,
+                    syn,
+                    fin,
+                    rst,
+                    receiver_status,
+                    needs,
+                    auth,
+                    cc,
+                }
             },
         )
 }

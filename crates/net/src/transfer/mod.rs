@@ -35,6 +35,7 @@ pub mod message;
 pub mod plan;
 pub mod queued_writer;
 pub mod raw;
+pub mod refusals;
 pub mod setup;
 pub mod sink;
 pub mod source;

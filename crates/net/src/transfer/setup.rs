@@ -6,6 +6,7 @@ use super::exit;
 use super::sink::RecvReport;
 use super::source::SendReport;
 use crate::{GroupOptions, NetReceiver, NetSender};
+use convoy_proto::auth::AuthConfig;
 use convoy_proto::cc::CcConfig;
 use convoy_proto::{LateJoin, ReceiverConfig, RepairPacing, SenderConfig};
 use std::io;
@@ -39,6 +40,18 @@ pub struct SourceSetup {
     pub feedback_timeout: Option<Duration>,
     /// Record every datagram in this CSV file (`--packet-trace`, [`crate::packet_trace`]).
     pub packet_trace: Option<PathBuf>,
+    /// A keyed session (`--key-file`); the identity is drawn afresh at [`SourceSetup::open`].
+    pub auth: Option<AuthConfig>,
+}
+
+/// `auth` with a fresh random identity from the operating system ([`convoy_proto::auth::AuthConfig::identity`]).
+fn with_identity(auth: &Option<AuthConfig>) -> io::Result<Option<AuthConfig>> {
+    auth.clone()
+        .map(|mut a| {
+            a.identity = crate::key_file::os_random()?;
+            Ok(a)
+        })
+        .transpose()
 }
 
 impl SourceSetup {
@@ -60,7 +73,11 @@ impl SourceSetup {
 
     /// Open the source on `group`.
     pub fn open(&self, group: &GroupOptions) -> io::Result<NetSender> {
-        let mut tx = NetSender::open(group, |c| self.configure(c))?;
+        let auth = with_identity(&self.auth)?;
+        let mut tx = NetSender::open(group, |c| {
+            self.configure(c);
+            c.auth = auth;
+        })?;
         if let (Some(limit), false) = (self.feedback_timeout, matches!(self.cc, CcConfig::Fixed(_)))
         {
             tx.set_feedback_limit(limit);
@@ -83,6 +100,8 @@ pub struct SinkSetup {
     pub max_buffer_bytes: u64,
     /// Record every datagram in this CSV file (`--packet-trace`, [`crate::packet_trace`]).
     pub packet_trace: Option<PathBuf>,
+    /// A keyed session (`--key-file`); the identity is drawn afresh at [`SinkSetup::open`].
+    pub auth: Option<AuthConfig>,
 }
 
 /// Sequence numbers a transfer receiver's window spans at most (its memory is bounded by bytes).
@@ -99,10 +118,15 @@ impl SinkSetup {
 
     /// Join `group`.
     pub fn open(&self, group: &GroupOptions) -> io::Result<NetReceiver> {
+        let auth = with_identity(&self.auth)?;
+        let configure = |c: &mut ReceiverConfig| {
+            self.configure(c);
+            c.auth = auth;
+        };
         let mut rx = if self.follow_source {
-            NetReceiver::open_following_cc(group, |c| self.configure(c))?
+            NetReceiver::open_following_cc(group, configure)?
         } else {
-            NetReceiver::open(group, |c| self.configure(c))?
+            NetReceiver::open(group, configure)?
         };
         if let Some(path) = &self.packet_trace {
             rx.trace_packets(path)?;
@@ -150,6 +174,7 @@ pub fn send_stats(tx: &NetSender, report: &SendReport, exit_code: u8) -> serde_j
         "timeouts": report.timeouts,
         "app_repairs": s.app_repairs_requested,
         "malformed": s.malformed,
+        "refused": s.refused,
         "receivers": report.receivers,
         "closed": report.closed,
         "closing_seconds": report.closing_seconds,
@@ -177,6 +202,7 @@ pub fn recv_stats(rx: &NetReceiver, report: &RecvReport) -> serde_json::Value {
         "feedback_sent": s.feedback_sent,
         "statuses_sent": s.statuses_sent,
         "malformed": s.malformed,
+        "refused": s.refused,
         "sqns_lost": w.sqns_lost,
         "peak_rss_bytes": crate::procfs::vm_bytes("VmHWM"),
         "buffer": {
@@ -208,6 +234,7 @@ mod tests {
             repair_pacing: RepairPacing::Controller,
             feedback_timeout: None,
             packet_trace: None,
+            auth: None,
         };
         let mut c = SenderConfig::new(ip(1), ip(2));
         setup.configure(&mut c);

@@ -3,6 +3,7 @@
 use super::assembly::{partial_name, FileAssembly, FileState};
 use super::message::{self, Manifest, Message, TransferMode};
 use super::queued_writer::{QueuedWriter, DEFAULT_QUEUE_BYTES};
+use super::refusals::RefusalLog;
 use super::{exit, status, Observer, Progress, TransferError, ANNOUNCE_INTERVAL, REPORT_INTERVAL};
 use crate::receiver::NetReceiver;
 use convoy_proto::cc::ReceiverCcEvent;
@@ -366,6 +367,7 @@ pub fn receive(
     let mut fin = false;
     let mut is_acker = false;
     let mut had_manifest = false;
+    let mut refusals = RefusalLog::default();
     let end = loop {
         let event = if sink.can_take() {
             rx.recv(Duration::from_millis(50))?
@@ -392,6 +394,11 @@ pub fn receive(
                 sink.lost();
             }
             Some(ReceiverEvent::Finished) => fin = true,
+            Some(ReceiverEvent::Refused { from, reason }) => {
+                if let Some(line) = refusals.note(from, reason, Instant::now()) {
+                    observer.message(&line);
+                }
+            }
             Some(ReceiverEvent::Cc(ReceiverCcEvent::AckerRole(a))) => is_acker = a,
             Some(ReceiverEvent::Cc(ReceiverCcEvent::MustLeave)) => {
                 // RFC 4654 §4.4: a TFMCC receiver whose path cannot carry one packet per 8 s for 120 s must leave,
@@ -483,6 +490,14 @@ pub fn receive(
             }
             _ => {}
         }
+    };
+    let end = match refusals.last() {
+        // Say why nothing (or not everything) came, when packets were refused.
+        Some((from, reason)) if !sink.is_complete() => format!(
+            "{end}; {} packet(s) refused, the last from {from}: {reason}",
+            refusals.total()
+        ),
+        _ => end,
     };
     if !sink.is_done() && rx.silence().is_some() {
         // Tell the source this receiver gives up (best effort).

@@ -3,6 +3,7 @@
 use super::blocks::{self, BlockLayout};
 use super::message::{self, Entry, EntryKind, Manifest, TransferMode};
 use super::plan::{self, FileRepairs, Segment, SourceFile};
+use super::refusals::RefusalLog;
 use super::{exit, status, Observer, Progress, ReceiverOutcome, TransferError, MAX_RECEIVERS};
 use crate::sender::{random_u64, NetSender};
 use convoy_proto::cc::CcEvent;
@@ -265,6 +266,7 @@ struct Session<'a> {
     timeouts: u64,
     last_progress_report: std::time::Instant,
     last_activity: std::time::Instant,
+    refusals: RefusalLog,
 }
 
 impl Session<'_> {
@@ -294,6 +296,12 @@ impl Session<'_> {
                     }
                 }
                 SenderEvent::Cc(CcEvent::Timeout { .. }) => self.timeouts += 1,
+                SenderEvent::Refused { from, reason } => {
+                    let now = std::time::Instant::now();
+                    if let Some(line) = self.refusals.note(from, reason, now) {
+                        self.observer.message(&line);
+                    }
+                }
                 _ => {}
             }
         }
@@ -572,6 +580,7 @@ pub fn send(
         timeouts: 0,
         last_progress_report: std::time::Instant::now(),
         last_activity: std::time::Instant::now(),
+        refusals: RefusalLog::default(),
     };
     session.wait_for_receivers(opts)?;
 

@@ -5,6 +5,7 @@
 //! [`Receiver::close`]), then drain [`Receiver::poll_transmit`], read [`Receiver::poll_timeout`], drain
 //! [`Receiver::poll_event`].
 
+use crate::auth::{AuthConfig, AuthError, PacketOpener, PacketSealer};
 use crate::cc::{CcConfig, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, UpstreamPath};
 use crate::rxw::{Delivery, Fragment, ReceiveWindow, Room, RxwConfig, RxwStats};
 use crate::time::Instant;
@@ -47,6 +48,9 @@ pub struct ReceiverConfig {
     /// the way — the simulator, which hands every receiver the very bytes the source emitted and checksummed —
     /// may turn this off to save a pass over each payload.
     pub verify_checksums: bool,
+    /// A keyed session: seal every packet sent, refuse every packet received that does not open
+    /// ([`crate::auth`]). `None`: unauthenticated, refusing keyed packets.
+    pub auth: Option<AuthConfig>,
 }
 
 impl ReceiverConfig {
@@ -61,6 +65,7 @@ impl ReceiverConfig {
             rxw: RxwConfig::default(),
             cc: CcConfig::default(),
             verify_checksums: true,
+            auth: None,
         }
     }
 }
@@ -95,6 +100,13 @@ pub enum ReceiverEvent {
         /// What was wrong.
         error: ParseError,
     },
+    /// A packet was refused by the session's authentication before it touched any state ([`crate::auth`]).
+    Refused {
+        /// Where it came from (as the datagram says: not authenticated).
+        from: IpAddr,
+        /// Why.
+        reason: AuthError,
+    },
 }
 
 /// Counters kept by the session (the window keeps its own, [`RxwStats`]).
@@ -118,6 +130,8 @@ pub struct ReceiverStats {
     pub statuses_sent: u64,
     /// Malformed datagrams.
     pub malformed: u64,
+    /// Packets refused by the session's authentication ([`ReceiverEvent::Refused`]).
+    pub refused: u64,
     /// Data rejected by the receive window (inconsistent fragments).
     pub rejected: u64,
     /// Valid packets of other sessions or types a receiver ignores.
@@ -138,6 +152,10 @@ const MAX_EVENTS: usize = 1 << 16;
 /// A PGM receiver with congestion control.
 pub struct Receiver {
     config: ReceiverConfig,
+    /// Seals what is sent in a keyed session.
+    sealer: Option<PacketSealer>,
+    /// Opens what is received in a keyed session.
+    opener: Option<PacketOpener>,
     rng: ChaCha8Rng,
     cc: Box<dyn ReceiverController>,
     tsi: Option<Tsi>,
@@ -176,6 +194,8 @@ impl Receiver {
             status_out: None,
             events: VecDeque::new(),
             stats: ReceiverStats::default(),
+            sealer: config.auth.as_ref().map(PacketSealer::new),
+            opener: config.auth.as_ref().map(PacketOpener::new),
             config,
         }
     }
@@ -256,9 +276,29 @@ impl Receiver {
         }
     }
 
-    /// A datagram arrived from `from`.
+    /// A datagram arrived from `from`. In a keyed session it is opened first ([`crate::auth`]).
     pub fn handle_datagram(&mut self, now: Instant, from: IpAddr, bytes: &[u8]) {
-        let parsed = if self.config.verify_checksums {
+        // The opener is taken out while its output is read, so the packet can borrow it.
+        match self.opener.take() {
+            None => self.handle_packet(now, from, bytes, false),
+            Some(mut opener) => {
+                match opener.open(bytes) {
+                    Ok(opened) => self.handle_packet(now, from, opened, true),
+                    Err(reason) => self.refuse(from, reason),
+                }
+                self.opener = Some(opener);
+            }
+        }
+    }
+
+    fn refuse(&mut self, from: IpAddr, reason: AuthError) {
+        self.stats.refused += 1;
+        self.push_event(ReceiverEvent::Refused { from, reason });
+    }
+
+    /// A datagram, opened if the session is keyed (its checksum then zero, vouched for by the tag).
+    fn handle_packet(&mut self, now: Instant, from: IpAddr, bytes: &[u8], opened: bool) {
+        let parsed = if self.config.verify_checksums && !opened {
             PacketRepr::parse(bytes)
         } else {
             PacketRepr::parse_without_checksum(bytes)
@@ -271,6 +311,9 @@ impl Receiver {
                 return;
             }
         };
+        if !opened && packet.options.auth.is_some() {
+            return self.refuse(from, AuthError::Keyed);
+        }
         if packet.dest_port != self.config.dest_port {
             self.stats.ignored += 1;
             return;
@@ -396,8 +439,17 @@ impl Receiver {
         }
     }
 
-    /// Write the next packet due now into `buf`.
+    /// Write the next packet due now into `buf` (sealed in a keyed session: `buf` needs
+    /// [`crate::auth::AUTH_OVERHEAD`] bytes more than the packet).
     pub fn poll_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
+        let mut t = self.next_transmit(now, buf)?;
+        if let Some(s) = &mut self.sealer {
+            t.len = s.seal(buf, t.len)?;
+        }
+        Some(t)
+    }
+
+    fn next_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
         let tsi = self.tsi?;
         let upstream = self.upstream?;
         let destination = Destination::Unicast(upstream);

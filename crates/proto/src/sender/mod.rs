@@ -17,6 +17,7 @@ pub use repair_pacing::RepairPacing;
 pub use spm::{SpmIntervals, SpmSchedule};
 pub use txw::{TransmitWindow, TxPacket, WriteError};
 
+use crate::auth::{AuthConfig, AuthError, PacketOpener, PacketSealer};
 use crate::cc::{CcConfig, CcEvent, CcSnapshot, Permit, SenderController};
 use crate::time::Instant;
 use crate::token_bucket::TokenBucket;
@@ -70,6 +71,9 @@ pub struct SenderConfig {
     /// link overflows, 250 ms cut repairs 50-fold but a repair lost at that link then costs the receivers a
     /// NAK_RDATA_IVL wait (`print_star_repairs` in convoy-sim's tests). `convoy send` uses 250 ms.
     pub nak_elim_ivl: Duration,
+    /// A keyed session: seal every packet sent, refuse every packet received that does not open
+    /// ([`crate::auth`]). `None`: unauthenticated, refusing keyed packets.
+    pub auth: Option<AuthConfig>,
 }
 
 impl SenderConfig {
@@ -92,6 +96,7 @@ impl SenderConfig {
             linger: Duration::from_secs(2),
             cc: CcConfig::default(),
             nak_elim_ivl: Duration::ZERO,
+            auth: None,
         }
     }
 }
@@ -109,6 +114,13 @@ pub enum SenderEvent {
         from: IpAddr,
         /// What was wrong.
         error: ParseError,
+    },
+    /// A packet was refused by the session's authentication before it touched any state ([`crate::auth`]).
+    Refused {
+        /// Where it came from (as the datagram says: not authenticated).
+        from: IpAddr,
+        /// Why.
+        reason: AuthError,
     },
     /// The session ended after close and linger.
     Closed,
@@ -162,6 +174,8 @@ pub struct SenderStats {
     pub acks: u64,
     /// Malformed datagrams.
     pub malformed: u64,
+    /// Packets refused by the session's authentication ([`SenderEvent::Refused`]).
+    pub refused: u64,
     /// Valid packets for another session or of a type a source ignores.
     pub ignored: u64,
     /// PGM bytes of every packet sent (headers and options included; not the IP and UDP headers around them).
@@ -184,6 +198,10 @@ pub const REPAIRS_PER_ODATA: u32 = 3;
 /// A PGM source with congestion control.
 pub struct Sender {
     config: SenderConfig,
+    /// Seals what is sent in a keyed session.
+    sealer: Option<PacketSealer>,
+    /// Opens what is received in a keyed session.
+    opener: Option<PacketOpener>,
     cc: Box<dyn SenderController>,
     txw: TransmitWindow,
     spm: SpmSchedule,
@@ -251,6 +269,8 @@ impl Sender {
             closed: false,
             now,
             stats: SenderStats::default(),
+            sealer: config.auth.as_ref().map(PacketSealer::new),
+            opener: config.auth.as_ref().map(PacketOpener::new),
             config,
         }
     }
@@ -384,12 +404,37 @@ impl Sender {
         }
     }
 
-    /// A datagram arrived from `from`.
+    /// A datagram arrived from `from`. In a keyed session it is opened first ([`crate::auth`]).
     pub fn handle_datagram(&mut self, now: Instant, from: IpAddr, bytes: &[u8]) {
         self.now = self.now.max(now);
         self.stats.datagrams_received += 1;
         self.stats.pgm_bytes_received += bytes.len() as u64;
-        let packet = match PacketRepr::parse(bytes) {
+        // The opener is taken out while its output is read, so the packet can borrow it.
+        match self.opener.take() {
+            None => self.handle_packet(now, from, bytes, false),
+            Some(mut opener) => {
+                match opener.open(bytes) {
+                    Ok(opened) => self.handle_packet(now, from, opened, true),
+                    Err(reason) => self.refuse(from, reason),
+                }
+                self.opener = Some(opener);
+            }
+        }
+    }
+
+    fn refuse(&mut self, from: IpAddr, reason: AuthError) {
+        self.stats.refused += 1;
+        self.push_event(SenderEvent::Refused { from, reason });
+    }
+
+    /// A datagram, opened if the session is keyed (its checksum then zero, vouched for by the tag).
+    fn handle_packet(&mut self, now: Instant, from: IpAddr, bytes: &[u8], opened: bool) {
+        let parsed = if opened {
+            PacketRepr::parse_without_checksum(bytes)
+        } else {
+            PacketRepr::parse(bytes)
+        };
+        let packet = match parsed {
             Ok(p) => p,
             Err(error) => {
                 self.stats.malformed += 1;
@@ -397,6 +442,9 @@ impl Sender {
                 return;
             }
         };
+        if !opened && packet.options.auth.is_some() {
+            return self.refuse(from, AuthError::Keyed);
+        }
         // Upstream packets carry our data-source port as destination port and our GSI (RFC 3208 §8).
         if packet.gsi != self.config.gsi || packet.dest_port != self.config.source_port {
             self.stats.ignored += 1;
@@ -555,9 +603,13 @@ impl Sender {
         true
     }
 
-    /// Write the next packet due now into `buf`.
+    /// Write the next packet due now into `buf` (sealed in a keyed session: `buf` needs
+    /// [`crate::auth::AUTH_OVERHEAD`] bytes more than the packet).
     pub fn poll_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
-        let t = self.next_transmit(now, buf)?;
+        let mut t = self.next_transmit(now, buf)?;
+        if let Some(s) = &mut self.sealer {
+            t.len = s.seal(buf, t.len)?;
+        }
         self.stats.pgm_bytes_sent += t.len as u64;
         Some(t)
     }

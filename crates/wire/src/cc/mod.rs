@@ -282,6 +282,7 @@ mod tests {
                         ..=opt::CRQST
                             | opt::CONVOY_RECEIVER_STATUS
                             | opt::CONVOY_NEEDS
+                            | opt::CONVOY_AUTH
                             | opt::INVALID
                 ),
                 "{name} ({t:#04x}) collides with an RFC 3208 or session option"
