@@ -72,7 +72,8 @@ enum Command {
 
 #[derive(Subcommand, Debug)]
 enum BenchCommand {
-    /// Loopback throughput: raw sendmmsg loop, Convoy fixed (unlimited) and pgmcc, with 1 and 3 receivers.
+    /// Loopback throughput: raw sendmmsg loop, Convoy fixed (unlimited) and pgmcc (also keyed, and keyed with
+    /// encrypted payloads), with 1 and 3 receivers.
     Net(bench_net::BenchNetArgs),
     /// The simulator's speed and memory on the canonical scenarios of scenarios/bench/ (dumbbell-1, -10, -100,
     /// star-1000, star-10000, mcast-fixed-1000), each run in its own child process.

@@ -3,7 +3,8 @@
 //!   message), and the same with UDP segmentation offload (`UDP_SEGMENT` sends of 46 datagrams, `UDP_GRO`
 //!   receivers), the ceiling of what Convoy's driver does,
 //! * Convoy with `--cc fixed` at an unlimited rate,
-//! * Convoy with pgmcc,
+//! * Convoy with pgmcc, also keyed (every packet authenticated, docs/keyed-sessions.md) and keyed with
+//!   encrypted payloads,
 //! * UFTP (`uftp -R -1`, Debian package uftp) when installed and running as root, with one receiver: UFTP needs
 //!   an interface with the MULTICAST flag, which the host's `lo` lacks, so it runs in a network namespace of its
 //!   own (`lo` with multicast on); its data-phase rate is the "Overall throughput" it prints. (Several `uftpd` on
@@ -20,6 +21,7 @@ use crate::syscalls::{
     MAX_BATCH,
 };
 use crate::{GroupOptions, Interface, NetReceiver, NetSender};
+use convoy_proto::auth::{AuthConfig, SessionKey};
 use convoy_proto::cc::fixed::FixedConfig;
 use convoy_proto::cc::CcConfig;
 use convoy_proto::ReceiverEvent;
@@ -159,19 +161,35 @@ fn raw(receivers: usize, seconds: f64, n: usize, gso: bool) -> std::io::Result<F
     ))
 }
 
+/// A keyed session's configuration for one endpoint (a fresh identity each), if `key` is given.
+fn keyed(key: Option<&AuthConfig>) -> std::io::Result<Option<AuthConfig>> {
+    key.map(|k| {
+        Ok(AuthConfig {
+            identity: crate::key_file::os_random()?,
+            ..k.clone()
+        })
+    })
+    .transpose()
+}
+
 fn convoy(
     what: &'static str,
     cc: CcConfig,
     receivers: usize,
     seconds: f64,
     n: usize,
+    key: Option<&AuthConfig>,
 ) -> std::io::Result<Figure> {
     let g = group(n);
     let stop = Arc::new(AtomicBool::new(false));
     let mut threads = Vec::new();
     for i in 0..receivers {
         let cc = cc.clone();
-        let mut rx = NetReceiver::open(&receiver_opts(g, i), move |c| c.cc = cc)?;
+        let auth = keyed(key)?;
+        let mut rx = NetReceiver::open(&receiver_opts(g, i), move |c| {
+            c.cc = cc;
+            c.auth = auth;
+        })?;
         let stop = stop.clone();
         threads.push(std::thread::spawn(move || {
             let mut got = 0u64;
@@ -185,9 +203,11 @@ fn convoy(
             got
         }));
     }
+    let auth = keyed(key)?;
     let mut tx = NetSender::open(&source_opts(g), |c| {
         c.cc = cc;
         c.send_queue_bytes = 1 << 20;
+        c.auth = auth;
     })?;
     let payload = vec![0x5a; PAYLOAD];
     let (start, cpu0) = (Instant::now(), thread_cpu_time());
@@ -310,22 +330,43 @@ fn uftp(seconds: f64) -> Result<Option<Figure>, String> {
 pub fn run(seconds: f64, skipped: &mut dyn FnMut(&str)) -> Result<Report, String> {
     let mut figures = Vec::new();
     let mut n = 0;
+    // Keyed sessions (docs/keyed-sessions.md): every packet tagged, then payloads encrypted too.
+    let key = crate::key_file::os_random().map_err(|e| format!("a key: {e}"))?;
+    let tag_only = AuthConfig {
+        key: SessionKey::from_bytes(key),
+        encrypt: false,
+        identity: [0; 16],
+    };
+    let encrypted = AuthConfig {
+        encrypt: true,
+        ..tag_only.clone()
+    };
     for receivers in [1, 3] {
         let fixed = CcConfig::Fixed(FixedConfig {
             rate_bytes_per_s: 10_000_000_000,
             burst: Duration::from_millis(1),
         });
-        let runs: [(&'static str, Option<CcConfig>); 4] = [
-            ("raw sendmmsg", None),
-            ("raw gso", None),
-            ("convoy fixed", Some(fixed)),
-            ("convoy pgmcc", Some(CcConfig::default())),
+        let runs: [(&'static str, Option<CcConfig>, Option<&AuthConfig>); 6] = [
+            ("raw sendmmsg", None, None),
+            ("raw gso", None, None),
+            ("convoy fixed", Some(fixed), None),
+            ("convoy pgmcc", Some(CcConfig::default()), None),
+            (
+                "convoy pgmcc keyed",
+                Some(CcConfig::default()),
+                Some(&tag_only),
+            ),
+            (
+                "convoy pgmcc encrypted",
+                Some(CcConfig::default()),
+                Some(&encrypted),
+            ),
         ];
-        for (what, cc) in runs {
+        for (what, cc, key) in runs {
             n += 1;
             let r = match cc {
                 None => raw(receivers, seconds, n, what == "raw gso"),
-                Some(cc) => convoy(what, cc, receivers, seconds, n),
+                Some(cc) => convoy(what, cc, receivers, seconds, n, key),
             };
             match r {
                 Ok(f) => figures.push(f),
@@ -340,7 +381,7 @@ pub fn run(seconds: f64, skipped: &mut dyn FnMut(&str)) -> Result<Report, String
         rate_bytes_per_s: 2_500_000,
         burst: Duration::from_millis(5),
     });
-    let pacing = match convoy("convoy fixed 20M", paced, 1, seconds, n + 1) {
+    let pacing = match convoy("convoy fixed 20M", paced, 1, seconds, n + 1, None) {
         Ok(f) => {
             let ratio = f.packets_per_s * (PAYLOAD + 64) as f64 / 2_500_000.0;
             figures.push(f);
@@ -373,7 +414,8 @@ mod tests {
             rate_bytes_per_s: 2_500_000,
             burst: Duration::from_millis(5),
         });
-        let f = convoy("convoy fixed 20M", cc, 1, 0.3, 9_000).expect("a loopback session runs");
+        let f =
+            convoy("convoy fixed 20M", cc, 1, 0.3, 9_000, None).expect("a loopback session runs");
         assert!(f.packets_per_s > 0.0, "{f:?}");
         assert!(f.cpu_ns_per_packet.is_finite());
     }

@@ -7,7 +7,9 @@
 //!
 //! Records, each starting with an opcode byte:
 //! * `op % 4 == 0`: a datagram whose PGM checksum is fixed up (so the parser looks past it): `from` selector
-//!   byte, length (u16, big-endian, at most 4096), then that many bytes;
+//!   byte, length (u16, big-endian, at most 4096), then that many bytes; in a keyed run (bit 1 of the script's
+//!   first byte) it is also sealed with the session's key when it parses, so the fuzzer reaches what lies past
+//!   authentication ([`crate::auth`]);
 //! * `op % 4 == 1`: the same without fixing the checksum;
 //! * `op % 4 == 2`: time advances by the next byte in milliseconds; then `handle_timeout`;
 //! * `op % 4 == 3`: an application call chosen by the next byte (write an APDU of that many bytes, close,
@@ -15,6 +17,7 @@
 //!
 //! After every record the outputs are drained in the documented order and every transmitted packet must parse.
 
+use crate::auth::{AuthConfig, PacketSealer, SessionKey};
 use crate::cc::CcConfig;
 use crate::receiver::{LateJoin, Receiver, ReceiverConfig};
 use crate::sender::{Sender, SenderConfig, SenderEvent};
@@ -29,7 +32,12 @@ fn addr(selector: u8) -> IpAddr {
 
 /// One decoded record.
 enum Step<'a> {
-    Datagram { from: IpAddr, bytes: Vec<u8> },
+    Datagram {
+        from: IpAddr,
+        bytes: Vec<u8>,
+        /// Checksum fixed up: sealed too in a keyed run.
+        fixed: bool,
+    },
     Advance(Duration),
     App(u8, &'a [u8]),
 }
@@ -51,7 +59,11 @@ fn steps(data: &[u8]) -> impl Iterator<Item = Step<'_>> {
                 if op % 4 == 0 && bytes.len() >= 16 {
                     checksum::fill(&mut bytes);
                 }
-                Some(Step::Datagram { from, bytes })
+                Some(Step::Datagram {
+                    from,
+                    bytes,
+                    fixed: op % 4 == 0,
+                })
             }
             2 => {
                 let ms = *data.get(at)?;
@@ -65,6 +77,40 @@ fn steps(data: &[u8]) -> impl Iterator<Item = Step<'_>> {
             }
         }
     })
+}
+
+/// The session key of keyed runs, with a member's identity.
+fn session_auth(identity: u8) -> AuthConfig {
+    AuthConfig {
+        key: SessionKey::from_bytes([0x5e; 32]),
+        encrypt: identity.is_multiple_of(2),
+        identity: [identity; 16],
+    }
+}
+
+/// In a keyed run (bit 1 of the first byte): the endpoint's key, and a peer that seals what it hands over.
+fn keyed(data: &[u8], identity: u8) -> (Option<AuthConfig>, Option<PacketSealer>) {
+    if data.first().is_some_and(|b| b & 2 == 2) {
+        let peer = PacketSealer::new(&session_auth(identity.wrapping_add(1)));
+        (Some(session_auth(identity)), Some(peer))
+    } else {
+        (None, None)
+    }
+}
+
+/// The datagram as the endpoint gets it: sealed by `peer` if the run is keyed, the record asks for it and it
+/// parses (else as it is).
+fn as_received(peer: &mut Option<PacketSealer>, mut bytes: Vec<u8>, fixed: bool) -> Vec<u8> {
+    if let (Some(p), true) = (peer.as_mut(), fixed) {
+        let len = bytes.len();
+        bytes.resize(len + crate::auth::AUTH_OVERHEAD, 0);
+        if let Some(sealed) = p.seal(&mut bytes, len) {
+            bytes.truncate(sealed);
+            return bytes;
+        }
+        bytes.truncate(len);
+    }
+    bytes
 }
 
 fn check_emitted(bytes: &[u8]) {
@@ -100,6 +146,8 @@ pub fn run_sender(data: &[u8]) {
     if data.first().is_some_and(|b| b & 1 == 1) {
         config.cc = CcConfig::Fixed(Default::default());
     }
+    let (auth, mut peer) = keyed(data, 2);
+    config.auth = auth;
     let mut now = Instant::ZERO;
     let mut s = Sender::new(config, now);
     let floor = s.next_write_sqn();
@@ -107,7 +155,9 @@ pub fn run_sender(data: &[u8]) {
     let mut buf = vec![0u8; 2048];
     for step in steps(data) {
         match step {
-            Step::Datagram { from, bytes } => s.handle_datagram(now, from, &bytes),
+            Step::Datagram { from, bytes, fixed } => {
+                s.handle_datagram(now, from, &as_received(&mut peer, bytes, fixed))
+            }
             Step::Advance(d) => {
                 now += d;
                 s.handle_timeout(now);
@@ -133,12 +183,16 @@ pub fn run_receiver(data: &[u8]) {
     if data.first().is_some_and(|b| b & 1 == 1) {
         config.cc = CcConfig::Fixed(Default::default());
     }
+    let (auth, mut peer) = keyed(data, 4);
+    config.auth = auth;
     let mut r = Receiver::new(config, 7);
     let mut now = Instant::ZERO;
     let mut buf = vec![0u8; 2048];
     for step in steps(data) {
         match step {
-            Step::Datagram { from, bytes } => r.handle_datagram(now, from, &bytes),
+            Step::Datagram { from, bytes, fixed } => {
+                r.handle_datagram(now, from, &as_received(&mut peer, bytes, fixed))
+            }
             Step::Advance(d) => {
                 now += d;
                 r.handle_timeout(now);
@@ -228,6 +282,8 @@ mod tests {
                     }
                 }
             }
+            // Every other pair of runs keyed: bit 1 of the first byte.
+            script.insert(0, (i % 4) as u8);
             if i % 2 == 0 {
                 run_sender(&script);
             } else {
