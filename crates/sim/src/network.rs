@@ -13,9 +13,11 @@ use crate::routing::{Graph, GroupTree, UnicastRoutes};
 use crate::seed::{component_rng, component_seed};
 use crate::tcp::TcpConfig;
 use crate::topology::{group_address, node_address};
+use convoy_proto::auth::{AuthConfig, SessionKey};
 use convoy_proto::cc::CcConfig;
 use convoy_proto::{Instant, Receiver, ReceiverConfig, RepairPacing, Sender, SenderConfig};
 use convoy_wire::Gsi;
+use rand_core::RngCore;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
@@ -129,6 +131,24 @@ pub struct SessionSpec {
     pub repair_pacing: RepairPacing,
     /// Receive-window and NAK timing of the receivers (`None` = engine defaults).
     pub rxw: Option<convoy_proto::rxw::RxwConfig>,
+    /// A keyed session (`convoy_proto::auth`): every packet carries OPT_CONVOY_AUTH, its payload encrypted
+    /// when `Some(true)`. The key and each endpoint's identity come from the run's seed.
+    pub keyed: Option<bool>,
+}
+
+/// The keyed-session configuration of endpoint `endpoint` of session `spec` in a run seeded with `seed`: the
+/// session's key and the endpoint's identity drawn from their own component generators.
+fn session_auth(seed: u64, spec: &SessionSpec, endpoint: &str) -> Option<AuthConfig> {
+    let encrypt = spec.keyed?;
+    let mut key = [0u8; 32];
+    component_rng(seed, &format!("key:{}", spec.name)).fill_bytes(&mut key);
+    let mut identity = [0u8; 16];
+    component_rng(seed, &format!("identity:{}:{endpoint}", spec.name)).fill_bytes(&mut identity);
+    Some(AuthConfig {
+        key: SessionKey::from_bytes(key),
+        encrypt,
+        identity,
+    })
 }
 
 /// The engine endpoint the simulator builds for receiver `r` of session `spec`, the network's `group`-th
@@ -149,6 +169,7 @@ pub fn session_receiver(
     if let Some(rxw) = &spec.rxw {
         rc.rxw = rxw.clone();
     }
+    rc.auth = session_auth(seed, spec, &format!("receiver:{}", r.name));
     let seed = component_seed(seed, &format!("pgm:{}:{}", spec.name, r.name));
     Receiver::new(rc, seed)
 }
@@ -487,6 +508,7 @@ impl Network {
             sc.nak_elim_ivl = ivl;
         }
         sc.repair_pacing = spec.repair_pacing;
+        sc.auth = session_auth(self.seed, &spec, "source");
         let receiver_addrs: Vec<_> = spec
             .receivers
             .iter()

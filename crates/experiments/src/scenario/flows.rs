@@ -5,7 +5,7 @@ use super::cc::{self, SchemeKeys};
 use super::context::Ctx;
 use super::locate::KeyPath;
 use super::model::{Scenario, TcpDef, UdpDef};
-use super::schema::{CcSpec, RepairsSpec, SessionFileSpec, TcpSpec, TcpVariantSpec};
+use super::schema::{CcSpec, KeyedSpec, RepairsSpec, SessionFileSpec, TcpSpec, TcpVariantSpec};
 use super::semantic::{check_name, fail, fail_related, positive_rate, Res};
 use super::units::{Dur, Size};
 use convoy_proto::cc::CcConfig;
@@ -425,6 +425,7 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> 
             .repairs
             .map_or(RepairPacing::default(), RepairsSpec::pacing),
         rxw,
+        keyed: s.keyed.map(|k| k == KeyedSpec::Encrypted),
     })
 }
 

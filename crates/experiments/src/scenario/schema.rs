@@ -121,6 +121,16 @@ pub enum NodeKindSpec {
     PgmRouter,
 }
 
+/// A keyed session (`keyed = ...`); see `convoy_proto::auth`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KeyedSpec {
+    /// Every packet authenticated.
+    Authenticated,
+    /// Every packet authenticated, data payloads encrypted.
+    Encrypted,
+}
+
 /// How a session's source paces repairs (`repairs = ...`); see `convoy_proto::RepairPacing`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -343,6 +353,9 @@ macro_rules! session_file_spec {
             pub nak_elim: Option<Dur>,
             /// How the source paces repairs: "rate-limit" (default) or "controller".
             pub repairs: Option<crate::scenario::schema::RepairsSpec>,
+            /// A keyed session: "authenticated" (every packet carries OPT_CONVOY_AUTH) or "encrypted" (its data
+            /// payloads encrypted too); key and identities from the run's seed (docs/keyed-sessions.md).
+            pub keyed: Option<crate::scenario::schema::KeyedSpec>,
             /// Record the time–sequence trace (default: true for the first session only).
             pub trace: Option<bool>,
             /// Record, at every receiver, the sequence numbers of the original data it received (default false; the
