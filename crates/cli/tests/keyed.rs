@@ -4,12 +4,12 @@
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::Duration;
 
 mod common;
 
-use common::{bytes, wait, Scratch, BIN};
+use common::{bytes, keygen, loopback_recv, loopback_send, wait, Scratch, BIN};
 
 /// A port and group unlikely to collide with other tests or runs.
 fn group(offset: u16) -> String {
@@ -18,43 +18,11 @@ fn group(offset: u16) -> String {
 }
 
 fn recv(group: &str, out: &Path, extra: &[&str]) -> Child {
-    Command::new(BIN)
-        .args(["recv", "--group", group, "--iface", "127.0.0.2", "--quiet"])
-        .arg("--out")
-        .arg(out)
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+    loopback_recv(group, 2, out, extra)
 }
 
 fn send(group: &str, what: &Path, extra: &[&str]) -> Child {
-    Command::new(BIN)
-        .args([
-            "send",
-            "--group",
-            group,
-            "--iface",
-            "127.0.0.1",
-            "--ttl",
-            "0",
-            "--quiet",
-        ])
-        .arg(what)
-        .args(extra)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
-fn keygen(path: &Path) {
-    let out = Command::new(BIN).arg("keygen").arg(path).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    loopback_send(group, what, extra)
 }
 
 fn json(path: &Path) -> serde_json::Value {

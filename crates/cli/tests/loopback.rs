@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{bytes, make_tree, same_tree, wait, Scratch, BIN};
+use common::{bytes, loopback_recv, loopback_send, make_tree, same_tree, wait, Scratch, BIN};
 
 /// `convoy send` options for one receiver that is expected to fail: start when it has announced itself, and
 /// give up on it 5 s after the data is out.
@@ -28,35 +28,16 @@ fn group(offset: u16) -> String {
 }
 
 fn recv(group: &str, n: u8, out: &Path, extra: &[&str]) -> Child {
-    Command::new(BIN)
-        .args(["recv", "--group", group, "--iface", &format!("127.0.0.{n}")])
-        .arg("--out")
-        .arg(out)
-        .args(["--quiet", "--start-timeout", "60s"])
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+    loopback_recv(
+        group,
+        n,
+        out,
+        &[&["--start-timeout", "60s"], extra].concat(),
+    )
 }
 
 fn send(group: &str, what: &Path, extra: &[&str]) -> Child {
-    Command::new(BIN)
-        .args([
-            "send",
-            "--group",
-            group,
-            "--iface",
-            "127.0.0.1",
-            "--ttl",
-            "0",
-            "--quiet",
-        ])
-        .arg(what)
-        .args(extra)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+    loopback_send(group, what, extra)
 }
 
 fn three_receivers(cc: &str, offset: u16) {

@@ -11,9 +11,9 @@ mod common;
 
 use common::lab::Lab;
 use common::lab_transfer::{file, hosts_have_copies, json, recv, send, GROUP, PORT};
-use common::{wait, Guard, Scratch, BIN};
+use common::{keygen, wait, Guard, Scratch};
 use convoy_wire::field::option::AUTH_TAG;
-use convoy_wire::{checksum, BodyRepr, OptionsRepr, Packet, PacketRepr, PacketType};
+use convoy_wire::{checksum, BodyRepr, OptionsRepr, Packet, PacketRepr, PacketType, Tsi};
 use socket2::{Domain, Protocol, Socket, Type};
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket};
 use std::path::PathBuf;
@@ -41,6 +41,21 @@ fn group_socket(local: Ipv4Addr, port: u16) -> UdpSocket {
     s.set_read_timeout(Some(Duration::from_millis(100)))
         .unwrap();
     s.into()
+}
+
+/// An upstream packet without options (none the forger could authenticate) to the session `tsi`.
+fn upstream(tsi: Tsi, body: BodyRepr) -> Vec<u8> {
+    let p = PacketRepr {
+        source_port: PORT,
+        dest_port: tsi.source_port,
+        gsi: tsi.gsi,
+        body,
+        options: OptionsRepr::default(),
+        payload: &[],
+    };
+    let mut b = vec![0u8; p.buffer_len()];
+    p.emit(&mut b).unwrap();
+    b
 }
 
 /// The forger (run in its own namespace): capture the source's packets for a moment, then attack for
@@ -104,36 +119,24 @@ fn forge(me: Ipv4Addr, source: Ipv4Addr, seconds: f64) -> Forged {
         sock.send_to(victim, group).unwrap();
         out.replays += 1;
         // (b) An ACK acknowledging far ahead, from the acker's address, to the source.
-        let ack = PacketRepr {
-            source_port: PORT,
-            dest_port: tsi.source_port,
-            gsi: tsi.gsi,
-            body: BodyRepr::Ack {
+        let b = upstream(
+            tsi,
+            BodyRepr::Ack {
                 rx_max: sqn.wrapping_add(1000),
                 bitmap: u32::MAX,
             },
-            options: OptionsRepr::default(),
-            payload: &[],
-        };
-        let mut b = vec![0u8; ack.buffer_len()];
-        ack.emit(&mut b).unwrap();
+        );
         spoofed.send_to(&b, to_source).unwrap();
         out.acks += 1;
         // (d) NAKs, unicast to the source, for data it has sent.
-        let nak = PacketRepr {
-            source_port: PORT,
-            dest_port: tsi.source_port,
-            gsi: tsi.gsi,
-            body: BodyRepr::Nak {
+        let b = upstream(
+            tsi,
+            BodyRepr::Nak {
                 sqn,
                 source_nla: source.into(),
                 group_nla: (*group.ip()).into(),
             },
-            options: OptionsRepr::default(),
-            payload: &[],
-        };
-        let mut b = vec![0u8; nak.buffer_len()];
-        nak.emit(&mut b).unwrap();
+        );
         for _ in 0..4 {
             sock.send_to(&b, to_source).unwrap();
             out.naks += 1;
@@ -167,12 +170,7 @@ fn a_keyed_transfer_survives_forged_data_acks_replays_and_a_nak_flood() {
     let Some(lab) = Lab::new("fg", 3) else { return };
     let dir = Scratch::new("netns-forgery");
     let key = dir.0.join("session.key");
-    let keygen = std::process::Command::new(BIN)
-        .arg("keygen")
-        .arg(&key)
-        .status()
-        .unwrap();
-    assert!(keygen.success());
+    keygen(&key);
     let keyed = ["--key-file", key.to_str().unwrap()];
     let src = file(&dir, "data.bin", 40_000_000);
     let outs: Vec<PathBuf> = (1..=2).map(|i| dir.0.join(format!("out{i}"))).collect();

@@ -14,7 +14,7 @@
 mod common;
 
 use common::lab::Lab;
-use common::{bytes, wait, Guard, BIN};
+use common::{bytes, keygen, wait, Guard, BIN};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -402,12 +402,7 @@ fn compare_session(tag: &str, cc: &str, keyed: bool) {
     let _ = std::fs::remove_dir_all(d);
     std::fs::create_dir_all(d).unwrap();
     let key = d.join("session.key");
-    let keygen = std::process::Command::new(BIN)
-        .arg("keygen")
-        .arg(&key)
-        .status()
-        .unwrap();
-    assert!(keygen.success());
+    keygen(&key);
     let key_args: Vec<&str> = if keyed {
         vec!["--key-file", key.to_str().unwrap()]
     } else {

@@ -330,6 +330,29 @@ impl PacketOpener {
     }
 }
 
+/// The first step of an endpoint's `handle_datagram`: without an opener hand `bytes` on as they are (`handle`'s
+/// flag false: check the checksum, refuse OPT_CONVOY_AUTH); with one, open them first and hand on the packet as
+/// sent (flag true) or `refuse` it. The opener (`opener` of `endpoint`) is taken out meanwhile, so the opened
+/// bytes can borrow it while `handle` changes the endpoint.
+pub fn open_then<T>(
+    endpoint: &mut T,
+    opener: fn(&mut T) -> &mut Option<PacketOpener>,
+    bytes: &[u8],
+    handle: impl FnOnce(&mut T, &[u8], bool),
+    refuse: impl FnOnce(&mut T, AuthError),
+) {
+    match opener(endpoint).take() {
+        None => handle(endpoint, bytes, false),
+        Some(mut o) => {
+            match o.open(bytes) {
+                Ok(opened) => handle(endpoint, opened, true),
+                Err(reason) => refuse(endpoint, reason),
+            }
+            *opener(endpoint) = Some(o);
+        }
+    }
+}
+
 /// For an endpoint without a key: whether `bytes` carries OPT_CONVOY_AUTH and must be refused.
 pub fn refuses_keyed(bytes: &[u8]) -> bool {
     Packet::new_checked(bytes).is_ok_and(|p| p.auth_option_offset().is_some())

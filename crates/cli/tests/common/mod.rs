@@ -3,7 +3,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Output};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_convoy");
@@ -109,4 +109,48 @@ impl Drop for Guard {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// `convoy recv` on loopback address 127.0.0.`n` into `out`, quiet, with `extra` options.
+pub fn loopback_recv(group: &str, n: u8, out: &Path, extra: &[&str]) -> Child {
+    Command::new(BIN)
+        .args(["recv", "--group", group, "--iface", &format!("127.0.0.{n}")])
+        .arg("--out")
+        .arg(out)
+        .arg("--quiet")
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// `convoy send` of `what` from 127.0.0.1 with TTL 0 (nothing leaves the host), quiet, with `extra` options.
+pub fn loopback_send(group: &str, what: &Path, extra: &[&str]) -> Child {
+    Command::new(BIN)
+        .args([
+            "send",
+            "--group",
+            group,
+            "--iface",
+            "127.0.0.1",
+            "--ttl",
+            "0",
+            "--quiet",
+        ])
+        .arg(what)
+        .args(extra)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// `convoy keygen path`, which must succeed.
+pub fn keygen(path: &Path) {
+    let out = Command::new(BIN).arg("keygen").arg(path).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

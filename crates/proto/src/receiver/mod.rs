@@ -278,17 +278,13 @@ impl Receiver {
 
     /// A datagram arrived from `from`. In a keyed session it is opened first ([`crate::auth`]).
     pub fn handle_datagram(&mut self, now: Instant, from: IpAddr, bytes: &[u8]) {
-        // The opener is taken out while its output is read, so the packet can borrow it.
-        match self.opener.take() {
-            None => self.handle_packet(now, from, bytes, false),
-            Some(mut opener) => {
-                match opener.open(bytes) {
-                    Ok(opened) => self.handle_packet(now, from, opened, true),
-                    Err(reason) => self.refuse(from, reason),
-                }
-                self.opener = Some(opener);
-            }
-        }
+        crate::auth::open_then(
+            self,
+            |r| &mut r.opener,
+            bytes,
+            |r, packet, opened| r.handle_packet(now, from, packet, opened),
+            |r, reason| r.refuse(from, reason),
+        );
     }
 
     fn refuse(&mut self, from: IpAddr, reason: AuthError) {

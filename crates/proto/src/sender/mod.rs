@@ -409,17 +409,13 @@ impl Sender {
         self.now = self.now.max(now);
         self.stats.datagrams_received += 1;
         self.stats.pgm_bytes_received += bytes.len() as u64;
-        // The opener is taken out while its output is read, so the packet can borrow it.
-        match self.opener.take() {
-            None => self.handle_packet(now, from, bytes, false),
-            Some(mut opener) => {
-                match opener.open(bytes) {
-                    Ok(opened) => self.handle_packet(now, from, opened, true),
-                    Err(reason) => self.refuse(from, reason),
-                }
-                self.opener = Some(opener);
-            }
-        }
+        crate::auth::open_then(
+            self,
+            |s| &mut s.opener,
+            bytes,
+            |s, packet, opened| s.handle_packet(now, from, packet, opened),
+            |s, reason| s.refuse(from, reason),
+        );
     }
 
     fn refuse(&mut self, from: IpAddr, reason: AuthError) {
