@@ -18,8 +18,9 @@
 //! packets cannot move it. What is handed on is the packet as sent, decrypted, with its checksum zeroed (the
 //! tag vouches for it): parse it without checksum verification.
 //!
-//! An endpoint without a key refuses packets that carry the option ([`refuses_keyed`]): their payload may be
-//! ciphertext, and their sender expects keyed answers.
+//! An endpoint without a key refuses packets whose parsed options carry it ([`AuthError::Keyed`]): their payload
+//! may be ciphertext, and their sender expects keyed answers. [`refuses_keyed`] tells the same from raw bytes, for
+//! a driver that would drop such packets before the engine.
 
 use chacha20poly1305::aead::{AeadInPlace, KeyInit};
 use chacha20poly1305::{Tag, XChaCha20Poly1305, XNonce};
