@@ -5,8 +5,8 @@ use crate::agents::{Agent, Outbox};
 use crate::ids::{AgentId, GroupId, LinkId, NodeId};
 use crate::link::Offer;
 use crate::ne::{rdata_key, NakPacket};
-use crate::network::{Action, Network, TimerSlot};
-use crate::packet::{Body, Dest, Packet, UDP_IP_OVERHEAD};
+use crate::network::{Action, Network};
+use crate::packet::{Body, Dest, Packet, PgmDatagram, UDP_IP_OVERHEAD};
 use crate::topology::address_group;
 use convoy_proto::Instant;
 use std::rc::Rc;
@@ -39,9 +39,8 @@ impl Network {
             match action {
                 Action::Arrive(link) => self.arrive(link),
                 Action::Timer(agent, generation) => {
-                    let slot = &mut self.timers[agent.index()];
-                    if slot.generation == generation {
-                        *slot = TimerSlot::new(None, generation);
+                    let timer = &mut self.timers[agent.index()];
+                    if timer.on_event(generation, at, &mut self.queue, agent) {
                         let mut out = self.outbox();
                         self.agents[agent.index()].on_timer(at, &mut out);
                         self.after_agent(agent, out);
@@ -106,14 +105,7 @@ impl Network {
             }
         }
         let next = self.agents[agent.index()].next_timer();
-        let slot = self.timers[agent.index()];
-        if next != slot.at() {
-            let g = slot.generation.wrapping_add(1);
-            self.timers[agent.index()] = TimerSlot::new(next, g);
-            if let Some(t) = next {
-                self.queue.push(t.max(self.now), Action::Timer(agent, g));
-            }
-        }
+        self.timers[agent.index()].arm(next, self.now, &mut self.queue, agent);
     }
 
     /// The link's earliest packet reaches its far end; the link's one arrival event moves to the next.
@@ -148,8 +140,7 @@ impl Network {
 
     fn deliver(&mut self, agent: AgentId, packet: Rc<Packet>) {
         let mut out = self.outbox();
-        let packet = Rc::unwrap_or_clone(packet);
-        self.agents[agent.index()].on_packet(self.now, packet, &mut out);
+        self.agents[agent.index()].on_packet(self.now, &packet, &mut out);
         self.after_agent(agent, out);
     }
 
@@ -194,20 +185,15 @@ impl Network {
         };
         let group = &self.groups[g.index()];
         let links = group.tree.out_links(node).len();
-        let members = if group.tree.is_member(node) {
-            group.member_range(node)
-        } else {
-            0..0
-        };
+        let member = group.member(node);
         for i in 0..links {
             let l = self.groups[g.index()].tree.out_links(node)[i];
             if selected.as_ref().is_none_or(|s| s.contains(&l)) {
                 self.offer(l, Rc::clone(&packet));
             }
         }
-        for i in members {
-            let a = self.groups[g.index()].members[i].1;
-            self.deliver(a, Rc::clone(&packet));
+        if let Some(a) = member {
+            self.deliver(a, packet);
         }
     }
 
@@ -232,7 +218,7 @@ impl Network {
                     dst: Dest::Group(g),
                     flow: packet.flow,
                     to_agent: None,
-                    body: Body::Pgm(Rc::from(ncf)),
+                    body: Body::Pgm(Rc::new(PgmDatagram::new(&ncf))),
                 };
                 self.offer(down, Rc::new(p));
             }

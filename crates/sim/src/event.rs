@@ -104,6 +104,34 @@ impl<E> EventQueue<E> {
                 return;
             }
         }
+        let bucket = self.new_run(at, self.order, event);
+        self.last = Some((at, bucket));
+    }
+
+    /// Reserve an insertion order now for an event that will be pushed later with
+    /// [`EventQueue::push_reserved`], and sort as if it had been pushed now. A timer whose deadline moves later
+    /// while its earlier event is still pending reserves its place instead of pushing a second event: the
+    /// pending one re-queues itself under the reserved order when it comes up, so the heap holds one event per
+    /// timer instead of one per re-arming, and the order of events is exactly the same.
+    pub fn reserve(&mut self) -> u64 {
+        self.order += 1;
+        // A later push must not join the run created before the reservation: an event pushed under the
+        // reserved order may come between them.
+        self.last = None;
+        self.order
+    }
+
+    /// Schedule `event` at `at` under an order from [`EventQueue::reserve`] (each order used once).
+    pub fn push_reserved(&mut self, at: Instant, order: u64, event: E) {
+        self.len += 1;
+        // Alone in its run: a later push at the same instant may belong before it or after events that
+        // sort between them.
+        self.new_run(at, order, event);
+        self.last = None;
+    }
+
+    /// A new run of one event; returns its bucket.
+    fn new_run(&mut self, at: Instant, order: u64, event: E) -> u32 {
         let bucket = match self.free.pop() {
             Some(b) => b,
             None => {
@@ -112,12 +140,8 @@ impl<E> EventQueue<E> {
             }
         };
         self.buckets[bucket as usize].push_back(event);
-        self.heap.push(RunKey {
-            at,
-            order: self.order,
-            bucket,
-        });
-        self.last = Some((at, bucket));
+        self.heap.push(RunKey { at, order, bucket });
+        bucket
     }
 
     /// The earliest event's time.
@@ -211,6 +235,66 @@ mod tests {
                     }
                 }
                 assert_eq!(q.len(), reference.len());
+            }
+            while let Some(want) = reference.pop() {
+                assert_eq!(q.pop(), Some(want.0));
+            }
+            assert!(q.pop().is_none() && q.is_empty());
+        }
+    }
+
+    /// Events pushed under reserved orders sort exactly as if they had been pushed at the reservation,
+    /// whatever runs were built meanwhile, provided each is pushed before its turn comes (as the simulator's
+    /// timers do: the earlier pending event re-queues the later deadline).
+    #[test]
+    fn reserved_orders_sort_as_if_pushed_at_the_reservation() {
+        use rand_chacha::ChaCha8Rng;
+        use rand_core::{RngCore, SeedableRng};
+        let mut rng = ChaCha8Rng::seed_from_u64(12);
+        for _ in 0..200 {
+            let mut q = EventQueue::new();
+            let mut reference: BinaryHeap<std::cmp::Reverse<(Instant, u64)>> = BinaryHeap::new();
+            let mut reserved: Vec<(Instant, u64)> = Vec::new();
+            let mut now = Instant::ZERO;
+            for _ in 0..400 {
+                let later =
+                    |now: Instant, r: u32| now + std::time::Duration::from_nanos(u64::from(r % 4));
+                match rng.next_u32() % 4 {
+                    0 => {
+                        // Reservations due by the next event's instant go in first.
+                        let next = q.peek_time();
+                        let (due, keep): (Vec<_>, Vec<_>) = reserved
+                            .iter()
+                            .partition(|(at, _)| next.is_none_or(|n| *at <= n));
+                        reserved = keep;
+                        for (at, order) in due {
+                            q.push_reserved(at, order, order);
+                        }
+                        let got = q.pop();
+                        let want = reference.pop().map(|std::cmp::Reverse(x)| x);
+                        assert_eq!(got, want);
+                        if let Some((t, _)) = got {
+                            now = t;
+                        }
+                    }
+                    1 => {
+                        let at = later(now, rng.next_u32());
+                        let order = q.reserve();
+                        reserved.push((at, order));
+                        reference.push(std::cmp::Reverse((at, order)));
+                    }
+                    _ => {
+                        let at = later(now, rng.next_u32());
+                        for _ in 0..1 + rng.next_u32() % 3 {
+                            let order = q.order + 1;
+                            q.push(at, order);
+                            reference.push(std::cmp::Reverse((at, order)));
+                        }
+                    }
+                }
+            }
+            for (at, order) in reserved.drain(..) {
+                q.push_reserved(at, order, order);
             }
             while let Some(want) = reference.pop() {
                 assert_eq!(q.pop(), Some(want.0));

@@ -3,7 +3,7 @@
 //! loss, with PGM network elements in routers.
 //!
 //! * Event core ([`event`]): one thread, a heap keyed by (time, insertion counter); equal-time events run in the
-//!   order scheduled; agents' timers are cancelled lazily by generation.
+//!   order scheduled; agents' timers keep one pending event each, re-armed lazily (`agent_timer`).
 //! * Randomness ([`seed`]): each component has its own ChaCha8 stream derived from the run's seed and the
 //!   component's name, so adding a node never changes another's draws.
 //! * Network model: [`link`] (FIFO timing computed at admission, one event per hop), [`queue`] (drop-tail in
@@ -16,6 +16,7 @@
 //! A run is a pure function of its network description and seed: tables are vectors indexed by ids, and nothing
 //! that affects the outcome iterates a hash map.
 
+mod agent_timer;
 pub mod agents;
 pub mod dumbbell;
 pub mod engine;

@@ -3,6 +3,7 @@
 use crate::agents::pgm::{PgmReceiverAgent, PgmSenderAgent, PgmSenderSetup};
 use crate::agents::tcp::{TcpSenderAgent, TcpSinkAgent};
 use crate::agents::udp::{UdpPattern, UdpSinkAgent, UdpSourceAgent};
+use crate::agent_timer::AgentTimer;
 use crate::agents::Agent;
 use crate::event::EventQueue;
 use crate::ids::{AgentId, FlowId, GroupId, LinkId, NodeId};
@@ -179,7 +180,7 @@ pub fn session_receiver(
 pub enum Action {
     /// A packet reaches the far end of a link.
     Arrive(LinkId),
-    /// An agent's timer (with its generation, for lazy cancellation).
+    /// An agent's timer (with its generation, for lazy cancellation: [`AgentTimer`]).
     Timer(AgentId, u32),
     /// An agent starts (a receiver joins).
     Start(AgentId),
@@ -202,62 +203,47 @@ pub struct LinkChange {
     pub delay: Option<Duration>,
 }
 
-/// An agent's armed timer and its generation (events of older generations are stale: lazy cancellation),
-/// in 16 bytes: an instant of `u64::MAX` ns (585 years) means none.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct TimerSlot {
-    at_ns: u64,
-    /// Bumped whenever the timer is re-armed or cleared.
-    pub generation: u32,
-}
-
-impl TimerSlot {
-    /// No timer, generation 0.
-    pub const IDLE: TimerSlot = TimerSlot {
-        at_ns: u64::MAX,
-        generation: 0,
-    };
-
-    /// The armed instant.
-    pub fn at(self) -> Option<Instant> {
-        (self.at_ns != u64::MAX).then(|| Instant::from_nanos(self.at_ns))
-    }
-
-    /// Armed at `at` (or disarmed), with `generation`.
-    pub fn new(at: Option<Instant>, generation: u32) -> Self {
-        TimerSlot {
-            at_ns: at.map_or(u64::MAX, Instant::as_nanos),
-            generation,
-        }
-    }
-}
-
 /// A multicast group's routing and membership.
+///
+/// A group is one session's, and a session has at most one receiver per host ([`Network::add_session`]
+/// refuses two), so membership is one agent slot per node: a packet reaching a host finds its receiver with
+/// one load, not a search among the members (a 1000-receiver fan-out does this 1000 times per packet).
 #[derive(Debug)]
 pub struct Group {
     /// Distribution tree.
     pub tree: GroupTree,
-    /// Joined receiver agents with their hosts, sorted by host, then in join order.
-    pub members: Vec<(NodeId, AgentId)>,
+    /// Per node: the joined receiver agent on it (`u32::MAX`: none).
+    member_at: Vec<u32>,
 }
 
 impl Group {
-    /// Where the joined receiver agents on `node` are in `members` (in join order).
-    pub fn member_range(&self, node: NodeId) -> std::ops::Range<usize> {
-        let lo = self.members.partition_point(|(n, _)| *n < node);
-        let hi = lo + self.members[lo..].partition_point(|(n, _)| *n <= node);
-        lo..hi
+    /// A group with no members over `nodes` nodes.
+    pub fn new(tree: GroupTree, nodes: usize) -> Self {
+        Group {
+            tree,
+            member_at: vec![u32::MAX; nodes],
+        }
     }
 
-    /// `agent` on `node` joins (after the receivers already on `node`).
+    /// The joined receiver agent on `node`.
+    pub fn member(&self, node: NodeId) -> Option<AgentId> {
+        match self.member_at[node.index()] {
+            u32::MAX => None,
+            a => Some(AgentId(a)),
+        }
+    }
+
+    /// `agent` on `node` joins.
     pub fn add_member(&mut self, node: NodeId, agent: AgentId) {
-        let at = self.members.partition_point(|(n, _)| *n <= node);
-        self.members.insert(at, (node, agent));
+        debug_assert!(self.member(node).is_none_or(|a| a == agent));
+        self.member_at[node.index()] = agent.0;
     }
 
     /// `agent` on `node` leaves.
     pub fn remove_member(&mut self, node: NodeId, agent: AgentId) {
-        self.members.retain(|m| *m != (node, agent));
+        if self.member(node) == Some(agent) {
+            self.member_at[node.index()] = u32::MAX;
+        }
     }
 }
 
@@ -275,7 +261,8 @@ pub struct Network {
     pub(crate) reverse: Vec<LinkId>,
     pub(crate) observed_links: Vec<LinkId>,
     pub(crate) agents: Vec<Agent>,
-    pub(crate) timers: Vec<TimerSlot>,
+    /// Per agent, its timer and the event standing for it ([`AgentTimer`]).
+    pub(crate) timers: Vec<AgentTimer>,
     pub(crate) groups: Vec<Group>,
     pub(crate) routes: UnicastRoutes,
     pub(crate) flows: Vec<Flow>,
@@ -459,7 +446,7 @@ impl Network {
 
     fn add_agent(&mut self, agent: Agent) -> AgentId {
         self.agents.push(agent);
-        self.timers.push(TimerSlot::IDLE);
+        self.timers.push(AgentTimer::IDLE);
         AgentId(self.agents.len() as u32 - 1)
     }
 
@@ -528,10 +515,8 @@ impl Network {
                 trace: spec.trace,
             },
         ))));
-        self.groups.push(Group {
-            tree: GroupTree::new(&self.graph, spec.source),
-            members: Vec::new(),
-        });
+        let tree = GroupTree::new(&self.graph, spec.source);
+        self.groups.push(Group::new(tree, self.graph.nodes()));
         let mut sinks = Vec::new();
         for r in &spec.receivers {
             let receiver = session_receiver(self.seed, &spec, group, r);

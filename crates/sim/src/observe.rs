@@ -5,12 +5,34 @@ use convoy_proto::Instant;
 use std::time::Duration;
 
 /// Values accumulated in fixed time bins.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Values arrive in time order, so the bin being filled is kept beside the vector (the *open* bin): adding to it
+/// touches neither the vector nor a division. A 1000-receiver fan-out adds to 1000 receivers' bins per packet,
+/// and the vector of each would otherwise be one more cache line to fetch. Sums are the same, value for value,
+/// as adding into the vector directly.
+#[derive(Clone, Debug)]
 pub struct Bins {
     /// Bin width, nanoseconds (at least 1).
     interval_ns: u64,
-    /// Sum per bin.
-    pub sums: Vec<f64>,
+    /// Sums of the bins before the open one.
+    closed: Vec<f64>,
+    /// The bin last added to, if any.
+    open: Option<OpenBin>,
+}
+
+/// The bin being filled: its index, its span in nanoseconds, its sum so far.
+#[derive(Clone, Copy, Debug)]
+struct OpenBin {
+    index: usize,
+    start_ns: u64,
+    end_ns: u64,
+    sum: f64,
+}
+
+impl PartialEq for Bins {
+    fn eq(&self, other: &Self) -> bool {
+        self.interval_ns == other.interval_ns && self.sums() == other.sums()
+    }
 }
 
 impl Bins {
@@ -18,31 +40,71 @@ impl Bins {
     pub fn new(interval: Duration) -> Self {
         Bins {
             interval_ns: (interval.as_nanos() as u64).max(1),
-            sums: Vec::new(),
+            closed: Vec::new(),
+            open: None,
         }
     }
 
     /// Add `v` at time `t`.
     pub fn add(&mut self, t: Instant, v: f64) {
-        let i = (t.as_nanos() / self.interval_ns) as usize;
-        if self.sums.len() <= i {
-            self.sums.resize(i + 1, 0.0);
+        let ns = t.as_nanos();
+        if let Some(open) = &mut self.open {
+            if ns >= open.start_ns && ns < open.end_ns {
+                open.sum += v;
+                return;
+            }
         }
-        self.sums[i] += v;
+        let i = (ns / self.interval_ns) as usize;
+        match self.open {
+            // An earlier bin (values out of time order): added where it is.
+            Some(open) if i < open.index => self.closed[i] += v,
+            _ => {
+                self.close();
+                self.closed.resize(i, 0.0);
+                let start_ns = i as u64 * self.interval_ns;
+                let mut sum = 0.0;
+                sum += v;
+                self.open = Some(OpenBin {
+                    index: i,
+                    start_ns,
+                    end_ns: start_ns.saturating_add(self.interval_ns),
+                    sum,
+                });
+            }
+        }
+    }
+
+    /// Move the open bin into `closed`.
+    fn close(&mut self) {
+        if let Some(open) = self.open.take() {
+            self.closed.resize(open.index, 0.0);
+            self.closed.push(open.sum);
+        }
+    }
+
+    /// Sum per bin, from the first to the last added to (or padded to).
+    pub fn sums(&self) -> Vec<f64> {
+        let mut sums = self.closed.clone();
+        if let Some(open) = self.open {
+            sums.resize(open.index, 0.0);
+            sums.push(open.sum);
+        }
+        sums
     }
 
     /// Pad with zero bins up to the end of the run.
     pub fn extend_to(&mut self, end: Instant) {
+        self.close();
         let n = end.as_nanos().div_ceil(self.interval_ns) as usize;
-        if self.sums.len() < n {
-            self.sums.resize(n, 0.0);
+        if self.closed.len() < n {
+            self.closed.resize(n, 0.0);
         }
     }
 
     /// Per-bin rate: sum / interval.
     pub fn rates(&self) -> Vec<f64> {
         let w = self.interval_ns as f64 / 1e9;
-        self.sums.iter().map(|s| s / w).collect()
+        self.sums().iter().map(|s| s / w).collect()
     }
 }
 
@@ -85,4 +147,31 @@ pub enum SeqMark {
 pub struct SeqTrace {
     /// Marks in time order.
     pub marks: Vec<(Instant, SeqMark)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The open bin gives exactly the sums of adding into a vector, in time order or not.
+    #[test]
+    fn sums_equal_adding_into_a_vector() {
+        let interval = Duration::from_millis(10);
+        let mut bins = Bins::new(interval);
+        let mut reference: Vec<f64> = Vec::new();
+        let adds = [(3u64, 0.1), (5, 0.2), (12, 1.5), (47, 0.3), (8, 0.7), (47, 2.0), (95, 1e-9)];
+        for (ms, v) in adds {
+            bins.add(Instant::from_millis(ms), v);
+            let i = (ms / 10) as usize;
+            if reference.len() <= i {
+                reference.resize(i + 1, 0.0);
+            }
+            reference[i] += v;
+            assert_eq!(bins.sums(), reference);
+        }
+        bins.extend_to(Instant::from_millis(200));
+        reference.resize(20, 0.0);
+        assert_eq!(bins.sums(), reference);
+        assert_eq!(bins.rates()[1], 150.0);
+    }
 }

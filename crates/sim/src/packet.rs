@@ -2,6 +2,8 @@
 
 use crate::ids::{AgentId, FlowId, GroupId, NodeId};
 use crate::tcp::TcpSegment;
+use convoy_wire::PacketRepr;
+use std::cell::OnceCell;
 use std::rc::Rc;
 
 /// Where a packet is going.
@@ -22,7 +24,7 @@ pub enum Body {
     Tcp(Box<TcpSegment>),
     /// A whole PGM packet (UDP payload): the real bytes the Convoy engine emitted, shared between the copies
     /// that multicast replication makes.
-    Pgm(Rc<[u8]>),
+    Pgm(Rc<PgmDatagram>),
     /// A UDP datagram of cross traffic (CBR, on/off), numbered.
     Udp {
         /// Sequence number within its flow.
@@ -49,3 +51,71 @@ pub struct Packet {
 
 /// IPv4 + UDP header bytes around a PGM packet.
 pub const UDP_IP_OVERHEAD: u32 = 28;
+
+/// The bytes of one PGM packet, shared by every copy a multicast fan-out makes, with their parse made once
+/// for all the receivers (a 1000-receiver fan-out would otherwise parse the same bytes 1000 times).
+///
+/// Dereferences to the bytes.
+#[derive(Debug)]
+pub struct PgmDatagram {
+    bytes: Box<[u8]>,
+    /// The parse, on first use: `None` inside if the bytes do not parse.
+    parsed: OnceCell<Option<Box<Parsed>>>,
+}
+
+/// A parse without its payload (which borrows the bytes): the payload's offset instead.
+#[derive(Debug)]
+struct Parsed {
+    repr: PacketRepr<'static>,
+    payload_at: usize,
+}
+
+impl PgmDatagram {
+    /// A copy of `bytes`.
+    pub fn new(bytes: &[u8]) -> Self {
+        PgmDatagram {
+            bytes: bytes.into(),
+            parsed: OnceCell::new(),
+        }
+    }
+
+    /// The packet, parsed on the first call ([`PacketRepr::parse_without_checksum`]: the simulator carries
+    /// the bytes the engine checksummed, unchanged); `None` if they do not parse.
+    pub fn parsed(&self) -> Option<PacketRepr<'_>> {
+        let p = self
+            .parsed
+            .get_or_init(|| {
+                let repr = PacketRepr::parse_without_checksum(&self.bytes).ok()?;
+                let payload_at = self.bytes.len() - repr.payload.len();
+                // The same packet without the borrow of the bytes.
+                let repr = PacketRepr {
+                    source_port: repr.source_port,
+                    dest_port: repr.dest_port,
+                    gsi: repr.gsi,
+                    body: repr.body,
+                    options: repr.options,
+                    payload: &[],
+                };
+                Some(Box::new(Parsed { repr, payload_at }))
+            })
+            .as_deref()?;
+        Some(PacketRepr {
+            payload: &self.bytes[p.payload_at..],
+            ..p.repr.clone()
+        })
+    }
+}
+
+impl std::ops::Deref for PgmDatagram {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl From<&[u8]> for PgmDatagram {
+    fn from(bytes: &[u8]) -> Self {
+        PgmDatagram::new(bytes)
+    }
+}

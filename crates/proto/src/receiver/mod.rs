@@ -287,6 +287,20 @@ impl Receiver {
         );
     }
 
+    /// A packet its driver parsed already, from the very bytes a datagram carried
+    /// ([`PacketRepr::parse_without_checksum`]): handled exactly as [`Receiver::handle_datagram`] handles those
+    /// bytes when [`ReceiverConfig::verify_checksums`] is off. A driver that hands one packet to many receivers
+    /// — the simulator's multicast fan-out — parses it once instead of once per receiver.
+    ///
+    /// A keyed receiver must check the tag over the bytes: it refuses a parsed packet
+    /// ([`AuthError::Unauthenticated`]), so its driver calls [`Receiver::handle_datagram`].
+    pub fn handle_parsed(&mut self, now: Instant, from: IpAddr, packet: &PacketRepr<'_>) {
+        if self.opener.is_some() {
+            return self.refuse(from, AuthError::Unauthenticated);
+        }
+        self.handle_repr(now, from, packet, false);
+    }
+
     fn refuse(&mut self, from: IpAddr, reason: AuthError) {
         self.stats.refused += 1;
         self.push_event(ReceiverEvent::Refused { from, reason });
@@ -299,14 +313,17 @@ impl Receiver {
         } else {
             PacketRepr::parse_without_checksum(bytes)
         };
-        let packet = match parsed {
-            Ok(p) => p,
+        match parsed {
+            Ok(packet) => self.handle_repr(now, from, &packet, opened),
             Err(error) => {
                 self.stats.malformed += 1;
                 self.push_event(ReceiverEvent::Malformed { from, error });
-                return;
             }
-        };
+        }
+    }
+
+    /// A parsed packet, opened if the session is keyed.
+    fn handle_repr(&mut self, now: Instant, from: IpAddr, packet: &PacketRepr<'_>, opened: bool) {
         if !opened && packet.options.auth.is_some() {
             return self.refuse(from, AuthError::Keyed);
         }

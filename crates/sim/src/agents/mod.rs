@@ -60,14 +60,14 @@ impl Agent {
     }
 
     /// A packet for this agent arrived.
-    pub fn on_packet(&mut self, now: Instant, packet: Packet, out: &mut Outbox) {
+    pub fn on_packet(&mut self, now: Instant, packet: &Packet, out: &mut Outbox) {
         match self {
             Agent::PgmSender(a) => a.on_packet(now, packet, out),
             Agent::PgmReceiver(a) => a.on_packet(now, packet, out),
             Agent::TcpSender(a) => a.on_packet(now, packet, out),
             Agent::TcpSink(a) => a.on_packet(now, packet, out),
             Agent::Udp(_) => {}
-            Agent::UdpSink(a) => a.on_packet(now, &packet),
+            Agent::UdpSink(a) => a.on_packet(now, packet),
         }
     }
 

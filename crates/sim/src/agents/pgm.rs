@@ -3,10 +3,10 @@
 use super::Outbox;
 use crate::ids::{AgentId, FlowId, GroupId, NodeId};
 use crate::observe::{Bins, CcSample, SeqMark, SeqTrace};
-use crate::packet::{Body, Dest, Packet, UDP_IP_OVERHEAD};
+use crate::packet::{Body, Dest, Packet, PgmDatagram, UDP_IP_OVERHEAD};
 use convoy_proto::cc::{CcEvent, ReceiverCcEvent};
 use convoy_proto::{Destination, Instant, Receiver, ReceiverEvent, Sender, SenderEvent};
-use convoy_wire::{Header, PacketType};
+use convoy_wire::{BodyRepr, Header, PacketType};
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::rc::Rc;
@@ -147,7 +147,7 @@ impl PgmSenderAgent {
     }
 
     /// Feedback arrived.
-    pub fn on_packet(&mut self, now: Instant, packet: Packet, out: &mut Outbox) {
+    pub fn on_packet(&mut self, now: Instant, packet: &Packet, out: &mut Outbox) {
         let Body::Pgm(bytes) = &packet.body else {
             return;
         };
@@ -201,7 +201,7 @@ impl PgmSenderAgent {
         }
         let mut buf = std::mem::take(&mut self.buf);
         while let Some(t) = self.sender.poll_transmit(now, &mut buf) {
-            let bytes: Rc<[u8]> = Rc::from(&buf[..t.len]);
+            let bytes = Rc::new(PgmDatagram::new(&buf[..t.len]));
             let header = Header::new_unchecked(&bytes[..]);
             let payload = header.tsdu_length();
             let sqn = header.leading_sqn().unwrap_or(0);
@@ -378,15 +378,34 @@ impl PgmReceiverAgent {
     }
 
     /// Data or control from the source.
-    pub fn on_packet(&mut self, now: Instant, packet: Packet, out: &mut Outbox) {
+    pub fn on_packet(&mut self, now: Instant, packet: &Packet, out: &mut Outbox) {
         if !self.active {
             return;
         }
-        let Body::Pgm(bytes) = &packet.body else {
+        let Body::Pgm(datagram) = &packet.body else {
             return;
         };
-        let header = Header::new_unchecked(&bytes[..]);
-        if let (Ok(PacketType::Odata), Some(sqn)) = (header.packet_type(), header.leading_sqn()) {
+        let from = crate::topology::node_address(packet.src);
+        // A keyed receiver opens the bytes itself; the others share the fan-out's one parse.
+        let parsed = if self.receiver.config().auth.is_none() {
+            datagram.parsed()
+        } else {
+            None
+        };
+        let odata_sqn = match &parsed {
+            Some(p) => match p.body {
+                BodyRepr::Odata { sqn, .. } => Some(sqn),
+                _ => None,
+            },
+            None => {
+                let header = Header::new_unchecked(&datagram[..]);
+                match (header.packet_type(), header.leading_sqn()) {
+                    (Ok(PacketType::Odata), sqn) => sqn,
+                    _ => None,
+                }
+            }
+        };
+        if let Some(sqn) = odata_sqn {
             self.record.odata_received += 1;
             if let Some(log) = &mut self.record.arrivals {
                 log.push(sqn);
@@ -396,8 +415,10 @@ impl PgmReceiverAgent {
                 Some((a, b)) => (a, convoy_proto::seq::max(b, sqn)),
             });
         }
-        let from = crate::topology::node_address(packet.src);
-        self.receiver.handle_datagram(now, from, bytes);
+        match parsed {
+            Some(p) => self.receiver.handle_parsed(now, from, &p),
+            None => self.receiver.handle_datagram(now, from, datagram),
+        }
         self.flush(now, out);
     }
 
@@ -440,7 +461,7 @@ impl PgmReceiverAgent {
                 dst: Dest::Node(self.sender_node),
                 flow: self.flow,
                 to_agent: Some(self.sender_agent),
-                body: Body::Pgm(Rc::from(&buf[..t.len])),
+                body: Body::Pgm(Rc::new(PgmDatagram::new(&buf[..t.len]))),
             });
         }
         out.scratch = buf;

@@ -68,7 +68,7 @@ impl TcpSenderAgent {
     }
 
     /// An ACK arrived.
-    pub fn on_packet(&mut self, now: Instant, packet: Packet, out: &mut Outbox) {
+    pub fn on_packet(&mut self, now: Instant, packet: &Packet, out: &mut Outbox) {
         if let (Body::Tcp(seg), Some(tcp)) = (&packet.body, &mut self.tcp) {
             tcp.on_ack(now, seg);
         }
@@ -162,7 +162,7 @@ impl TcpSinkAgent {
     }
 
     /// A data segment arrived.
-    pub fn on_packet(&mut self, now: Instant, packet: Packet, out: &mut Outbox) {
+    pub fn on_packet(&mut self, now: Instant, packet: &Packet, out: &mut Outbox) {
         if let Body::Tcp(seg) = &packet.body {
             self.tcp.on_segment(now, seg);
         }
