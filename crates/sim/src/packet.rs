@@ -2,7 +2,7 @@
 
 use crate::ids::{AgentId, FlowId, GroupId, NodeId};
 use crate::tcp::TcpSegment;
-use convoy_wire::PacketRepr;
+use convoy_wire::DetachedRepr;
 use std::cell::OnceCell;
 use std::rc::Rc;
 
@@ -60,14 +60,7 @@ pub const UDP_IP_OVERHEAD: u32 = 28;
 pub struct PgmDatagram {
     bytes: Box<[u8]>,
     /// The parse, on first use: `None` inside if the bytes do not parse.
-    parsed: OnceCell<Option<Box<Parsed>>>,
-}
-
-/// A parse without its payload (which borrows the bytes): the payload's offset instead.
-#[derive(Debug)]
-struct Parsed {
-    repr: PacketRepr<'static>,
-    payload_at: usize,
+    parsed: OnceCell<Option<Box<DetachedRepr>>>,
 }
 
 impl PgmDatagram {
@@ -79,30 +72,12 @@ impl PgmDatagram {
         }
     }
 
-    /// The packet, parsed on the first call ([`PacketRepr::parse_without_checksum`]: the simulator carries
+    /// The packet, parsed on the first call ([`DetachedRepr::parse_without_checksum`]: the simulator carries
     /// the bytes the engine checksummed, unchanged); `None` if they do not parse.
-    pub fn parsed(&self) -> Option<PacketRepr<'_>> {
-        let p = self
-            .parsed
-            .get_or_init(|| {
-                let repr = PacketRepr::parse_without_checksum(&self.bytes).ok()?;
-                let payload_at = self.bytes.len() - repr.payload.len();
-                // The same packet without the borrow of the bytes.
-                let repr = PacketRepr {
-                    source_port: repr.source_port,
-                    dest_port: repr.dest_port,
-                    gsi: repr.gsi,
-                    body: repr.body,
-                    options: repr.options,
-                    payload: &[],
-                };
-                Some(Box::new(Parsed { repr, payload_at }))
-            })
-            .as_deref()?;
-        Some(PacketRepr {
-            payload: &self.bytes[p.payload_at..],
-            ..p.repr.clone()
-        })
+    pub fn parsed(&self) -> Option<&DetachedRepr> {
+        self.parsed
+            .get_or_init(|| DetachedRepr::parse_without_checksum(&self.bytes).ok().map(Box::new))
+            .as_deref()
     }
 }
 
@@ -111,11 +86,5 @@ impl std::ops::Deref for PgmDatagram {
 
     fn deref(&self) -> &[u8] {
         &self.bytes
-    }
-}
-
-impl From<&[u8]> for PgmDatagram {
-    fn from(bytes: &[u8]) -> Self {
-        PgmDatagram::new(bytes)
     }
 }

@@ -406,3 +406,38 @@ impl<'a> PacketRepr<'a> {
         Ok(need)
     }
 }
+
+/// A parse kept apart from the bytes it was made from: every field of [`PacketRepr`] but the payload, which is
+/// kept as its offset. A driver that hands one packet to many endpoints — the simulator's multicast fan-out —
+/// parses it once and keeps this beside the shared bytes, which a [`PacketRepr`] borrowing them cannot be.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DetachedRepr {
+    /// The packet, with an empty payload.
+    pub header: PacketRepr<'static>,
+    /// Where the payload begins in the bytes.
+    pub payload_at: usize,
+}
+
+impl DetachedRepr {
+    /// [`PacketRepr::parse_without_checksum`], detached from `bytes`.
+    pub fn parse_without_checksum(bytes: &[u8]) -> Result<Self, ParseError> {
+        let repr = PacketRepr::parse_without_checksum(bytes)?;
+        Ok(DetachedRepr {
+            payload_at: bytes.len() - repr.payload.len(),
+            header: PacketRepr {
+                source_port: repr.source_port,
+                dest_port: repr.dest_port,
+                gsi: repr.gsi,
+                body: repr.body,
+                options: repr.options,
+                payload: &[],
+            },
+        })
+    }
+
+    /// The payload in `bytes`, the bytes this was parsed from.
+    pub fn payload<'a>(&self, bytes: &'a [u8]) -> &'a [u8] {
+        bytes.get(self.payload_at..).unwrap_or(&[])
+    }
+}
+

@@ -4,7 +4,7 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use convoy_wire::{
-    AuthOption, BlockRange, BodyRepr, CcOptions, EmitErrorKind, FragmentOption, Gsi, OptionsRepr,
+    AuthOption, BlockRange, BodyRepr, CcOptions, DetachedRepr, EmitErrorKind, FragmentOption, Gsi, OptionsRepr,
     Packet, PacketRepr, PgmOption, PgmccData, PgmccFeedback, PgmccOptions, ReceiverStatus,
     MAX_NAK_LIST, MAX_NEEDS,
 };
@@ -212,6 +212,11 @@ proptest! {
         let mut again = vec![0u8; y.buffer_len()];
         y.emit(&mut again).unwrap();
         prop_assert_eq!(&again, &buf);
+
+        // A detached parse is the same packet, its payload found again in the bytes.
+        let detached = DetachedRepr::parse_without_checksum(&buf).unwrap();
+        prop_assert_eq!(detached.payload(&buf), x.payload);
+        prop_assert_eq!(&PacketRepr { payload: detached.payload(&buf), ..detached.header.clone() }, &x);
 
         // The view agrees with the repr.
         let view = Packet::new_checked(&buf[..]).unwrap();

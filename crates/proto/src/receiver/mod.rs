@@ -11,7 +11,8 @@ use crate::rxw::{Delivery, Fragment, ReceiveWindow, Room, RxwConfig, RxwStats};
 use crate::time::Instant;
 use crate::transmit::{Destination, Transmit};
 use convoy_wire::{
-    BlockRange, BodyRepr, Gsi, OptionsRepr, PacketRepr, PacketType, ParseError, ReceiverStatus, Tsi,
+    BlockRange, BodyRepr, DetachedRepr, Gsi, OptionsRepr, PacketRepr, PacketType, ParseError,
+    ReceiverStatus, Tsi,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
@@ -287,18 +288,18 @@ impl Receiver {
         );
     }
 
-    /// A packet its driver parsed already, from the very bytes a datagram carried
-    /// ([`PacketRepr::parse_without_checksum`]): handled exactly as [`Receiver::handle_datagram`] handles those
-    /// bytes when [`ReceiverConfig::verify_checksums`] is off. A driver that hands one packet to many receivers
-    /// — the simulator's multicast fan-out — parses it once instead of once per receiver.
+    /// A packet its driver parsed already ([`DetachedRepr::parse_without_checksum`]) from `bytes`, the
+    /// datagram it came in: handled exactly as [`Receiver::handle_datagram`] handles `bytes` when
+    /// [`ReceiverConfig::verify_checksums`] is off. A driver that hands one packet to many receivers — the
+    /// simulator's multicast fan-out — parses it once instead of once per receiver.
     ///
     /// A keyed receiver must check the tag over the bytes: it refuses a parsed packet
     /// ([`AuthError::Unauthenticated`]), so its driver calls [`Receiver::handle_datagram`].
-    pub fn handle_parsed(&mut self, now: Instant, from: IpAddr, packet: &PacketRepr<'_>) {
+    pub fn handle_parsed(&mut self, now: Instant, from: IpAddr, parsed: &DetachedRepr, bytes: &[u8]) {
         if self.opener.is_some() {
             return self.refuse(from, AuthError::Unauthenticated);
         }
-        self.handle_repr(now, from, packet, false);
+        self.handle_repr(now, from, &parsed.header, parsed.payload(bytes), false);
     }
 
     fn refuse(&mut self, from: IpAddr, reason: AuthError) {
@@ -314,7 +315,7 @@ impl Receiver {
             PacketRepr::parse_without_checksum(bytes)
         };
         match parsed {
-            Ok(packet) => self.handle_repr(now, from, &packet, opened),
+            Ok(packet) => self.handle_repr(now, from, &packet, packet.payload, opened),
             Err(error) => {
                 self.stats.malformed += 1;
                 self.push_event(ReceiverEvent::Malformed { from, error });
@@ -322,8 +323,16 @@ impl Receiver {
         }
     }
 
-    /// A parsed packet, opened if the session is keyed.
-    fn handle_repr(&mut self, now: Instant, from: IpAddr, packet: &PacketRepr<'_>, opened: bool) {
+    /// A parsed packet with its payload (given apart: a [`DetachedRepr`]'s header has none), opened if the
+    /// session is keyed.
+    fn handle_repr(
+        &mut self,
+        now: Instant,
+        from: IpAddr,
+        packet: &PacketRepr<'_>,
+        payload: &[u8],
+        opened: bool,
+    ) {
         if !opened && packet.options.auth.is_some() {
             return self.refuse(from, AuthError::Keyed);
         }
@@ -393,7 +402,7 @@ impl Receiver {
                     self.cc.on_rdata(now);
                 }
                 if let Some(w) = self.rxw.as_mut() {
-                    if w.on_data(now, &mut self.rng, sqn, trail, fragment, packet.payload)
+                    if w.on_data(now, &mut self.rng, sqn, trail, fragment, payload)
                         .is_err()
                     {
                         self.stats.rejected += 1;

@@ -393,7 +393,7 @@ impl PgmReceiverAgent {
             None
         };
         let odata_sqn = match &parsed {
-            Some(p) => match p.body {
+            Some(p) => match p.header.body {
                 BodyRepr::Odata { sqn, .. } => Some(sqn),
                 _ => None,
             },
@@ -416,7 +416,7 @@ impl PgmReceiverAgent {
             });
         }
         match parsed {
-            Some(p) => self.receiver.handle_parsed(now, from, &p),
+            Some(p) => self.receiver.handle_parsed(now, from, p, datagram),
             None => self.receiver.handle_datagram(now, from, datagram),
         }
         self.flush(now, out);
