@@ -39,6 +39,7 @@ pub mod cc;
 pub mod harness;
 pub mod hostile;
 pub mod loss_filter;
+pub mod payload;
 pub mod receiver;
 pub mod rtt;
 pub mod rxw;
@@ -50,6 +51,7 @@ pub mod time;
 pub mod token_bucket;
 pub mod transmit;
 
+pub use payload::Payload;
 pub use receiver::{LateJoin, Receiver, ReceiverConfig, ReceiverEvent};
 pub use sender::{RepairPacing, Sender, SenderConfig, SenderEvent, WriteError};
 pub use time::Instant;

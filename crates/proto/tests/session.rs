@@ -286,7 +286,7 @@ fn late_join_from_trail_recovers_the_past() {
         }
         while let Some(e) = r.poll_event() {
             if let ReceiverEvent::Data(d) = e {
-                delivered.push(u32::from_be_bytes(d.try_into().unwrap()));
+                delivered.push(u32::from_be_bytes(d[..].try_into().unwrap()));
             }
         }
         while s.poll_event().is_some() {}

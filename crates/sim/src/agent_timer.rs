@@ -190,7 +190,10 @@ mod tests {
         q.push(ms(10), Action::Sample);
         t.arm(Some(ms(20)), ms(0), &mut q, a);
         t.arm(Some(ms(10)), ms(0), &mut q, a);
-        let kinds: Vec<_> = run(&mut t, &mut q, ms(100)).into_iter().map(|(_, a)| a).collect();
+        let kinds: Vec<_> = run(&mut t, &mut q, ms(100))
+            .into_iter()
+            .map(|(_, a)| a)
+            .collect();
         assert_eq!(kinds, vec![Action::Sample, Action::Timer(a, 2)]);
     }
 

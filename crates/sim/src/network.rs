@@ -1,9 +1,9 @@
 //! The simulated network and its builder: nodes, links, groups, agents.
 
+use crate::agent_timer::AgentTimer;
 use crate::agents::pgm::{PgmReceiverAgent, PgmSenderAgent, PgmSenderSetup};
 use crate::agents::tcp::{TcpSenderAgent, TcpSinkAgent};
 use crate::agents::udp::{UdpPattern, UdpSinkAgent, UdpSourceAgent};
-use crate::agent_timer::AgentTimer;
 use crate::agents::Agent;
 use crate::event::EventQueue;
 use crate::ids::{AgentId, FlowId, GroupId, LinkId, NodeId};

@@ -159,7 +159,15 @@ mod tests {
         let interval = Duration::from_millis(10);
         let mut bins = Bins::new(interval);
         let mut reference: Vec<f64> = Vec::new();
-        let adds = [(3u64, 0.1), (5, 0.2), (12, 1.5), (47, 0.3), (8, 0.7), (47, 2.0), (95, 1e-9)];
+        let adds = [
+            (3u64, 0.1),
+            (5, 0.2),
+            (12, 1.5),
+            (47, 0.3),
+            (8, 0.7),
+            (47, 2.0),
+            (95, 1e-9),
+        ];
         for (ms, v) in adds {
             bins.add(Instant::from_millis(ms), v);
             let i = (ms / 10) as usize;

@@ -5,6 +5,7 @@ use crate::tcp::TcpSegment;
 use convoy_wire::DetachedRepr;
 use std::cell::OnceCell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Where a packet is going.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,7 +59,8 @@ pub const UDP_IP_OVERHEAD: u32 = 28;
 /// Dereferences to the bytes.
 #[derive(Debug)]
 pub struct PgmDatagram {
-    bytes: Box<[u8]>,
+    /// Shared with the receive windows that keep a payload by reference.
+    bytes: Arc<[u8]>,
     /// The parse, on first use: `None` inside if the bytes do not parse.
     parsed: OnceCell<Option<Box<DetachedRepr>>>,
 }
@@ -72,11 +74,20 @@ impl PgmDatagram {
         }
     }
 
+    /// The bytes, shared.
+    pub fn shared(&self) -> &Arc<[u8]> {
+        &self.bytes
+    }
+
     /// The packet, parsed on the first call ([`DetachedRepr::parse_without_checksum`]: the simulator carries
     /// the bytes the engine checksummed, unchanged); `None` if they do not parse.
     pub fn parsed(&self) -> Option<&DetachedRepr> {
         self.parsed
-            .get_or_init(|| DetachedRepr::parse_without_checksum(&self.bytes).ok().map(Box::new))
+            .get_or_init(|| {
+                DetachedRepr::parse_without_checksum(&self.bytes)
+                    .ok()
+                    .map(Box::new)
+            })
             .as_deref()
     }
 }

@@ -30,7 +30,13 @@ mod tests {
         // 1 byte at 3 bit/s rounds up.
         assert_eq!(tx_time(1, 3), Duration::from_nanos(2_666_666_667));
         // Beyond 64 bits of bit-nanoseconds: the 128-bit path, the same rounding.
-        assert_eq!(tx_time(u32::MAX, 8_000_000_000), Duration::from_nanos(u64::from(u32::MAX)));
-        assert_eq!(tx_time(u32::MAX, 3), Duration::from_nanos(11_453_246_120_000_000_000));
+        assert_eq!(
+            tx_time(u32::MAX, 8_000_000_000),
+            Duration::from_nanos(u64::from(u32::MAX))
+        );
+        assert_eq!(
+            tx_time(u32::MAX, 3),
+            Duration::from_nanos(11_453_246_120_000_000_000)
+        );
     }
 }

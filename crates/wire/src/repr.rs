@@ -440,4 +440,3 @@ impl DetachedRepr {
         bytes.get(self.payload_at..).unwrap_or(&[])
     }
 }
-

@@ -4,9 +4,9 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use convoy_wire::{
-    AuthOption, BlockRange, BodyRepr, CcOptions, DetachedRepr, EmitErrorKind, FragmentOption, Gsi, OptionsRepr,
-    Packet, PacketRepr, PgmOption, PgmccData, PgmccFeedback, PgmccOptions, ReceiverStatus,
-    MAX_NAK_LIST, MAX_NEEDS,
+    AuthOption, BlockRange, BodyRepr, CcOptions, DetachedRepr, EmitErrorKind, FragmentOption, Gsi,
+    OptionsRepr, Packet, PacketRepr, PgmOption, PgmccData, PgmccFeedback, PgmccOptions,
+    ReceiverStatus, MAX_NAK_LIST, MAX_NEEDS,
 };
 use proptest::collection::vec;
 use proptest::option::of;

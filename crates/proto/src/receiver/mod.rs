@@ -7,6 +7,7 @@
 
 use crate::auth::{AuthConfig, AuthError, PacketOpener, PacketSealer};
 use crate::cc::{CcConfig, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, UpstreamPath};
+use crate::payload::Payload;
 use crate::rxw::{Delivery, Fragment, ReceiveWindow, Room, RxwConfig, RxwStats};
 use crate::time::Instant;
 use crate::transmit::{Destination, Transmit};
@@ -18,6 +19,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 use std::collections::VecDeque;
 use std::net::IpAddr;
+use std::sync::Arc;
 
 /// Where a receiver starts in a session it finds already running (RFC 3208 §9.4 OPT_JOIN, "late join").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,7 +84,7 @@ pub enum ReceiverEvent {
         start_sqn: u32,
     },
     /// One APDU, in order.
-    Data(Vec<u8>),
+    Data(Payload),
     /// Sequence numbers that can no longer be repaired; APDUs touching them are not delivered.
     Lost {
         /// First lost sequence number.
@@ -144,6 +146,14 @@ pub struct ReceiverStats {
     /// ODATA packets reported lost to the controller for lack of buffer room (stored or refused, rxw
     /// `budget`).
     pub congested: u64,
+}
+
+/// Where a data packet's payload is: in the bytes being handled (copied if stored), or in a shared datagram
+/// from an offset on (stored by reference).
+#[derive(Clone, Copy)]
+enum PayloadSource<'a> {
+    Borrowed(&'a [u8]),
+    Shared(&'a Arc<[u8]>, usize),
 }
 
 /// Most session and controller events kept for the application (the oldest go first); deliveries are not
@@ -288,18 +298,27 @@ impl Receiver {
         );
     }
 
-    /// A packet its driver parsed already ([`DetachedRepr::parse_without_checksum`]) from `bytes`, the
-    /// datagram it came in: handled exactly as [`Receiver::handle_datagram`] handles `bytes` when
-    /// [`ReceiverConfig::verify_checksums`] is off. A driver that hands one packet to many receivers — the
-    /// simulator's multicast fan-out — parses it once instead of once per receiver.
+    /// A packet its driver parsed already ([`DetachedRepr::parse_without_checksum`]) from `datagram`, the
+    /// bytes it came in, which the driver shares: handled exactly as [`Receiver::handle_datagram`] handles
+    /// those bytes when [`ReceiverConfig::verify_checksums`] is off, except that a data packet's payload is
+    /// kept by reference ([`Payload::shared`]) rather than copied. A driver that hands one packet to many
+    /// receivers — the simulator's multicast fan-out — parses it once and stores it once, instead of once per
+    /// receiver.
     ///
     /// A keyed receiver must check the tag over the bytes: it refuses a parsed packet
     /// ([`AuthError::Unauthenticated`]), so its driver calls [`Receiver::handle_datagram`].
-    pub fn handle_parsed(&mut self, now: Instant, from: IpAddr, parsed: &DetachedRepr, bytes: &[u8]) {
+    pub fn handle_parsed(
+        &mut self,
+        now: Instant,
+        from: IpAddr,
+        parsed: &DetachedRepr,
+        datagram: &Arc<[u8]>,
+    ) {
         if self.opener.is_some() {
             return self.refuse(from, AuthError::Unauthenticated);
         }
-        self.handle_repr(now, from, &parsed.header, parsed.payload(bytes), false);
+        let payload = PayloadSource::Shared(datagram, parsed.payload_at);
+        self.handle_repr(now, from, &parsed.header, payload, false);
     }
 
     fn refuse(&mut self, from: IpAddr, reason: AuthError) {
@@ -315,7 +334,10 @@ impl Receiver {
             PacketRepr::parse_without_checksum(bytes)
         };
         match parsed {
-            Ok(packet) => self.handle_repr(now, from, &packet, packet.payload, opened),
+            Ok(packet) => {
+                let payload = PayloadSource::Borrowed(packet.payload);
+                self.handle_repr(now, from, &packet, payload, opened)
+            }
             Err(error) => {
                 self.stats.malformed += 1;
                 self.push_event(ReceiverEvent::Malformed { from, error });
@@ -330,7 +352,7 @@ impl Receiver {
         now: Instant,
         from: IpAddr,
         packet: &PacketRepr<'_>,
-        payload: &[u8],
+        payload: PayloadSource<'_>,
         opened: bool,
     ) {
         if !opened && packet.options.auth.is_some() {
@@ -402,9 +424,15 @@ impl Receiver {
                     self.cc.on_rdata(now);
                 }
                 if let Some(w) = self.rxw.as_mut() {
-                    if w.on_data(now, &mut self.rng, sqn, trail, fragment, payload)
-                        .is_err()
-                    {
+                    let rng = &mut self.rng;
+                    let stored = match payload {
+                        PayloadSource::Borrowed(p) => w.on_data(now, rng, sqn, trail, fragment, p),
+                        PayloadSource::Shared(datagram, at) => {
+                            let p = Payload::shared(Arc::clone(datagram), at..datagram.len());
+                            w.on_shared_data(now, rng, sqn, trail, fragment, p)
+                        }
+                    };
+                    if stored.is_err() {
                         self.stats.rejected += 1;
                     }
                 }

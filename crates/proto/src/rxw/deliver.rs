@@ -3,6 +3,7 @@
 #[cfg(test)]
 use super::NakState;
 use super::{ReceiveWindow, Slot};
+use crate::payload::Payload;
 
 /// A decided delivery waiting for [`ReceiveWindow::poll_delivery`]; lost runs are kept in extended indices so
 /// that consecutive runs merge.
@@ -11,7 +12,7 @@ pub(super) enum Ready {
     Apdu {
         first_sqn: u32,
         last_sqn: u32,
-        data: Vec<u8>,
+        data: Payload,
     },
     Lost {
         first: u64,
@@ -148,21 +149,26 @@ impl ReceiveWindow {
         }
     }
 
-    /// Delivers the first `n` slots (all received) as one APDU.
+    /// Delivers the first `n` slots (all received) as one APDU: a lone packet's payload as it is, fragments
+    /// reassembled into one vector.
     fn deliver_front(&mut self, n: usize) {
         let first_sqn = self.commit_ext as u32;
-        let mut data = Vec::new();
+        let mut whole: Option<Payload> = None;
+        let mut joined: Vec<u8> = Vec::new();
         for i in 0..n {
             if let Some(Slot::Received { piece, data: part }) = self.pop_front() {
-                if i == 0 {
-                    data = part;
-                    data.reserve_exact((piece.apdu_len - piece.end) as usize);
+                if n == 1 {
+                    whole = Some(part);
+                } else if i == 0 {
+                    joined = part.into_vec();
+                    joined.reserve_exact((piece.apdu_len - piece.end) as usize);
                 } else {
-                    data.extend_from_slice(&part);
+                    joined.extend_from_slice(&part);
                 }
                 self.prev_piece = Some(piece);
             }
         }
+        let data = whole.unwrap_or_else(|| Payload::from(joined));
         self.discarding = None;
         self.held.delivered(data.len());
         self.ready.push_back(Ready::Apdu {

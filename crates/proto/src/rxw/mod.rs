@@ -41,6 +41,7 @@ use std::time::Duration;
 
 use rand_core::RngCore;
 
+use crate::payload::Payload;
 use crate::seq;
 use crate::time::Instant;
 use budget::HeldBytes;
@@ -81,10 +82,18 @@ struct Missing {
     data_retries: u32,
 }
 
+/// A data packet's header fields, as [`ReceiveWindow::on_data`] takes them, and its payload's length.
+struct DataPacket {
+    sqn: u32,
+    trail: u32,
+    fragment: Option<Fragment>,
+    len: usize,
+}
+
 #[derive(Clone, Debug)]
 enum Slot {
     Missing(Missing),
-    Received { piece: Piece, data: Vec<u8> },
+    Received { piece: Piece, data: Payload },
     Lost,
 }
 
@@ -179,15 +188,52 @@ impl ReceiveWindow {
         fragment: Option<Fragment>,
         payload: &[u8],
     ) -> Result<Arrival, RxwError> {
+        let packet = DataPacket {
+            sqn,
+            trail,
+            fragment,
+            len: payload.len(),
+        };
+        self.accept(now, rng, packet, || Payload::from(payload))
+    }
+
+    /// [`ReceiveWindow::on_data`] with the payload in a shared datagram ([`Payload::shared`]): stored by
+    /// reference, without a copy.
+    pub fn on_shared_data(
+        &mut self,
+        now: Instant,
+        rng: &mut impl RngCore,
+        sqn: u32,
+        trail: u32,
+        fragment: Option<Fragment>,
+        payload: Payload,
+    ) -> Result<Arrival, RxwError> {
+        let packet = DataPacket {
+            sqn,
+            trail,
+            fragment,
+            len: payload.len(),
+        };
+        self.accept(now, rng, packet, || payload)
+    }
+
+    /// A data packet; its payload is made only if it is stored.
+    fn accept(
+        &mut self,
+        now: Instant,
+        rng: &mut impl RngCore,
+        packet: DataPacket,
+        payload: impl FnOnce() -> Payload,
+    ) -> Result<Arrival, RxwError> {
+        let DataPacket {
+            sqn,
+            trail,
+            fragment,
+            len,
+        } = packet;
         self.touch(now);
         let max_packets = self.span as u32;
-        let checked = fragment::validate(
-            sqn,
-            fragment,
-            payload.len(),
-            self.config.max_apdu_len,
-            max_packets,
-        );
+        let checked = fragment::validate(sqn, fragment, len, self.config.max_apdu_len, max_packets);
         let piece = match checked {
             Ok(piece) => piece,
             Err(e) => {
@@ -218,11 +264,11 @@ impl ReceiveWindow {
         }
         self.stats.packets_received += 1;
         self.note_trail(trail);
-        self.held.stored(payload.len());
+        self.held.stored(len);
         self.stats.peak_held_bytes = self.stats.peak_held_bytes.max(self.held.total());
         let slot = Slot::Received {
             piece,
-            data: payload.to_vec(),
+            data: payload(),
         };
         if arrival == Arrival::New {
             self.make_room(ext);

@@ -27,7 +27,7 @@ fn whole(sqn: u32) -> Delivery {
     Delivery::Apdu {
         first_sqn: sqn,
         last_sqn: sqn,
-        data: payload(sqn),
+        data: payload(sqn).into(),
     }
 }
 
@@ -305,12 +305,12 @@ fn fragments_reassemble_byte_exact_and_a_lost_fragment_drops_the_apdu() {
             Delivery::Apdu {
                 first_sqn: 5,
                 last_sqn: 7,
-                data: apdu
+                data: apdu.into()
             },
             Delivery::Apdu {
                 first_sqn: 8,
                 last_sqn: 8,
-                data: b"tail".to_vec()
+                data: b"tail".to_vec().into()
             },
         ]
     );
@@ -329,7 +329,7 @@ fn fragments_reassemble_byte_exact_and_a_lost_fragment_drops_the_apdu() {
             Delivery::Apdu {
                 first_sqn: 13,
                 last_sqn: 14,
-                data: pattern(1_500, 82)
+                data: pattern(1_500, 82).into()
             }
         ]
     );
@@ -440,7 +440,7 @@ fn inconsistent_fragments_are_refused_and_not_stored() {
         vec![Delivery::Apdu {
             first_sqn: 0,
             last_sqn: 3,
-            data: expected
+            data: expected.into()
         }]
     );
     // After a delivered APDU the next packet must start a new one.
@@ -523,7 +523,7 @@ fn sequence_numbers_wrap() {
             Delivery::Apdu {
                 first_sqn: u32::MAX - 1,
                 last_sqn: 2,
-                data: apdu
+                data: apdu.into()
             },
             whole(3)
         ]

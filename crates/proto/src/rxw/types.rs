@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use crate::payload::Payload;
+
 #[cfg(doc)]
 use super::ReceiveWindow;
 #[cfg(doc)]
@@ -90,7 +92,7 @@ pub enum Delivery {
         /// Sequence number of its last packet.
         last_sqn: u32,
         /// The APDU, byte for byte.
-        data: Vec<u8>,
+        data: Payload,
     },
     /// Unrecoverable data loss (RFC 3208 §6.3, "Cancellation of NAK generation"): nothing of
     /// `first_sqn..=last_sqn` will be delivered. The run covers the lost sequence numbers and the received

@@ -416,7 +416,7 @@ impl PgmReceiverAgent {
             });
         }
         match parsed {
-            Some(p) => self.receiver.handle_parsed(now, from, p, datagram),
+            Some(p) => self.receiver.handle_parsed(now, from, p, datagram.shared()),
             None => self.receiver.handle_datagram(now, from, datagram),
         }
         self.flush(now, out);
