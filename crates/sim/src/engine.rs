@@ -84,10 +84,11 @@ impl Network {
         self.after_agent(agent, out);
     }
 
-    /// An empty outbox with the network's scratch space.
+    /// An empty outbox with the network's scratch space and packet list (lent, so that an agent call allocates
+    /// neither; a call made while another's packets are being sent gets fresh ones).
     fn outbox(&mut self) -> Outbox {
         Outbox {
-            packets: Vec::new(),
+            packets: std::mem::take(&mut self.outbox_packets),
             scratch: std::mem::take(&mut self.scratch),
         }
     }
@@ -96,8 +97,13 @@ impl Network {
     fn after_agent(&mut self, agent: AgentId, mut out: Outbox) {
         self.scratch = std::mem::take(&mut out.scratch);
         let node = self.agents[agent.index()].node();
-        for p in out.packets {
-            self.at_node(node, Rc::new(p), None);
+        if !out.packets.is_empty() {
+            for p in out.packets.drain(..) {
+                self.at_node(node, Rc::new(p), None);
+            }
+        }
+        if out.packets.capacity() > 0 {
+            self.outbox_packets = out.packets;
         }
         if let Agent::PgmReceiver(r) = &mut self.agents[agent.index()] {
             if r.take_leave_request() {

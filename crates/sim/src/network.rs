@@ -279,6 +279,8 @@ pub struct Network {
     pub(crate) captured: Vec<(Instant, Packet)>,
     /// Scratch space lent to agents ([`crate::agents::Outbox::scratch`]).
     pub(crate) scratch: Vec<u8>,
+    /// The packet list lent to agents' outboxes ([`crate::agents::Outbox::packets`]), empty between calls.
+    pub(crate) outbox_packets: Vec<Packet>,
     /// Link changes scheduled with [`Network::change_link_at`], indexed by [`Action::ChangeLink`].
     pub(crate) link_changes: Vec<LinkChange>,
 }
@@ -311,6 +313,7 @@ impl Network {
             capture_link: None,
             captured: Vec::new(),
             scratch: Vec::new(),
+            outbox_packets: Vec::new(),
             link_changes: Vec::new(),
         }
     }
