@@ -180,7 +180,8 @@ pub fn session_receiver(
 pub enum Action {
     /// A packet reaches the far end of a link.
     Arrive(LinkId),
-    /// An agent's timer (with its generation, for lazy cancellation: [`AgentTimer`]).
+    /// An agent's timer, with its generation: events of other generations are stale (one pending event per
+    /// agent, re-armed lazily; module `agent_timer`).
     Timer(AgentId, u32),
     /// An agent starts (a receiver joins).
     Start(AgentId),

@@ -162,7 +162,8 @@ impl UnicastRoutes {
     /// The next link from `at` towards `dst`, computing `dst`'s tree on first use.
     pub fn next(&mut self, graph: &Graph, at: NodeId, dst: NodeId) -> Option<LinkId> {
         if self.towards.len() <= dst.index() {
-            self.towards.resize_with(graph.nodes().max(dst.index() + 1), || None);
+            self.towards
+                .resize_with(graph.nodes().max(dst.index() + 1), || None);
         }
         let tree = self.towards[dst.index()]
             .get_or_insert_with(|| graph.tree_towards(dst).into_boxed_slice());
