@@ -1,9 +1,9 @@
 //! The PGM receiver: session identity, receive window, NAKs with receiver reports, and the receiver half of
 //! the congestion controller.
 //!
-//! Call order as for [`crate::Sender`]: inputs ([`Receiver::handle_datagram`], [`Receiver::handle_timeout`],
-//! [`Receiver::close`]), then drain [`Receiver::poll_transmit`], read [`Receiver::poll_timeout`], drain
-//! [`Receiver::poll_event`].
+//! Call order as for [`crate::Sender`]: inputs ([`Receiver::handle_datagram`] or, for a driver sharing parsed
+//! datagrams among receivers, [`Receiver::handle_parsed`]; [`Receiver::handle_timeout`], [`Receiver::close`]),
+//! then drain [`Receiver::poll_transmit`], read [`Receiver::poll_timeout`], drain [`Receiver::poll_event`].
 
 use crate::auth::{AuthConfig, AuthError, PacketOpener, PacketSealer};
 use crate::cc::{CcConfig, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, UpstreamPath};
