@@ -14,8 +14,6 @@
 //! re-arming: results are unchanged, only the count of events popped falls.
 
 use crate::event::EventQueue;
-use crate::ids::AgentId;
-use crate::network::Action;
 use convoy_proto::Instant;
 
 /// `u64::MAX` nanoseconds (585 years) stands for "none".
@@ -53,13 +51,14 @@ impl AgentTimer {
         (self.deadline_ns != NONE).then(|| Instant::from_nanos(self.deadline_ns))
     }
 
-    /// The agent `agent` wants its timer at `next` (`None`: no timer); a deadline in the past fires at `now`.
-    pub fn arm(
+    /// The agent wants its timer at `next` (`None`: no timer); a deadline in the past fires at `now`.
+    /// `event` makes the queue's event for a generation (the simulator's `Action::Timer` of this agent).
+    pub fn arm<E>(
         &mut self,
         next: Option<Instant>,
         now: Instant,
-        queue: &mut EventQueue<Action>,
-        agent: AgentId,
+        queue: &mut EventQueue<E>,
+        event: impl FnOnce(u32) -> E,
     ) {
         if ns(next) == self.deadline_ns {
             return;
@@ -73,25 +72,21 @@ impl AgentTimer {
         if self.queued_ns < at.as_nanos() {
             self.reserved = queue.reserve();
         } else {
-            self.push(at, queue, agent);
+            self.generation = self.generation.wrapping_add(1);
+            self.queued_ns = at.as_nanos();
+            queue.push(at, event(self.generation));
         }
-    }
-
-    fn push(&mut self, at: Instant, queue: &mut EventQueue<Action>, agent: AgentId) {
-        self.generation = self.generation.wrapping_add(1);
-        self.queued_ns = at.as_nanos();
-        queue.push(at, Action::Timer(agent, self.generation));
     }
 
     /// The event of generation `generation` came up at `now`. Returns whether the agent's timer fires (its
     /// deadline is then cleared: the agent re-arms it afterwards); a deadline that moved later is re-queued
-    /// under its reserved order instead.
-    pub fn on_event(
+    /// under its reserved order instead, as `event` makes it.
+    pub fn on_event<E>(
         &mut self,
         generation: u32,
         now: Instant,
-        queue: &mut EventQueue<Action>,
-        agent: AgentId,
+        queue: &mut EventQueue<E>,
+        event: impl FnOnce(u32) -> E,
     ) -> bool {
         if generation != self.generation || self.queued_ns != now.as_nanos() {
             return false;
@@ -105,7 +100,7 @@ impl AgentTimer {
             queue.push_reserved(
                 Instant::from_nanos(self.deadline_ns),
                 self.reserved,
-                Action::Timer(agent, self.generation),
+                event(self.generation),
             );
             return false;
         }
@@ -119,23 +114,26 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
+    /// The queue's events in these tests: a timer's generation, or another event.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum Ev {
+        Timer(u32),
+        Other(u8),
+    }
+
     fn ms(v: u64) -> Instant {
         Instant::from_millis(v)
     }
 
     /// Pops every event up to `until`, returning the instants at which the timer fired.
-    fn run(
-        t: &mut AgentTimer,
-        q: &mut EventQueue<Action>,
-        until: Instant,
-    ) -> Vec<(Instant, Action)> {
+    fn run(t: &mut AgentTimer, q: &mut EventQueue<Ev>, until: Instant) -> Vec<(Instant, Ev)> {
         let mut fired = Vec::new();
         while q.peek_time().is_some_and(|at| at <= until) {
-            let (at, a) = q.pop().unwrap();
-            match a {
-                Action::Timer(agent, g) => {
-                    if t.on_event(g, at, q, agent) {
-                        fired.push((at, a));
+            let (at, e) = q.pop().unwrap();
+            match e {
+                Ev::Timer(g) => {
+                    if t.on_event(g, at, q, Ev::Timer) {
+                        fired.push((at, e));
                     }
                 }
                 other => fired.push((at, other)),
@@ -147,23 +145,21 @@ mod tests {
     #[test]
     fn a_deadline_moved_later_fires_once_at_the_new_instant_with_one_event_pending() {
         let (mut t, mut q) = (AgentTimer::IDLE, EventQueue::new());
-        let a = AgentId(0);
-        t.arm(Some(ms(10)), ms(0), &mut q, a);
+        t.arm(Some(ms(10)), ms(0), &mut q, Ev::Timer);
         for k in 1..100 {
-            t.arm(Some(ms(10 + k)), ms(0), &mut q, a);
+            t.arm(Some(ms(10 + k)), ms(0), &mut q, Ev::Timer);
         }
         assert_eq!(q.len(), 1);
         let fired = run(&mut t, &mut q, ms(1000));
-        assert_eq!(fired, vec![(ms(109), Action::Timer(a, 1))]);
+        assert_eq!(fired, vec![(ms(109), Ev::Timer(1))]);
         assert_eq!(t.deadline(), None);
     }
 
     #[test]
     fn a_deadline_moved_earlier_fires_early_and_the_old_event_is_stale() {
         let (mut t, mut q) = (AgentTimer::IDLE, EventQueue::new());
-        let a = AgentId(3);
-        t.arm(Some(ms(50)), ms(0), &mut q, a);
-        t.arm(Some(ms(20)), ms(0), &mut q, a);
+        t.arm(Some(ms(50)), ms(0), &mut q, Ev::Timer);
+        t.arm(Some(ms(20)), ms(0), &mut q, Ev::Timer);
         let fired = run(&mut t, &mut q, ms(1000));
         assert_eq!(fired.len(), 1);
         assert_eq!(fired[0].0, ms(20));
@@ -172,11 +168,10 @@ mod tests {
     #[test]
     fn a_cleared_timer_never_fires_and_a_past_deadline_fires_now() {
         let (mut t, mut q) = (AgentTimer::IDLE, EventQueue::new());
-        let a = AgentId(1);
-        t.arm(Some(ms(5)), ms(0), &mut q, a);
-        t.arm(None, ms(1), &mut q, a);
+        t.arm(Some(ms(5)), ms(0), &mut q, Ev::Timer);
+        t.arm(None, ms(1), &mut q, Ev::Timer);
         assert!(run(&mut t, &mut q, ms(100)).is_empty());
-        t.arm(Some(ms(3)), ms(100), &mut q, a);
+        t.arm(Some(ms(3)), ms(100), &mut q, Ev::Timer);
         assert_eq!(run(&mut t, &mut q, ms(100)).len(), 1);
     }
 
@@ -185,16 +180,15 @@ mod tests {
     #[test]
     fn a_deadline_moved_onto_the_pending_instant_takes_a_new_place() {
         let (mut t, mut q) = (AgentTimer::IDLE, EventQueue::new());
-        let a = AgentId(2);
-        t.arm(Some(ms(10)), ms(0), &mut q, a);
-        q.push(ms(10), Action::Sample);
-        t.arm(Some(ms(20)), ms(0), &mut q, a);
-        t.arm(Some(ms(10)), ms(0), &mut q, a);
+        t.arm(Some(ms(10)), ms(0), &mut q, Ev::Timer);
+        q.push(ms(10), Ev::Other(1));
+        t.arm(Some(ms(20)), ms(0), &mut q, Ev::Timer);
+        t.arm(Some(ms(10)), ms(0), &mut q, Ev::Timer);
         let kinds: Vec<_> = run(&mut t, &mut q, ms(100))
             .into_iter()
             .map(|(_, a)| a)
             .collect();
-        assert_eq!(kinds, vec![Action::Sample, Action::Timer(a, 2)]);
+        assert_eq!(kinds, vec![Ev::Other(1), Ev::Timer(2)]);
     }
 
     /// Ties: a timer re-armed later keeps the place among equal instants that its re-arming gave it, before
@@ -202,20 +196,12 @@ mod tests {
     #[test]
     fn equal_instants_keep_the_order_of_the_re_arming() {
         let (mut t, mut q) = (AgentTimer::IDLE, EventQueue::new());
-        let a = AgentId(7);
-        t.arm(Some(ms(10)), ms(0), &mut q, a);
-        q.push(ms(30), Action::Sample);
-        t.arm(Some(ms(30)), ms(0), &mut q, a);
-        q.push(ms(30), Action::Start(AgentId(9)));
+        t.arm(Some(ms(10)), ms(0), &mut q, Ev::Timer);
+        q.push(ms(30), Ev::Other(1));
+        t.arm(Some(ms(30)), ms(0), &mut q, Ev::Timer);
+        q.push(ms(30), Ev::Other(2));
         let fired = run(&mut t, &mut q, ms(30) + Duration::from_nanos(1));
         let kinds: Vec<_> = fired.iter().map(|(_, a)| *a).collect();
-        assert_eq!(
-            kinds,
-            vec![
-                Action::Sample,
-                Action::Timer(a, 1),
-                Action::Start(AgentId(9))
-            ]
-        );
+        assert_eq!(kinds, vec![Ev::Other(1), Ev::Timer(1), Ev::Other(2)]);
     }
 }

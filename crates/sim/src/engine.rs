@@ -40,7 +40,8 @@ impl Network {
                 Action::Arrive(link) => self.arrive(link),
                 Action::Timer(agent, generation) => {
                     let timer = &mut self.timers[agent.index()];
-                    if timer.on_event(generation, at, &mut self.queue, agent) {
+                    let event = |g| Action::Timer(agent, g);
+                    if timer.on_event(generation, at, &mut self.queue, event) {
                         let mut out = self.outbox();
                         self.agents[agent.index()].on_timer(at, &mut out);
                         self.after_agent(agent, out);
@@ -111,7 +112,8 @@ impl Network {
             }
         }
         let next = self.agents[agent.index()].next_timer();
-        self.timers[agent.index()].arm(next, self.now, &mut self.queue, agent);
+        let event = |g| Action::Timer(agent, g);
+        self.timers[agent.index()].arm(next, self.now, &mut self.queue, event);
     }
 
     /// The link's earliest packet reaches its far end; the link's one arrival event moves to the next.
