@@ -84,12 +84,9 @@ impl Bins {
 
     /// Sum per bin, from the first to the last added to (or padded to).
     pub fn sums(&self) -> Vec<f64> {
-        let mut sums = self.closed.clone();
-        if let Some(open) = self.open {
-            sums.resize(open.index, 0.0);
-            sums.push(open.sum);
-        }
-        sums
+        let mut all = self.clone();
+        all.close();
+        all.closed
     }
 
     /// Pad with zero bins up to the end of the run.
