@@ -156,11 +156,12 @@ pub struct SendArgs {
     /// stalls on LAN paths with sub-millisecond RTTs, where small windows cannot produce three duplicate ACKs.
     #[arg(long, value_parser = parse_duration, default_value = "1s")]
     rto_min: Duration,
-    /// pgmcc's start-up: `until-congestion` (exponential until a loss, a NAK or the acker's RTT rising; the
-    /// receiver reporting the lowest receive rate becomes the acker and bounds the window) or `paper`
-    /// (exponential up to a fixed threshold of 6 packets, then one packet per RTT; pgmcc paper §3.4). In the
-    /// namespace lab the paper's start-up put up to 2.3 bytes on the source's wire per byte of a file
-    /// (bench/startup-grid.sh); `convoy bench startup` compares them in the simulator.
+    /// pgmcc's start-up: `until-congestion` (exponential until a loss, a NAK or the acker's RTT rising, paced to
+    /// one doubling per 4 ms on sub-millisecond RTTs; the receiver reporting the lowest receive rate becomes the
+    /// acker and bounds the window) or `paper` (exponential up to a fixed threshold of 6 packets, then one
+    /// packet per RTT; pgmcc paper §3.4). In the namespace lab the paper's start-up put up to 2.3 bytes on the
+    /// source's wire per byte of a file, `until-congestion` at most 1.07 (bench/startup-grid.sh); `convoy bench
+    /// startup` compares them in the simulator.
     #[arg(long, value_parser = parse_pgmcc_start, default_value = "until-congestion")]
     pgmcc_start: StartUp,
     /// Data rate with `--cc fixed` (20Mbit, 1Gbit, 2MB/s, ...).

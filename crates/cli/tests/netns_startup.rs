@@ -71,15 +71,20 @@ fn line(rate_mbit: u32, receivers: usize, start: &str, c: &Cell) -> String {
 }
 
 /// Five receivers, one behind 5 Mbit/s, `--pgmcc-start until-congestion`: every copy byte-exact
-/// (`transfer_to_all` checks). The bytes on the wire per byte of data are printed, not asserted: issue 21's
-/// target of 1.15 is measured over many runs by `startup_grid` and is not met in every run yet (1.064 in quiet
-/// runs of this cell, 1.215 once with a simulation sharing both cores; docs/pgmcc-startup.md).
+/// (`transfer_to_all` checks) and at most 1.15 bytes on the source's wire per byte of the file (issue 21's
+/// target; 1.063–1.067 on a quiet machine, at most 1.086 in ten runs beside two busy loops on this 2-core
+/// machine, docs/pgmcc-startup.md).
 #[test]
-fn until_congestion_through_a_5mbit_bottleneck_is_byte_exact() {
+fn until_congestion_through_a_5mbit_bottleneck_is_byte_exact_within_1_15() {
     let Some(c) = transfer("su", 5, 5, "until-congestion", 6) else {
         return;
     };
     eprintln!("{}", line(5, 5, "until-congestion", &c));
+    assert!(
+        c.wire_per_data <= 1.15,
+        "wire/data {:.3} over 1.15",
+        c.wire_per_data
+    );
 }
 
 #[test]

@@ -3,9 +3,11 @@
 //! TCP SACK flow's slow start on the same path (issue 21).
 //!
 //! Cases: `scenarios/examples/pgmcc-startup-fat-path.toml` (one receiver, 100 Mbit/s, 40 ms RTT) and
-//! `pgmcc-startup-slow-receiver.toml` with 1, 10 and 100 receivers, one of them behind a 10 Mbit/s link. Each
-//! scenario runs its pgmcc session first and its TCP flow alone later (its `tcp` table), so one run gives both
-//! phases. The files are compiled into the executable.
+//! `pgmcc-startup-slow-receiver.toml` with 1, 10 and 100 receivers, one of them behind a 10 Mbit/s link; then
+//! the namespace lab's shape (`bench/startup-grid.sh`) in the same file: 5 receivers on 50 µs links (RTTs of
+//! 0.2 ms), one behind 2 Mbit/s with a 46-packet (64 KB) queue, the session's data written in its first 5 s, where `until-congestion` also runs without its
+//! pace ([`UNPACED`]) to show what the pace does. Each scenario runs its pgmcc session first and its TCP flow
+//! alone later (its `tcp` table), so one run gives both phases. The files are compiled into the executable.
 //!
 //! Figures per phase:
 //! - time to 90%: from the flow's first 100 ms bin with data to its first bin at 90% of the bottleneck link's rate
@@ -38,7 +40,12 @@ struct Case {
     /// The link whose forward rate is the path's bottleneck.
     bottleneck: &'static str,
     sets: Vec<String>,
+    /// Also run `until-congestion` without its pace.
+    unpaced: bool,
 }
+
+/// The set that turns the opening's pace off (`opening_round_min` 0: every RTT is long enough).
+pub const UNPACED: &str = "session.pgm.pgmcc.opening_round_min=0s";
 
 fn cases() -> Vec<Case> {
     let mut cases = vec![Case {
@@ -47,6 +54,7 @@ fn cases() -> Vec<Case> {
         text: FAT_PATH,
         bottleneck: "down",
         sets: Vec::new(),
+        unpaced: false,
     }];
     for n in [1usize, 10, 100] {
         let sets = if n == 1 {
@@ -66,8 +74,27 @@ fn cases() -> Vec<Case> {
             text: SLOW_RECEIVER,
             bottleneck: "slow",
             sets,
+            unpaced: false,
         });
     }
+    cases.push(Case {
+        name: "LAN, 5 receivers, 1 at 2 Mbit/s".into(),
+        file: "pgmcc-startup-slow-receiver.toml",
+        text: SLOW_RECEIVER,
+        bottleneck: "slow",
+        sets: [
+            "defaults.link.delay=50us",
+            "link.slow.rate=2Mbit",
+            "link.slow.queue=46pkt",
+            "fanout.F.count=4",
+            "session.pgm.receiver_range.0.last=4",
+            // Five seconds of data still take until 22.5 s through 2 Mbit/s; TCP starts at 25 s.
+            "session.pgm.stop=5s",
+        ]
+        .map(String::from)
+        .to_vec(),
+        unpaced: true,
+    });
     cases
 }
 
@@ -92,12 +119,23 @@ pub struct StartUpRow {
 pub fn run(progress: &mut dyn FnMut(&str)) -> Result<Vec<StartUpRow>, String> {
     let mut rows = Vec::new();
     for case in cases() {
-        for start in ["paper", "until-congestion"] {
-            progress(&format!("{} · {start}", case.name));
-            let (pgmcc, tcp) = run_case(&case, start)?;
+        let mut starts = vec![("paper", None), ("until-congestion", None)];
+        if case.unpaced {
+            starts.push(("until-congestion", Some(UNPACED)));
+        }
+        let paper_at = rows.len();
+        for (start, extra) in starts {
+            progress(&format!(
+                "{} · {start}{}",
+                case.name,
+                extra.map_or("", |_| " unpaced")
+            ));
+            let (pgmcc, tcp) = run_case(&case, start, extra)?;
             rows.push(pgmcc);
-            if start == "paper" {
-                rows.push(tcp);
+            if start == "until-congestion" && extra.is_none() {
+                // TCP's phase from this run: after the paper's start-up on a LAN, repairs still flow when TCP
+                // starts. Listed after the paper's row.
+                rows.insert(paper_at + 1, tcp);
             }
         }
     }
@@ -152,9 +190,14 @@ fn time_to(bins: &[f64], interval_s: f64, target: f64) -> Option<f64> {
     Some(hit as f64 * interval_s)
 }
 
-fn run_case(case: &Case, start: &str) -> Result<(StartUpRow, StartUpRow), String> {
+fn run_case(
+    case: &Case,
+    start: &str,
+    extra: Option<&str>,
+) -> Result<(StartUpRow, StartUpRow), String> {
     let mut sets = case.sets.clone();
     sets.push(format!("session.pgm.pgmcc.start={start}"));
+    sets.extend(extra.map(String::from));
     let path = format!("scenarios/examples/{}", case.file);
     let s = scenario::parse(&path, case.file, case.text, &sets).map_err(|e| e.to_string())?;
     let rate = s
@@ -188,7 +231,7 @@ fn run_case(case: &Case, start: &str) -> Result<(StartUpRow, StartUpRow), String
     let (drops, first) = phase_drops(&samples, Instant::ZERO, tcp_start);
     let pgmcc_row = StartUpRow {
         case: case.name.clone(),
-        flow: format!("pgmcc {start}"),
+        flow: format!("pgmcc {start}{}", extra.map_or("", |_| ", unpaced")),
         to_90_percent_s: time_to(&pgm.throughput_bps, pgm.interval_s, 0.9 * rate),
         first_overshoot_drops: first,
         drops,
@@ -209,7 +252,7 @@ fn run_case(case: &Case, start: &str) -> Result<(StartUpRow, StartUpRow), String
 /// The rows as a text table.
 pub fn table(rows: &[StartUpRow]) -> String {
     let mut out = format!(
-        "{:<30} {:<24} {:>10} {:>15} {:>7} {:>8} {:>13}\n",
+        "{:<32} {:<33} {:>10} {:>15} {:>7} {:>8} {:>13}\n",
         "case", "flow", "to 90% (s)", "1st overshoot", "drops", "repairs", "repairs/drops"
     );
     for r in rows {
@@ -223,7 +266,7 @@ pub fn table(rows: &[StartUpRow]) -> String {
         };
         let _ = writeln!(
             out,
-            "{:<30} {:<24} {:>10} {:>15} {:>7} {:>8} {:>13}",
+            "{:<32} {:<33} {:>10} {:>15} {:>7} {:>8} {:>13}",
             r.case, r.flow, t90, r.first_overshoot_drops, r.drops, repairs, ratio
         );
     }

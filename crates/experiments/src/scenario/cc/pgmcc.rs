@@ -25,6 +25,9 @@ pub struct PgmccSpec {
     pub ssthresh: Option<f64>,
     /// Start-up: "paper" (default: exponential up to `ssthresh`) or "until-congestion".
     pub start: Option<StartSpec>,
+    /// Under "until-congestion", the shortest round the opening assumes: while the acker's RTT is shorter, data
+    /// is paced so that the window doubles once per this interval (default 4 ms).
+    pub opening_round_min: Option<Dur>,
     /// Dupack threshold (default 3).
     pub dupack: Option<u32>,
     /// Throughput formula: "draft" (default) or "paper".
@@ -267,6 +270,7 @@ fn config(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
             Some(StartSpec::Paper) => StartUp::FixedThreshold,
             Some(StartSpec::UntilCongestion) => StartUp::UntilCongestion,
         },
+        opening_round_min: g.opening_round_min.map_or(d.opening_round_min, |x| x.0),
         dupack_threshold: dupack,
         c,
         model: match g.model {

@@ -12,6 +12,13 @@
 //! and never reports. This is TFMCC's receive rate (RFC 4654 §4.3, "the rate at which data is received"),
 //! measured over a few packets instead of an RTT that a pgmcc receiver does not know.
 //!
+//! A train counts only when each of its packets was seen at its own instant. A receiver that reads its socket
+//! in batches (the real network's `recvmmsg`) stamps every packet of a batch with the time of the read: a
+//! train that straddles two reads then spans the gap between the reads, not the path's spacing, and a fast
+//! receiver that was busy for a moment would report a slow path (measured on the wire: reports of a few
+//! thousand packets per second from receivers on a 1 Gbit/s bridge). Packets spread by a real bottleneck arrive
+//! a transmission time apart and are read one by one.
+//!
 //! Bias: the first packet's arrival ends its own transmission, so the span holds (packets − 1) transmission
 //! times and (packets − 1) / span is exactly the bottleneck rate when the train queues back to back; cross
 //! traffic interleaved in the train lowers it, as it lowers what the path can give this session. With
@@ -105,6 +112,10 @@ impl ReceiveRateProbe {
         if self.train.len() < PROBE_PACKETS {
             return None;
         }
+        if self.train.windows(2).any(|pair| pair[1].at <= pair[0].at) {
+            // Two packets read together carry the read's time, not their arrivals' (module docs).
+            return None;
+        }
         let arrival_span = (last.at - first.at).as_secs_f64();
         let tick = 1.0 / ticks_per_second as f64;
         let sending_span = f64::from(last.tstamp.wrapping_sub(first.tstamp)) * tick;
@@ -194,6 +205,22 @@ mod tests {
         let reports = train(&mut p, 0, 4 + REPEAT_AFTER, 1, 1200, Some(1000.0));
         assert_eq!(reports.len(), 1, "held back by its own report");
         assert_eq!(train(&mut p, 4 + REPEAT_AFTER, 4, 1, 1200, Some(1000.0)).len(), 1);
+    }
+
+    #[test]
+    fn packets_read_together_make_no_measurement() {
+        let mut p = ReceiveRateProbe::default();
+        let at = |us: u64| Instant::from_nanos(us * 1000);
+        // Sent 1 µs apart; 0 and 1 read at 0 µs, 2 and 3 read together 900 µs later: the span is the reads'.
+        for (sqn, t) in [(0u32, 0u64), (1, 0), (2, 900), (3, 900)] {
+            assert_eq!(p.on_odata(at(t), sqn, sqn, US, None), None, "packet {sqn}");
+        }
+        // Still none while the train holds a pair read together (2 and 3).
+        assert_eq!(p.on_odata(at(1200), 4, 4, US, None), None);
+        assert_eq!(p.on_odata(at(1500), 5, 5, US, None), None);
+        // From packet 3 on, read one by one: 3 packets in 900 µs.
+        let rate = p.on_odata(at(1800), 6, 6, US, None).unwrap();
+        assert!((rate - 3.0 / 900e-6).abs() < 1e-6, "{rate}");
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub use feedback::{Feedback, FeedbackKind, ReceiverReport};
 pub use receiver::{PgmccReceiver, ReceiverFeedback};
 pub use repair_tokens::RepairTokens;
 pub use sender::PgmccSender;
-pub use startup::{StartUp, StartUpExit, REPORT_LIFETIME_RTTS};
+pub use startup::{OpeningPace, StartUp, StartUpExit, OPENING_ROUND_MIN, REPORT_LIFETIME_RTTS};
 pub use window::TokenWindow;
 
 use crate::cc::{ReceiverController, Scheme, SenderController};
@@ -189,6 +189,10 @@ pub struct PgmccConfig {
     /// How the window opens at the start ([`StartUp`]): the paper's fixed threshold (default), or exponential
     /// until the first sign of congestion.
     pub start: StartUp,
+    /// Under [`StartUp::UntilCongestion`], the shortest round the opening assumes: while the acker's RTT is
+    /// shorter, data leaves at ln 2 · W packets per this interval, so that the window doubles once per interval
+    /// ([`OpeningPace`]; RFC 9406 §4.3's MIN_RTT_THRESH, 4 ms, by default).
+    pub opening_round_min: Duration,
     /// A packet is lost when this many later packets are acknowledged (paper §3.4, draft §2.2: 3).
     pub dupack_threshold: u32,
     /// Switch to a receiver whose throughput is below `c` × the acker's (paper §3.5: 0.75; Figs 3–4 use 1).
@@ -239,6 +243,7 @@ impl Default for PgmccConfig {
         PgmccConfig {
             ssthresh: 6.0,
             start: StartUp::FixedThreshold,
+            opening_round_min: OPENING_ROUND_MIN,
             dupack_threshold: 3,
             c: 0.75,
             model: ThroughputModel::Draft,
@@ -289,3 +294,5 @@ impl Scheme for PgmccConfig {
 mod tests_receiver;
 #[cfg(test)]
 mod tests_sender;
+#[cfg(test)]
+mod tests_startup;

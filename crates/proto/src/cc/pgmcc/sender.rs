@@ -2,7 +2,7 @@
 
 use super::{
     AckTracker, AckerElection, ElectionOutcome, Feedback, FeedbackKind, OldAckerAcks, PgmccConfig,
-    RepairTokens, RttMethod, StartUpExit, TimeoutPolicy, TimeoutRestart, TokenWindow,
+    OpeningPace, RepairTokens, RttMethod, StartUpExit, TimeoutPolicy, TimeoutRestart, TokenWindow,
 };
 use crate::cc::event_queue::EventQueue;
 use crate::cc::{CcEvent, CcSnapshot, Permit, ReductionCause, SenderController};
@@ -38,6 +38,8 @@ pub struct PgmccSender {
     repair_tokens: RepairTokens,
     /// Whether the exponential opening of [`super::StartUp::UntilCongestion`] still runs.
     start_up: StartUpExit,
+    /// The opening's pace on paths with RTTs below its shortest round (module `startup`).
+    pace: OpeningPace,
     /// The last smoothed RTT measured, of this acker or an earlier one (module `repair_tokens`'s fallback).
     last_srtt: Option<Duration>,
     /// The last original packet sent.
@@ -64,10 +66,11 @@ impl PgmccSender {
                 ..RttConfig::PGMCC
             }),
         };
-        let start_up = StartUpExit::new(config.start);
+        let start_up = StartUpExit::new(config.start, config.opening_round_min);
         PgmccSender {
             window: TokenWindow::new(start_up.initial_ssthresh(config.ssthresh)),
             start_up,
+            pace: OpeningPace::default(),
             tracker: AckTracker::new(config.dupack_threshold),
             election: AckerElection::new(config.c, config.model),
             rtt,
@@ -197,7 +200,9 @@ impl PgmccSender {
             RttMethod::SequenceNumber => None,
         };
         let loss = f64::from(report.loss_rate) / 65535.0;
-        if self.start_up.on_rate_report(now, report.reporter, rate, rtt)
+        if self
+            .start_up
+            .on_rate_report(now, report.reporter, rate, rtt, self.sending_rate())
             && self.election.acker() != Some(report.reporter)
         {
             let before = self.election.acker();
@@ -211,6 +216,19 @@ impl PgmccSender {
             }
         }
         self.bound_start_up(now);
+    }
+
+    /// The rate the window allows, packets per second: W per smoothed RTT, an RTT shorter than the opening's
+    /// shortest round (or none yet) counting as that round (module `startup`).
+    fn sending_rate(&self) -> f64 {
+        let round = self
+            .rtt
+            .srtt()
+            .map_or(self.config.opening_round_min, |r| r.max(self.config.opening_round_min));
+        if round.is_zero() {
+            return f64::INFINITY;
+        }
+        self.window.w / round.as_secs_f64()
     }
 
     /// The smoothed RTT of the slowest path reported, when it is the acker's.
@@ -368,8 +386,18 @@ impl PgmccSender {
     }
 
     /// The exponential opening ends: from now on the window opens by one packet per RTT above `ssthresh`
-    /// (paper §3.4), never above the paper's threshold's floor.
+    /// (paper §3.4), never above the paper's threshold's floor. When the opening's pace held packets back
+    /// (module `startup`), the window is first realigned to what the pace let into the pipe and the threshold
+    /// goes no higher: the unspent tokens would otherwise leave as one burst, into the queue whose overflow
+    /// ended the opening.
     fn end_start_up(&mut self, ssthresh: f64) {
+        let paced = self.pace.earliest(self.window.w, self.rtt.srtt(), self.config.opening_round_min);
+        let mut ssthresh = ssthresh;
+        if paced.is_some() {
+            self.window.realign_unspent();
+            ssthresh = ssthresh.min(self.window.w);
+        }
+        self.pace.stop();
         self.window.ssthresh = ssthresh.max(self.config.ssthresh);
     }
 
@@ -384,11 +412,17 @@ impl PgmccSender {
 }
 
 impl SenderController for PgmccSender {
-    fn permit(&self, _now: Instant) -> Permit {
-        if self.window.can_send() {
-            Permit::Now
-        } else {
-            Permit::Blocked
+    fn permit(&self, now: Instant) -> Permit {
+        if !self.window.can_send() {
+            return Permit::Blocked;
+        }
+        let pace = self.start_up.running().then(|| {
+            self.pace
+                .earliest(self.window.w, self.rtt.srtt(), self.config.opening_round_min)
+        });
+        match pace.flatten() {
+            Some(at) if at > now => Permit::At(at),
+            _ => Permit::Now,
         }
     }
 
@@ -407,6 +441,11 @@ impl SenderController for PgmccSender {
         let srtt = self.slowest_srtt();
         self.start_up.expire(now, srtt);
         options.cc.pgmcc.start_up = self.start_up.echo();
+        if self.start_up.running() {
+            self.pace.on_sent(now);
+        } else {
+            self.pace.stop();
+        }
     }
 
     fn on_feedback(&mut self, now: Instant, from: IpAddr, packet: &PacketRepr<'_>) {

@@ -7,23 +7,23 @@ use convoy_wire::OptionsRepr;
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
-fn ip(n: u8) -> IpAddr {
+pub(super) fn ip(n: u8) -> IpAddr {
     IpAddr::V4(Ipv4Addr::new(10, 0, 1, n))
 }
 
-fn ms(t: u64) -> Instant {
+pub(super) fn ms(t: u64) -> Instant {
     Instant::from_millis(t)
 }
 
 /// Send one ODATA if permitted; returns the options the controller added.
-fn send(s: &mut PgmccSender, now: Instant, sqn: u32) -> OptionsRepr {
+pub(super) fn send(s: &mut PgmccSender, now: Instant, sqn: u32) -> OptionsRepr {
     assert_eq!(s.permit(now), Permit::Now, "no token to send {sqn}");
     let mut o = OptionsRepr::default();
     s.on_data_sent(now, sqn, 1464, &mut o);
     o
 }
 
-fn report(from: IpAddr, tstamp: u32, loss: f64) -> ReceiverReport {
+pub(super) fn report(from: IpAddr, tstamp: u32, loss: f64) -> ReceiverReport {
     ReceiverReport {
         reporter: from,
         tstamp_echo: tstamp,
@@ -33,7 +33,7 @@ fn report(from: IpAddr, tstamp: u32, loss: f64) -> ReceiverReport {
     }
 }
 
-fn feedback(
+pub(super) fn feedback(
     s: &mut PgmccSender,
     now: Instant,
     kind: FeedbackKind,
@@ -49,7 +49,7 @@ fn feedback(
     s.on_report(now, &fb);
 }
 
-fn ack(
+pub(super) fn ack(
     s: &mut PgmccSender,
     now: Instant,
     from: IpAddr,
@@ -68,7 +68,7 @@ fn ack(
     );
 }
 
-fn nak(s: &mut PgmccSender, now: Instant, from: IpAddr, sqn: u32, loss: f64, echo_of: Instant) {
+pub(super) fn nak(s: &mut PgmccSender, now: Instant, from: IpAddr, sqn: u32, loss: f64, echo_of: Instant) {
     let ts = TimestampUnit::Micros.ticks(echo_of.as_nanos());
     feedback(
         s,
@@ -79,13 +79,13 @@ fn nak(s: &mut PgmccSender, now: Instant, from: IpAddr, sqn: u32, loss: f64, ech
     );
 }
 
-fn events(s: &mut PgmccSender) -> Vec<CcEvent> {
+pub(super) fn events(s: &mut PgmccSender) -> Vec<CcEvent> {
     std::iter::from_fn(|| s.poll_event()).collect()
 }
 
 /// A sender with `config` that sent packet 0 (an election request) and elected `ip(1)` from its answer at `at`,
 /// reporting `loss`.
-fn elected(config: PgmccConfig, at: Instant, loss: f64) -> PgmccSender {
+pub(super) fn elected(config: PgmccConfig, at: Instant, loss: f64) -> PgmccSender {
     let mut s = PgmccSender::new(config, Instant::ZERO);
     send(&mut s, ms(0), 0);
     feedback(
@@ -163,7 +163,7 @@ fn paper_3_4_acker_acks_open_the_window() {
 }
 
 /// A sender with `config`, acker ip(1) elected from packet 0 with no loss, W = 1 and ten tokens.
-fn elected_at_w_1(config: PgmccConfig) -> PgmccSender {
+pub(super) fn elected_at_w_1(config: PgmccConfig) -> PgmccSender {
     let mut s = elected(config, ms(1), 0.0);
     s.window.t = 10.0;
     s.window.w = 1.0;
@@ -686,116 +686,4 @@ fn sw_5_4_repairs_with_tokens_out_count_as_in_flight_at_a_loss() {
     let w = s.window();
     assert_eq!(w.w, 2.0, "realigned to the 4 packets in flight, halved");
     assert_eq!(w.t, w.w - 4.0, "T = W − in flight, the repairs among them");
-}
-
-/// A sender with `start`, acker ip(1) elected, W = 1 and ten tokens.
-fn started(start: StartUp) -> PgmccSender {
-    elected_at_w_1(PgmccConfig {
-        start,
-        ..PgmccConfig::default()
-    })
-}
-
-#[test]
-fn startup_until_congestion_opens_past_ssthresh_until_any_receivers_nak() {
-    let mut s = started(StartUp::UntilCongestion);
-    for sqn in 1..=9 {
-        send(&mut s, ms(2), sqn);
-    }
-    // Packets 0 to 9 acknowledged: W = 1 + 10, past the paper's threshold of 6.
-    ack(&mut s, ms(3), ip(1), 9, u32::MAX, 0.0, ms(2));
-    assert!((s.window().w - 11.0).abs() < 1e-9, "W = {}", s.window().w);
-    // Another receiver, not the acker, lost a packet (its loss estimate still 0, so the acker stays): the
-    // threshold freezes at the window reached.
-    nak(&mut s, ms(4), ip(2), 5, 0.0, ms(2));
-    assert!((s.window().ssthresh - 11.0).abs() < 1e-9);
-    for sqn in 10..=14 {
-        send(&mut s, ms(5), sqn);
-    }
-    ack(&mut s, ms(6), ip(1), 10, u32::MAX, 0.0, ms(5));
-    assert!(
-        (s.window().w - (11.0 + 1.0 / 11.0)).abs() < 1e-9,
-        "one packet per RTT now: W = {}",
-        s.window().w
-    );
-}
-
-#[test]
-fn startup_paper_is_unchanged_by_a_nak() {
-    let mut s = started(StartUp::FixedThreshold);
-    nak(&mut s, ms(2), ip(2), 0, 0.01, ms(0));
-    assert_eq!(s.window().ssthresh, 6.0);
-}
-
-/// Send one ODATA whether or not a token is left; returns the options the controller added.
-fn send_anyway(s: &mut PgmccSender, now: Instant, sqn: u32) -> OptionsRepr {
-    let mut o = OptionsRepr::default();
-    s.on_data_sent(now, sqn, 1464, &mut o);
-    o
-}
-
-/// An ACK from `from` reporting receive rate `rate` (packets/s), its timestamp echo that of `echo_of`.
-fn rate_report(s: &mut PgmccSender, now: Instant, from: IpAddr, rx_max: u32, rate: f64, echo_of: Instant) {
-    let ts = TimestampUnit::Micros.ticks(echo_of.as_nanos());
-    let rep = ReceiverReport {
-        rx_rate: Some(rate),
-        ..report(from, ts, 0.0)
-    };
-    feedback(s, now, FeedbackKind::Ack { rx_max, bitmap: u32::MAX }, rep, false);
-}
-
-#[test]
-fn startup_rfc4654_4_3_the_slowest_reporter_becomes_acker_and_bounds_the_window() {
-    let mut s = started(StartUp::UntilCongestion);
-    assert_eq!(send(&mut s, ms(2), 1).cc.pgmcc.start_up, Some(0), "no rate reported yet");
-    for sqn in 2..=31 {
-        send_anyway(&mut s, ms(2), sqn);
-    }
-    ack(&mut s, ms(3), ip(1), 31, u32::MAX, 0.0, ms(2));
-    assert!(s.window().w > 30.0, "the fast acker opened the window: W = {}", s.window().w);
-    // Receiver 2's path delivers 100 packets/s and its RTT is 50 ms: it becomes the acker, W ≤ 2 · 100 · 0.05.
-    rate_report(&mut s, ms(52), ip(2), 31, 100.0, ms(2));
-    assert_eq!(s.snapshot().acker, Some(ip(2)));
-    let switched = std::iter::from_fn(|| s.poll_event())
-        .any(|e| matches!(e, CcEvent::AckerChanged { to: Some(a), .. } if a == ip(2)));
-    assert!(switched);
-    assert!((s.window().w - 10.0).abs() < 1e-9, "W = {}", s.window().w);
-    assert!(s.window().t <= s.window().w, "T = {}", s.window().t);
-    assert_eq!(s.snapshot().srtt_s, Some(0.05), "the report's RTT is the new acker's first sample");
-    let o = send_anyway(&mut s, ms(53), 32);
-    assert_eq!(o.cc.pgmcc.start_up, Some(100_000), "the source echoes the lowest rate");
-    // A fast receiver's rate replaces neither the acker nor the bound.
-    rate_report(&mut s, ms(54), ip(3), 31, 8000.0, ms(53));
-    assert_eq!(s.snapshot().acker, Some(ip(2)));
-}
-
-#[test]
-fn startup_the_bound_is_never_below_the_papers_threshold_and_ends_with_the_opening() {
-    let mut s = started(StartUp::UntilCongestion);
-    for sqn in 1..=19 {
-        send_anyway(&mut s, ms(2), sqn);
-    }
-    ack(&mut s, ms(3), ip(1), 19, u32::MAX, 0.0, ms(2));
-    rate_report(&mut s, ms(4), ip(2), 19, 100.0, ms(2));
-    assert!((s.window().w - 6.0).abs() < 1e-9, "2 · 100 · 0.002 < 6: W = {}", s.window().w);
-    nak(&mut s, ms(5), ip(3), 4, 0.01, ms(2));
-    assert_eq!(send_anyway(&mut s, ms(6), 20).cc.pgmcc.start_up, None, "the opening is over");
-}
-
-#[test]
-fn startup_until_congestion_halves_the_threshold_on_every_loss_as_tcp() {
-    let mut s = started(StartUp::UntilCongestion);
-    for sqn in 1..=31 {
-        send_anyway(&mut s, ms(2), sqn);
-    }
-    ack(&mut s, ms(3), ip(1), 31, u32::MAX, 0.0, ms(2));
-    let w = s.window().w;
-    // Packet 34 lost (bit 5 of an ACK for 39 clear): the loss halves W and sets the threshold there.
-    for sqn in 32..=39 {
-        send_anyway(&mut s, ms(4), sqn);
-    }
-    ack(&mut s, ms(5), ip(1), 39, !(1 << 5), 0.05, ms(4));
-    let after = s.window().w;
-    assert!(after < w, "halved: {w} → {after}");
-    assert!((s.window().ssthresh - after.max(6.0)).abs() < 1e-9, "ssthresh = {}", s.window().ssthresh);
 }

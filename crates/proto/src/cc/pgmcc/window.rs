@@ -89,6 +89,17 @@ impl TokenWindow {
         }
     }
 
+    /// Realign W to the packets in flight plus one when tokens were left unspent (T > 1): the window is
+    /// what is really in the pipe (paper §3.4's realignment, "window estimates which are much larger than
+    /// reality"), and the unspent tokens cannot leave as one burst. Used when the start-up's pace, which held
+    /// packets back while ACKs opened the window, stops (module `startup`).
+    pub fn realign_unspent(&mut self) {
+        if self.t > 1.0 {
+            self.w = (self.w - (self.t - 1.0)).max(1.0);
+            self.t = 1.0;
+        }
+    }
+
     /// Initial election: the first reporter becomes acker and T += 1 (draft §3, "on ACK/NAK reception").
     pub fn on_first_acker(&mut self) {
         self.t = (self.t + 1.0).min(self.w.max(1.0));
@@ -210,6 +221,19 @@ mod tests {
         w.on_loss(30);
         assert_eq!(w.w, 1.0);
         assert_eq!(w.t, 1.0 - 30.0);
+    }
+
+    #[test]
+    fn paper_3_4_unspent_tokens_realign_the_window_to_the_pipe() {
+        let mut w = TokenWindow::new(6.0);
+        w.w = 40.0;
+        w.t = 25.0;
+        // 15 packets in flight: W = 16, one token left.
+        w.realign_unspent();
+        assert_eq!((w.w, w.t), (16.0, 1.0));
+        w.t = 0.5;
+        w.realign_unspent();
+        assert_eq!((w.w, w.t), (16.0, 0.5), "nothing unspent: unchanged");
     }
 
     #[test]
