@@ -30,6 +30,7 @@ impl Payload {
     /// # Panics
     ///
     /// If `range` is not within `datagram`.
+    #[inline]
     pub fn shared(datagram: Arc<[u8]>, range: Range<usize>) -> Self {
         assert!(
             range.start <= range.end && range.end <= datagram.len(),
@@ -37,6 +38,22 @@ impl Payload {
             datagram.len()
         );
         Payload(Bytes::Shared { datagram, range })
+    }
+
+    /// Its length in bytes (a shared payload's range was checked against its datagram when it was made, so
+    /// this reads no bytes and checks no bounds).
+    #[inline]
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Bytes::Owned(v) => v.len(),
+            Bytes::Shared { range, .. } => range.end - range.start,
+        }
+    }
+
+    /// Whether it holds no byte.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// The bytes as a vector (copied if shared).
@@ -51,6 +68,7 @@ impl Payload {
 impl Deref for Payload {
     type Target = [u8];
 
+    #[inline]
     fn deref(&self) -> &[u8] {
         match &self.0 {
             Bytes::Owned(v) => v,

@@ -53,6 +53,22 @@ use timer::{Pacer, Timer, TimerQueue};
 pub use fragment::{Fragment, FragmentField, RxwError, RxwErrorKind};
 pub use types::{Arrival, Delivery, RxwConfig, RxwStats, MAX_NAK_SQNS};
 
+#[cfg(test)]
+thread_local! {
+    /// Set by tests to turn the in-order fast path off ([`with_general_steps_only`]).
+    static GENERAL_STEPS_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with the in-order fast path of `accept` turned off on this thread, so that a test can hold the
+/// fast path to the general steps' results.
+#[cfg(test)]
+fn with_general_steps_only<T>(f: impl FnOnce() -> T) -> T {
+    GENERAL_STEPS_ONLY.set(true);
+    let out = f();
+    GENERAL_STEPS_ONLY.set(false);
+    out
+}
+
 /// Where a missing sequence number is in the NAK state machine of RFC 3208 §6.3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum NakState {
@@ -266,6 +282,10 @@ impl ReceiveWindow {
         self.note_trail(trail);
         self.held.stored(len);
         self.stats.peak_held_bytes = self.stats.peak_held_bytes.max(self.held.total());
+        if self.waited_for_alone(ext, &piece) {
+            self.deliver_waited_for(piece, payload());
+            return Ok(Arrival::New);
+        }
         let slot = Slot::Received {
             piece,
             data: payload(),
@@ -289,6 +309,44 @@ impl ReceiveWindow {
         self.deliver(self.commit_ext);
         self.tidy();
         Ok(arrival)
+    }
+
+    /// Whether the packet at `ext` is the one the delivery point waits for, whole, with nothing else in the
+    /// window and RXW_TRAIL not beyond it: RFC 3208 §6.1's common case, in which storing it and sliding the
+    /// window ([`ReceiveWindow::deliver_waited_for`]) give what the general steps of `accept` would.
+    fn waited_for_alone(&self, ext: u64, piece: &Piece) -> bool {
+        #[cfg(test)]
+        if GENERAL_STEPS_ONLY.get() {
+            return false;
+        }
+        self.slots.is_empty()
+            && ext == self.commit_ext
+            && !piece.fragmented
+            && self.trail_ext <= ext + 1
+            && self.span > 0
+    }
+
+    /// Delivers the packet [`ReceiveWindow::waited_for_alone`] admitted, with the same effects as storing it
+    /// and running `accept`'s general steps: room and lead need nothing (the window is empty and the packet at
+    /// its delivery point), the trail sweep finds nothing missing and only records how far it swept, and
+    /// delivery moves the one packet to the ready queue. Tidying is needed only if a timer is left: with no
+    /// slot missing none is live, and the last input's `tidy` removed them all.
+    fn deliver_waited_for(&mut self, piece: Piece, data: Payload) {
+        self.swept_ext = self.swept_ext.max(self.trail_ext);
+        let first_sqn = self.commit_ext as u32;
+        self.commit_ext += 1;
+        self.scan = (0, 0);
+        self.prev_piece = Some(piece);
+        self.discarding = None;
+        self.held.delivered(data.len());
+        self.ready.push_back(Ready::Apdu {
+            first_sqn,
+            last_sqn: first_sqn,
+            data,
+        });
+        if !(self.backoff.is_empty() && self.waits.is_empty()) {
+            self.tidy();
+        }
     }
 
     /// An SPM advertising the sender's TXW_TRAIL `trail` and TXW_LEAD `lead` (RFC 3208 §6.2). Values behind
@@ -384,8 +442,11 @@ impl ReceiveWindow {
     pub fn poll_nak(&mut self, now: Instant) -> Option<Vec<u32>> {
         self.touch(now);
         self.expire_backoffs(now);
+        if self.due.is_empty() {
+            return None;
+        }
         let room = self.nak_room();
-        if self.due.is_empty() || room == 0 || !self.pacer.try_take(now) {
+        if room == 0 || !self.pacer.try_take(now) {
             return None;
         }
         let at = now + self.config.nak_rpt_ivl;
@@ -553,11 +614,11 @@ impl ReceiveWindow {
 
     /// RFC 3208 §9.2: the new packet must fit with its received neighbours and its APDU's first fragment.
     fn check_consistency(&self, ext: u64, piece: &Piece) -> Result<(), RxwError> {
-        for other in [self.received_piece(ext - 1), self.received_piece(ext + 1)]
-            .into_iter()
-            .flatten()
-        {
-            fragment::check_neighbour(piece, &other)?;
+        if let Some(prev) = self.received_piece(ext - 1) {
+            fragment::check_neighbour(piece, &prev)?;
+        }
+        if let Some(next) = self.received_piece(ext + 1) {
+            fragment::check_neighbour(piece, &next)?;
         }
         if piece.is_continuation() {
             let first_ext = self.ext(piece.first_sqn);

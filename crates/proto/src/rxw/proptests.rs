@@ -14,6 +14,9 @@ const LEN: usize = 240;
 enum Op {
     /// Packet `i` of the stream (ODATA or RDATA), with TXW_TRAIL at stream index `trail`.
     Data { i: usize, trail: usize },
+    /// The stream's packet at the window's delivery point (the in-order case), with TXW_TRAIL at stream index
+    /// `trail`; nothing once the stream is past.
+    Next { trail: usize },
     /// A made-up data packet near stream index `i`.
     Garbage {
         i: usize,
@@ -36,6 +39,7 @@ enum Op {
 fn valid_op() -> impl Strategy<Value = Op> {
     prop_oneof![
         6 => (0..LEN, 0..LEN / 2).prop_map(|(i, trail)| Op::Data { i, trail }),
+        2 => (0..LEN / 2).prop_map(|trail| Op::Next { trail }),
         1 => (0..LEN / 2, 0..LEN).prop_map(|(trail, lead)| Op::Spm { trail, lead }),
         1 => prop::collection::vec(0..LEN, 0..70).prop_map(Op::Ncf),
         3 => (0u16..3_000).prop_map(Op::Advance),
@@ -99,6 +103,61 @@ fn config(min_packets: u32) -> impl Strategy<Value = RxwConfig> {
         )
 }
 
+/// Applies `op` to `w` (time moves on for [`Op::Advance`]); returns what a data packet's arrival gave.
+fn apply(
+    w: &mut ReceiveWindow,
+    s: &Stream,
+    base: u32,
+    op: &Op,
+    now: &mut Instant,
+    r: &mut impl rand_core::RngCore,
+) -> Option<Result<Arrival, RxwError>> {
+    let at = |i: usize| base.wrapping_add(i as u32);
+    let now_ = *now;
+    match op {
+        Op::Data { i, trail } => {
+            let (sqn, f, ref p) = s.packets[*i];
+            return Some(w.on_data(now_, r, sqn, at(*trail), f, p));
+        }
+        Op::Next { trail } => {
+            let (sqn, f, ref p) = *s.packets.get(w.commit().wrapping_sub(base) as usize)?;
+            return Some(w.on_data(now_, r, sqn, at(*trail), f, p));
+        }
+        Op::Garbage {
+            i,
+            back,
+            offset,
+            apdu_len,
+            len,
+            fragmented,
+        } => {
+            let f = fragmented.then(|| Fragment {
+                first_sqn: at(*i).wrapping_sub(u32::from(*back)),
+                offset: u32::from(*offset),
+                apdu_len: u32::from(*apdu_len),
+            });
+            let _ = w.on_data(now_, r, at(*i), base, f, &vec![0xee; usize::from(*len)]);
+        }
+        Op::Wild { sqn, trail, len } => {
+            let _ = w.on_data(now_, r, *sqn, *trail, None, &vec![0xaa; usize::from(*len)]);
+        }
+        Op::Spm { trail, lead } => w.on_spm(now_, r, at(*trail), at(*lead)),
+        Op::Ncf(list) => w.on_ncf(now_, &list.iter().map(|&i| at(i)).collect::<Vec<_>>()),
+        Op::Advance(ms) => {
+            *now += Duration::from_millis(u64::from(*ms));
+            w.handle_timeout(*now, r);
+        }
+    }
+    None
+}
+
+/// Every NAK and every delivery the window has ready after an input, in the order they are polled.
+fn drain_outputs(w: &mut ReceiveWindow, now: Instant) -> (Vec<Vec<u32>>, Vec<Delivery>) {
+    let naks = std::iter::from_fn(|| w.poll_nak(now)).collect();
+    let deliveries = std::iter::from_fn(|| w.poll_delivery()).collect();
+    (naks, deliveries)
+}
+
 /// Drives a window with `ops` and checks every delivery; `exact` also checks APDU contents against the stream.
 fn drive(config: RxwConfig, base: u32, start: usize, seed: u64, ops: &[Op], exact: bool) {
     let s: Stream = stream(base, LEN, seed);
@@ -108,7 +167,6 @@ fn drive(config: RxwConfig, base: u32, start: usize, seed: u64, ops: &[Op], exac
     let mut now = Instant::from_millis(1);
     // The last sequence number delivered or reported lost.
     let mut prev = start_sqn.wrapping_sub(1);
-    let at = |i: usize| base.wrapping_add(i as u32);
     // Fragments of an APDU begun before the start are skipped silently, so deliveries may leave gaps only
     // before the first APDU that starts at or after the start.
     let first_full = s
@@ -118,44 +176,8 @@ fn drive(config: RxwConfig, base: u32, start: usize, seed: u64, ops: &[Op], exac
         .find(|&d| d >= 0)
         .unwrap_or(LEN as i64);
     for op in ops {
-        match op {
-            Op::Data { i, trail } => {
-                let (sqn, f, ref p) = s.packets[*i];
-                let arrival = w.on_data(now, &mut r, sqn, at(*trail), f, p);
-                assert!(arrival.is_ok() || !exact, "{arrival:?}");
-            }
-            Op::Garbage {
-                i,
-                back,
-                offset,
-                apdu_len,
-                len,
-                fragmented,
-            } => {
-                let f = fragmented.then(|| Fragment {
-                    first_sqn: at(*i).wrapping_sub(u32::from(*back)),
-                    offset: u32::from(*offset),
-                    apdu_len: u32::from(*apdu_len),
-                });
-                let _ = w.on_data(now, &mut r, at(*i), base, f, &vec![0xee; usize::from(*len)]);
-            }
-            Op::Wild { sqn, trail, len } => {
-                let _ = w.on_data(
-                    now,
-                    &mut r,
-                    *sqn,
-                    *trail,
-                    None,
-                    &vec![0xaa; usize::from(*len)],
-                );
-            }
-            Op::Spm { trail, lead } => w.on_spm(now, &mut r, at(*trail), at(*lead)),
-            Op::Ncf(list) => w.on_ncf(now, &list.iter().map(|&i| at(i)).collect::<Vec<_>>()),
-            Op::Advance(ms) => {
-                now += Duration::from_millis(u64::from(*ms));
-                w.handle_timeout(now, &mut r);
-            }
-        }
+        let arrival = apply(&mut w, &s, base, op, &mut now, &mut r);
+        assert!(arrival.is_none_or(|a| a.is_ok()) || !exact, "{arrival:?}");
         while let Some(nak) = w.poll_nak(now) {
             assert!(!nak.is_empty() && nak.len() <= MAX_NAK_SQNS);
             assert!(
@@ -235,6 +257,30 @@ proptest! {
         ops in prop::collection::vec(valid_op(), 0..120),
     ) {
         drive(config, base, start, seed, &ops, true);
+    }
+
+    /// The in-order fast path (`ReceiveWindow::waited_for_alone`) leaves the window exactly as the general
+    /// steps of `accept` do: same arrivals, NAKs, deliveries and internal state after every input.
+    #[test]
+    fn in_order_fast_path_matches_the_general_steps(
+        config in config(1),
+        base in base(),
+        start in 0usize..8,
+        seed in any::<u64>(),
+        ops in prop::collection::vec(prop_oneof![4 => valid_op(), 1 => any_op()], 0..160),
+    ) {
+        let s = stream(base, LEN, seed);
+        let mut fast = ReceiveWindow::new(config, base.wrapping_add(start as u32));
+        let mut general = fast.clone();
+        let (mut r_fast, mut r_general) = (rng(seed ^ 0x5eed), rng(seed ^ 0x5eed));
+        let (mut now_fast, mut now_general) = (Instant::from_millis(1), Instant::from_millis(1));
+        for op in &ops {
+            let a = apply(&mut fast, &s, base, op, &mut now_fast, &mut r_fast);
+            let b = with_general_steps_only(|| apply(&mut general, &s, base, op, &mut now_general, &mut r_general));
+            prop_assert_eq!(a, b);
+            prop_assert_eq!(drain_outputs(&mut fast, now_fast), drain_outputs(&mut general, now_general));
+            prop_assert_eq!(format!("{fast:?}"), format!("{general:?}"));
+        }
     }
 
     #[test]

@@ -63,6 +63,11 @@ impl TimerQueue {
     pub fn len(&self) -> usize {
         self.heap.len()
     }
+
+    /// Whether it holds no entry, live or stale.
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
 }
 
 /// Nanoseconds in a second: one token is worth this many credit units.
