@@ -13,12 +13,25 @@ use convoy_proto::Instant;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
-/// A run's place in the heap.
+/// A run's place in the heap: its (time, first order) as one 128-bit key, the time in the high half, so that
+/// the heap compares one integer instead of a pair.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct RunKey {
-    at: Instant,
-    order: u64,
+    key: u128,
     bucket: u32,
+}
+
+impl RunKey {
+    fn new(at: Instant, order: u64, bucket: u32) -> Self {
+        RunKey {
+            key: (u128::from(at.as_nanos()) << 64) | u128::from(order),
+            bucket,
+        }
+    }
+
+    fn at(&self) -> Instant {
+        Instant::from_nanos((self.key >> 64) as u64)
+    }
 }
 
 impl PartialOrd for RunKey {
@@ -29,7 +42,7 @@ impl PartialOrd for RunKey {
 impl Ord for RunKey {
     /// Reversed: the max-heap yields the earliest (time, order).
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.order).cmp(&(self.at, self.order))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -140,13 +153,13 @@ impl<E> EventQueue<E> {
             }
         };
         self.buckets[bucket as usize].push_back(event);
-        self.heap.push(RunKey { at, order, bucket });
+        self.heap.push(RunKey::new(at, order, bucket));
         bucket
     }
 
     /// The earliest event's time.
     pub fn peek_time(&self) -> Option<Instant> {
-        self.heap.peek().map(|r| r.at)
+        self.heap.peek().map(RunKey::at)
     }
 
     /// Remove the earliest event.
@@ -168,7 +181,7 @@ impl<E> EventQueue<E> {
             }
         }
         self.len -= 1;
-        Some((run.at, event))
+        Some((run.at(), event))
     }
 
     /// Bytes each pending event takes in the queue (its slot in a run's bucket; runs add a heap key each).
