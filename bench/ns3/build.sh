@@ -41,8 +41,9 @@ if ! pkg-config --exists "${MODULES[@]}" 2>/dev/null; then
         exit 1
     fi
     export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y libns3-dev pkg-config g++ ||
-        { apt-get update && apt-get install -y libns3-dev pkg-config g++; }
+    # apt's progress goes to stderr: the callers' standard output is their JSON results (run.sh, compare.sh).
+    { apt-get install -y libns3-dev pkg-config g++ ||
+        { apt-get update && apt-get install -y libns3-dev pkg-config g++; }; } >&2
 fi
 
 flags=()
