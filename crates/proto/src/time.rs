@@ -54,6 +54,16 @@ impl Instant {
     pub fn saturating_duration_since(self, earlier: Instant) -> Duration {
         Duration::from_nanos(self.0.saturating_sub(earlier.0))
     }
+
+    /// The earlier of two optional deadlines (`None`: no deadline), as an endpoint's `poll_timeout` combines
+    /// its parts'.
+    #[inline]
+    pub fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
 }
 
 fn duration_nanos(d: Duration) -> u64 {

@@ -562,12 +562,8 @@ impl Receiver {
 
     /// The next instant at which there is work.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let a = self.rxw.as_ref().and_then(|w| w.poll_timeout());
-        let b = self.cc.poll_timeout();
-        match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let window = self.rxw.as_ref().and_then(|w| w.poll_timeout());
+        Instant::earliest(window, self.cc.poll_timeout())
     }
 
     /// Next event: session and controller events first, then deliveries in sequence order (every APDU and

@@ -478,19 +478,17 @@ impl ReceiveWindow {
     /// back-off or wait deadline, or, while NAKs are due, when pacing next lets one go (possibly already past).
     pub fn poll_timeout(&self) -> Option<Instant> {
         // With no room for more awaited repairs, the next NAK waits for a repair (an input) or a wait's expiry.
-        let nak = if self.due.is_empty() || self.nak_room() == 0 {
-            None
-        } else {
-            Some(self.pacer.next_token_at().unwrap_or(self.latest))
-        };
-        [
+        let timers = Instant::earliest(
             self.backoff.peek().map(|t| t.at),
             self.waits.peek().map(|t| t.at),
-            nak,
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        );
+        if self.due.is_empty() || self.nak_room() == 0 {
+            return timers;
+        }
+        Instant::earliest(
+            timers,
+            Some(self.pacer.next_token_at().unwrap_or(self.latest)),
+        )
     }
 
     /// The next delivery, strictly in sequence order.

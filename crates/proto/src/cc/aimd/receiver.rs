@@ -250,10 +250,7 @@ impl ReceiverController for AimdReceiver {
 
     fn poll_timeout(&self) -> Option<Instant> {
         let feedback = self.next_feedback.filter(|_| self.is_agent);
-        match (self.notify_at, feedback) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        Instant::earliest(self.notify_at, feedback)
     }
 
     fn on_timeout(&mut self, _now: Instant) {}

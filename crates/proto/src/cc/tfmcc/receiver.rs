@@ -612,10 +612,7 @@ impl ReceiverController for TfmccReceiver {
 
     fn poll_timeout(&self) -> Option<Instant> {
         let clr = self.clr_due.filter(|_| self.is_clr);
-        match (self.live(self.deadline), clr) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        Instant::earliest(self.live(self.deadline), clr)
     }
 
     fn on_timeout(&mut self, _now: Instant) {}
