@@ -313,7 +313,8 @@ impl ReceiveWindow {
 
     /// Whether the packet at `ext` is the one the delivery point waits for, whole, with nothing else in the
     /// window and RXW_TRAIL not beyond it: RFC 3208 §6.1's common case, in which storing it and sliding the
-    /// window ([`ReceiveWindow::deliver_waited_for`]) give what the general steps of `accept` would.
+    /// window ([`ReceiveWindow::deliver_waited_for`]) give what the general steps of `accept` would (`span` is
+    /// at least 1, so the packet always fits).
     fn waited_for_alone(&self, ext: u64, piece: &Piece) -> bool {
         #[cfg(test)]
         if GENERAL_STEPS_ONLY.get() {
@@ -323,7 +324,6 @@ impl ReceiveWindow {
             && ext == self.commit_ext
             && !piece.fragmented
             && self.trail_ext <= ext + 1
-            && self.span > 0
     }
 
     /// Delivers the packet [`ReceiveWindow::waited_for_alone`] admitted, with the same effects as storing it
