@@ -6,8 +6,8 @@
 # +-0.02 at N = 10.
 #
 #   bench/compare.sh          # the dumbbells (about a minute, most of it ns-3)
-#   bench/compare.sh --all    # also the multicast fan-out beside ns-3's (1000 receivers) and Convoy's pgmcc
-#                             # stars (about 20 minutes), below the table
+#   bench/compare.sh --all    # also the multicast fan-out beside ns-3's (1000 and 10,000 receivers) and
+#                             # Convoy's pgmcc stars (about 25 minutes), below the table
 #
 # Needs cargo, jq, and ns-3.37's development files (bench/ns3/build.sh installs libns3-dev when run as root).
 # Wall-clock times depend on what else the machine runs; CPU times are listed too.
@@ -67,23 +67,25 @@ echo "Targets: speed-up >= 20x at N = 100; utilisation within +-2% at every N; J
 echo "ns-3 runs two events per hop (transmission end, reception), Convoy one (the arrival)."
 
 if [ ${#only[@]} -eq 0 ]; then
-    echo "compare.sh: running the ns-3 multicast star (bench/ns3/run-star.sh 1000)" >&2
+    echo "compare.sh: running the ns-3 multicast star (bench/ns3/run-star.sh: 1000 receivers for 100 s, 10,000 for 10 s)" >&2
     bench/ns3/run-star.sh 1000 >"$tmp/ns3-star.jsonl"
+    bench/ns3/run-star.sh --sim-time 10 10000 >>"$tmp/ns3-star.jsonl"
     echo
-    echo "Multicast fan-out: 1 source -> hub -> 1000 receivers, 100 Mbit/s 1 ms links, 1 Mbit/s of 1000-byte payloads,"
-    echo "100 simulated seconds (ns-3: bench/ns3/mcast-star-bench.cc, UDP sinks; Convoy: scenarios/bench/mcast-fixed-1000.toml,"
-    echo "fixed rate, PGM receivers)"
+    echo "Multicast fan-out: 1 source -> hub -> R receivers, 100 Mbit/s 1 ms links, 1 Mbit/s of 1000-byte payloads,"
+    echo "100 simulated seconds at R = 1000 and 10 at R = 10,000 (12.5 M deliveries each; ns-3: bench/ns3/mcast-star-bench.cc,"
+    echo "UDP sinks; Convoy: scenarios/bench/mcast-fixed-R.toml, fixed rate, PGM receivers)"
     echo
     printf '%9s | %9s %9s %8s | %8s %8s %8s | %12s %12s\n' \
         receivers "ns-3 run" Convoy speed-up "ns-3 CPU" Convoy speed-up "ns-3 events" Convoy
-    nw="$(jq -r .run_s "$tmp/ns3-star.jsonl")"; nc="$(jq -r .cpu_s "$tmp/ns3-star.jsonl")"
-    ne="$(jq -r .events "$tmp/ns3-star.jsonl")"
-    cw="$(jq -r '.scenarios[] | select(.name == "mcast-fixed-1000") | .wall_s' "$tmp/convoy.json")"
-    cc="$(jq -r '.scenarios[] | select(.name == "mcast-fixed-1000") | .cpu_s' "$tmp/convoy.json")"
-    ce="$(jq -r '.scenarios[] | select(.name == "mcast-fixed-1000") | .events' "$tmp/convoy.json")"
-    awk -v nw="$nw" -v cw="$cw" -v nc="$nc" -v cc="$cc" -v ne="$ne" -v ce="$ce" 'BEGIN {
-        printf "%9d | %8.2fs %8.3fs %7.0fx | %7.2fs %7.3fs %7.0fx | %12d %12d\n", 1000, nw, cw, nw / cw, nc, cc, nc / cc, ne, ce
-    }'
+    for r in 1000 10000; do
+        ns3star() { jq -r "select(.receivers == $r) | $1" "$tmp/ns3-star.jsonl"; }
+        cstar() { jq -r ".scenarios[] | select(.name == \"mcast-fixed-$r\") | $1" "$tmp/convoy.json"; }
+        nw="$(ns3star .run_s)"; nc="$(ns3star .cpu_s)"; ne="$(ns3star .events)"
+        cw="$(cstar .wall_s)"; cc="$(cstar .cpu_s)"; ce="$(cstar .events)"
+        awk -v r="$r" -v nw="$nw" -v cw="$cw" -v nc="$nc" -v cc="$cc" -v ne="$ne" -v ce="$ce" 'BEGIN {
+            printf "%9d | %8.2fs %8.3fs %7.0fx | %7.2fs %7.3fs %7.0fx | %12d %12d\n", r, nw, cw, nw / cw, nc, cc, nc / cc, ne, ce
+        }'
+    done
     echo "Target (issue 18): at least 100x ns-3's CPU time on every row."
     echo
     jq -r '.scenarios[] | select(.receivers > 0) |

@@ -76,7 +76,7 @@ enum BenchCommand {
     /// encrypted payloads), with 1 and 3 receivers.
     Net(bench_net::BenchNetArgs),
     /// The simulator's speed and memory on the canonical scenarios of scenarios/bench/ (dumbbell-1, -10, -100,
-    /// star-1000, star-10000, mcast-fixed-1000), each run in its own child process.
+    /// star-1000, star-10000, mcast-fixed-1000, mcast-fixed-10000), each run in its own child process.
     Sim {
         /// Print one JSON object {"scenarios": [...]} instead of a table.
         #[arg(long)]

@@ -64,11 +64,11 @@ fn wireshark_decodes_tcp_with_sack() {
         dst: Dest::Node(NodeId(1)),
         flow: FlowId(2),
         to_agent: None,
-        body: Body::Tcp(Box::new(TcpSegment {
+        body: Body::Tcp(TcpSegment {
             seq,
             len: 1460,
             ..TcpSegment::default()
-        })),
+        }),
     };
     let mut ack = TcpSegment {
         is_ack: true,
@@ -84,7 +84,7 @@ fn wireshark_decodes_tcp_with_sack() {
         dst: Dest::Node(NodeId(0)),
         flow: FlowId(2),
         to_agent: None,
-        body: Body::Tcp(Box::new(ack)),
+        body: Body::Tcp(ack),
     };
     let packets = vec![
         (Instant::from_millis(1), data(0)),

@@ -100,7 +100,8 @@ impl Network {
         let node = self.agents[agent.index()].node();
         if !out.packets.is_empty() {
             for p in out.packets.drain(..) {
-                self.at_node(node, Rc::new(p), None);
+                let p = self.packet_pool.wrap(p);
+                self.at_node(node, p, None);
             }
         }
         if out.packets.capacity() > 0 {
@@ -149,6 +150,7 @@ impl Network {
     fn deliver(&mut self, agent: AgentId, packet: Rc<Packet>) {
         let mut out = self.outbox();
         self.agents[agent.index()].on_packet(self.now, &packet, &mut out);
+        self.packet_pool.recycle(packet);
         self.after_agent(agent, out);
     }
 

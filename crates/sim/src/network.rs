@@ -9,7 +9,7 @@ use crate::event::EventQueue;
 use crate::ids::{AgentId, FlowId, GroupId, LinkId, NodeId};
 use crate::link::{Link, LinkConfig};
 use crate::ne::{NeConfig, NetworkElement};
-use crate::packet::Packet;
+use crate::packet::{Packet, PacketPool};
 use crate::routing::{Graph, GroupTree, UnicastRoutes};
 use crate::seed::{component_rng, component_seed};
 use crate::tcp::TcpConfig;
@@ -282,6 +282,8 @@ pub struct Network {
     pub(crate) scratch: Vec<u8>,
     /// The packet list lent to agents' outboxes ([`crate::agents::Outbox::packets`]), empty between calls.
     pub(crate) outbox_packets: Vec<Packet>,
+    /// Delivered packets' allocations, reused for the next packets sent.
+    pub(crate) packet_pool: PacketPool,
     /// Link changes scheduled with [`Network::change_link_at`], indexed by [`Action::ChangeLink`].
     pub(crate) link_changes: Vec<LinkChange>,
 }
@@ -315,6 +317,7 @@ impl Network {
             captured: Vec::new(),
             scratch: Vec::new(),
             outbox_packets: Vec::new(),
+            packet_pool: PacketPool::default(),
             link_changes: Vec::new(),
         }
     }

@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 use std::process::{Command, Stdio};
 
 /// The canonical scenarios, in the order they run: (name, TOML).
-pub const SCENARIOS: [(&str, &str); 6] = [
+pub const SCENARIOS: [(&str, &str); 7] = [
     (
         "dumbbell-1",
         include_str!("../../../../scenarios/bench/dumbbell-1.toml"),
@@ -43,6 +43,10 @@ pub const SCENARIOS: [(&str, &str); 6] = [
     (
         "mcast-fixed-1000",
         include_str!("../../../../scenarios/bench/mcast-fixed-1000.toml"),
+    ),
+    (
+        "mcast-fixed-10000",
+        include_str!("../../../../scenarios/bench/mcast-fixed-10000.toml"),
     ),
 ];
 

@@ -116,7 +116,7 @@ fn segment_packet(
         dst: Dest::Node(dst),
         flow,
         to_agent: Some(agent),
-        body: Body::Tcp(Box::new(seg)),
+        body: Body::Tcp(seg),
     }
 }
 
