@@ -97,8 +97,8 @@ impl Network {
     /// Send what an agent produced and re-arm its timer.
     fn after_agent(&mut self, agent: AgentId, mut out: Outbox) {
         self.scratch = std::mem::take(&mut out.scratch);
-        let node = self.agents[agent.index()].node();
         if !out.packets.is_empty() {
+            let node = self.agents[agent.index()].node();
             for p in out.packets.drain(..) {
                 let p = self.packet_pool.wrap(p);
                 self.at_node(node, p, None);

@@ -240,7 +240,12 @@ impl Link {
                 return Offer::Lost;
             }
         }
-        let (pkts, bytes) = self.waiting(now);
+        // An empty pipe has an empty backlog: nothing to purge, nothing waiting.
+        let (pkts, bytes) = if self.pipe.is_empty() {
+            (0, 0)
+        } else {
+            self.waiting(now)
+        };
         let verdict = match &mut self.discipline {
             Some(d) => {
                 // RED's idle-time correction counts typical (1000-byte) packets.
@@ -267,7 +272,11 @@ impl Link {
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += u64::from(packet.size);
         self.stats.busy_ns += tx.as_nanos() as u64;
-        self.stats.queue_integral += (start - now).as_secs_f64();
+        // Only a packet that waits adds to the integral (a sum of non-negative terms, which adding zero leaves
+        // as it is).
+        if start > now {
+            self.stats.queue_integral += (start - now).as_secs_f64();
+        }
         // FIFO: after a delay change a packet still arrives after the one ahead of it.
         let arrival = (departure + self.params.delay)
             .max(self.pipe.back().map_or(Instant::ZERO, |f| f.arrival));

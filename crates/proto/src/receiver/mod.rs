@@ -392,13 +392,18 @@ impl Receiver {
             }
             BodyRepr::Odata { sqn, trail } | BodyRepr::Rdata { sqn, trail } => {
                 let is_odata = matches!(packet.body, BodyRepr::Odata { .. });
-                let start = match self.config.late_join {
-                    LateJoin::CurrentData => packet.options.fragment.map_or(sqn, |f| f.first_sqn),
-                    LateJoin::FromTrail => trail,
-                };
-                if !self.join(tsi, start) {
-                    self.stats.ignored += 1;
-                    return;
+                // Data of the session already joined (nearly every packet) needs no start point.
+                if self.tsi != Some(tsi) {
+                    let start = match self.config.late_join {
+                        LateJoin::CurrentData => {
+                            packet.options.fragment.map_or(sqn, |f| f.first_sqn)
+                        }
+                        LateJoin::FromTrail => trail,
+                    };
+                    if !self.join(tsi, start) {
+                        self.stats.ignored += 1;
+                        return;
+                    }
                 }
                 if self.upstream.is_none() {
                     self.upstream = Some(from);

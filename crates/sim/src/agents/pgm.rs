@@ -6,7 +6,7 @@ use crate::observe::{Bins, CcSample, SeqMark, SeqTrace};
 use crate::packet::{Body, Dest, Packet, PgmDatagram, UDP_IP_OVERHEAD};
 use convoy_proto::cc::{CcEvent, ReceiverCcEvent};
 use convoy_proto::{Destination, Instant, Receiver, ReceiverEvent, Sender, SenderEvent};
-use convoy_wire::{Header, PacketType};
+use convoy_wire::{BodyRepr, Header, PacketType};
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::rc::Rc;
@@ -392,10 +392,18 @@ impl PgmReceiverAgent {
         } else {
             None
         };
-        let header = Header::new_unchecked(&datagram[..]);
-        let odata_sqn = match (header.packet_type(), header.leading_sqn()) {
-            (Ok(PacketType::Odata), sqn) => sqn,
-            _ => None,
+        let odata_sqn = match parsed {
+            Some(p) => match p.header.body {
+                BodyRepr::Odata { sqn, .. } => Some(sqn),
+                _ => None,
+            },
+            None => {
+                let header = Header::new_unchecked(&datagram[..]);
+                match (header.packet_type(), header.leading_sqn()) {
+                    (Ok(PacketType::Odata), sqn) => sqn,
+                    _ => None,
+                }
+            }
         };
         if let Some(sqn) = odata_sqn {
             self.record.odata_received += 1;
