@@ -6,7 +6,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use convoy_wire::{
     AuthOption, BlockRange, BodyRepr, CcOptions, DetachedRepr, EmitErrorKind, FragmentOption, Gsi,
     OptionsRepr, Packet, PacketRepr, PgmOption, PgmccData, PgmccFeedback, PgmccOptions,
-    ReceiverStatus, MAX_NAK_LIST, MAX_NEEDS,
+    ReceiverStatus, MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS,
 };
 use proptest::collection::vec;
 use proptest::option::of;
@@ -197,11 +197,79 @@ fn repr(p: &Parts) -> PacketRepr<'_> {
     }
 }
 
+/// Every option at once is one more than RFC 3208 §9 allows (16 with OPT_LENGTH): emit refuses it, naming the
+/// count. (The property tests reach this case only about once in twenty runs.)
+#[test]
+fn every_option_at_once_is_too_many() {
+    let ip = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+    let options = OptionsRepr {
+        fragment: Some(FragmentOption {
+            first_sqn: 1,
+            offset: 0,
+            apdu_len: 10,
+        }),
+        nak_list: vec![2],
+        join: Some(3),
+        syn: true,
+        fin: true,
+        rst: Some(0),
+        receiver_status: Some(ReceiverStatus {
+            token: 1,
+            state: 2,
+            detail: 3,
+        }),
+        needs: vec![BlockRange { first: 1, count: 1 }],
+        auth: Some(AuthOption {
+            encrypted: false,
+            sender: [1; 16],
+            counter: 1,
+            tag: [2; 16],
+        }),
+        cc: CcOptions {
+            pgmcc: PgmccOptions {
+                data: Some(PgmccData {
+                    tstamp: 1,
+                    acker: ip,
+                }),
+                feedback: Some(PgmccFeedback {
+                    tstamp: 1,
+                    loss_rate: 2,
+                    reporter: ip,
+                }),
+                rxw_lead: Some(4),
+                election: true,
+                acker_leaving: true,
+                start_up: Some(5),
+                rx_rate: Some(6),
+            },
+            ..CcOptions::default()
+        },
+    };
+    let count = options.count();
+    assert!(count > MAX_OPTIONS, "{count} options");
+    let x = PacketRepr {
+        source_port: 1,
+        dest_port: 2,
+        gsi: Gsi([1; 6]),
+        body: BodyRepr::Spmr,
+        options,
+        payload: &[],
+    };
+    let mut buf = vec![0u8; x.buffer_len()];
+    assert_eq!(
+        x.emit(&mut buf).unwrap_err().kind,
+        EmitErrorKind::TooManyOptions { count }
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
     #[test]
     fn parse_emit_round_trip(p in parts(MAX_NAK_LIST)) {
+        // Every option at once is more than a packet may carry (RFC 3208 §9: 16 with OPT_LENGTH); the test below
+        // checks that emit refuses those.
+        prop_assume!(p.4.count() <= MAX_OPTIONS);
         let x = repr(&p);
         let mut buf = vec![0u8; x.buffer_len()];
         prop_assert_eq!(x.emit(&mut buf), Ok(buf.len()));
@@ -255,6 +323,8 @@ proptest! {
             prop_assert_eq!(r.unwrap_err().kind, EmitErrorKind::PayloadNotAllowed { len: x.payload.len() });
         } else if x.options.nak_list.len() > MAX_NAK_LIST {
             prop_assert_eq!(r.unwrap_err().kind, EmitErrorKind::NakListTooLong { len: x.options.nak_list.len() });
+        } else if x.options.count() > MAX_OPTIONS {
+            prop_assert_eq!(r.unwrap_err().kind, EmitErrorKind::TooManyOptions { count: x.options.count() });
         } else {
             prop_assert_eq!(r, Ok(buf.len()));
             prop_assert_eq!(PacketRepr::parse(&buf).unwrap(), x.clone());
