@@ -1,7 +1,7 @@
 //! The event loop: packet arrivals, forwarding (unicast routes, multicast trees, PGM network elements), agent
 //! timers, starts and stops, sampling.
 
-use crate::agents::{Agent, Outbox};
+use crate::agents::Agent;
 use crate::ids::{AgentId, GroupId, LinkId, NodeId};
 use crate::link::Offer;
 use crate::ne::{rdata_key, NakPacket};
@@ -36,15 +36,27 @@ impl Network {
             };
             self.now = at;
             events += 1;
+            #[cfg(test)]
+            if !matches!(action, Action::Arrive(_) | Action::ArriveAll(_)) {
+                self.event_trace.push((at, action));
+            }
             match action {
                 Action::Arrive(link) => self.arrive(link),
+                Action::ArriveAll(stretch) => {
+                    let links = self.fan_out.take(stretch);
+                    // Counted as the events they stand for.
+                    events += links.len() as u64 - 1;
+                    for &link in &links {
+                        self.arrive(link);
+                    }
+                    self.fan_out.done(stretch, links);
+                }
                 Action::Timer(agent, generation) => {
                     let timer = &mut self.timers[agent.index()];
                     let event = |g| Action::Timer(agent, g);
                     if timer.on_event(generation, at, &mut self.queue, event) {
-                        let mut out = self.outbox();
-                        self.agents[agent.index()].on_timer(at, &mut out);
-                        self.after_agent(agent, out);
+                        self.agents[agent.index()].on_timer(at, &mut self.outbox);
+                        self.after_agent(agent);
                     }
                 }
                 Action::Start(agent) => self.start_agent(agent),
@@ -69,43 +81,34 @@ impl Network {
             group.tree.join(&self.graph, r.node);
             group.add_member(r.node, agent);
         }
-        let mut out = self.outbox();
-        self.agents[agent.index()].start(self.now, &mut out);
-        self.after_agent(agent, out);
+        self.agents[agent.index()].start(self.now, &mut self.outbox);
+        self.after_agent(agent);
     }
 
     fn stop_agent(&mut self, agent: AgentId) {
-        let mut out = self.outbox();
-        self.agents[agent.index()].stop(self.now, &mut out);
+        self.agents[agent.index()].stop(self.now, &mut self.outbox);
         if let Agent::PgmReceiver(r) = &self.agents[agent.index()] {
             let group = &mut self.groups[r.group.index()];
             group.remove_member(r.node, agent);
             group.tree.leave(&self.graph, r.node);
         }
-        self.after_agent(agent, out);
+        self.after_agent(agent);
     }
 
-    /// An empty outbox with the network's scratch space and packet list (lent, so that an agent call allocates
-    /// neither; a call made while another's packets are being sent gets fresh ones).
-    fn outbox(&mut self) -> Outbox {
-        Outbox {
-            packets: std::mem::take(&mut self.outbox_packets),
-            scratch: std::mem::take(&mut self.scratch),
-        }
-    }
-
-    /// Send what an agent produced and re-arm its timer.
-    fn after_agent(&mut self, agent: AgentId, mut out: Outbox) {
-        self.scratch = std::mem::take(&mut out.scratch);
-        if !out.packets.is_empty() {
+    /// Send what an agent left in the network's outbox and re-arm its timer. Agents' calls made while these
+    /// packets are sent find the outbox's packet list empty.
+    fn after_agent(&mut self, agent: AgentId) {
+        if !self.outbox.packets.is_empty() {
+            let mut packets = std::mem::take(&mut self.outbox.packets);
             let node = self.agents[agent.index()].node();
-            for p in out.packets.drain(..) {
+            for p in packets.drain(..) {
                 let p = self.packet_pool.wrap(p);
                 self.at_node(node, p, None);
             }
-        }
-        if out.packets.capacity() > 0 {
-            self.outbox_packets = out.packets;
+            // Keep the allocation for the next call.
+            if self.outbox.packets.capacity() < packets.capacity() {
+                self.outbox.packets = packets;
+            }
         }
         if let Agent::PgmReceiver(r) = &mut self.agents[agent.index()] {
             if r.take_leave_request() {
@@ -118,8 +121,12 @@ impl Network {
     }
 
     /// The link's earliest packet reaches its far end; the link's one arrival event moves to the next.
+    // Inlined in both of the run loop's arrival arms: the plain one is most of a unicast run's events.
+    #[inline(always)]
     fn arrive(&mut self, link: LinkId) {
         let now = self.now;
+        #[cfg(test)]
+        self.event_trace.push((now, Action::Arrive(link)));
         let l = &mut self.links[link.index()];
         let Some(packet) = l.take_arrival(now) else {
             return;
@@ -132,26 +139,31 @@ impl Network {
     }
 
     fn offer(&mut self, link: LinkId, packet: Rc<Packet>) {
-        let copy = (self.capture_link == Some(link)).then(|| Packet::clone(&packet));
-        let l = &mut self.links[link.index()];
-        // A link with packets in its pipe already has its arrival event (for the earliest of them).
-        let idle = l.in_flight() == 0;
-        if let Offer::Arrives(t) = l.offer(self.now, packet) {
-            if idle {
-                self.queue.push(t, Action::Arrive(link));
-            }
-            if let Some(p) = copy {
-                let sent = t - self.links[link.index()].delay();
-                self.captured.push((sent, p));
-            }
+        if let Some(t) = self.admit(link, packet) {
+            self.queue.push(t, Action::Arrive(link));
         }
     }
 
+    /// Offers `packet` to `link`; returns when the link's arrival event is due if it needs one now (it was
+    /// idle and took the packet: a link with packets in its pipe already has its event, for the earliest).
+    fn admit(&mut self, link: LinkId, packet: Rc<Packet>) -> Option<Instant> {
+        let copy = (self.capture_link == Some(link)).then(|| Packet::clone(&packet));
+        let l = &mut self.links[link.index()];
+        let idle = l.in_flight() == 0;
+        let Offer::Arrives(t) = l.offer(self.now, packet) else {
+            return None;
+        };
+        if let Some(p) = copy {
+            let sent = t - self.links[link.index()].delay();
+            self.captured.push((sent, p));
+        }
+        idle.then_some(t)
+    }
+
     fn deliver(&mut self, agent: AgentId, packet: Rc<Packet>) {
-        let mut out = self.outbox();
-        self.agents[agent.index()].on_packet(self.now, &packet, &mut out);
+        self.agents[agent.index()].on_packet(self.now, &packet, &mut self.outbox);
         self.packet_pool.recycle(packet);
-        self.after_agent(agent, out);
+        self.after_agent(agent);
     }
 
     /// A packet is at `node` (sent by a local agent when `arrived_on` is `None`).
@@ -196,11 +208,17 @@ impl Network {
         let group = &self.groups[g.index()];
         let links = group.tree.out_links(node).len();
         let member = group.member(node);
-        for i in 0..links {
-            let l = self.groups[g.index()].tree.out_links(node)[i];
-            if selected.as_ref().is_none_or(|s| s.contains(&l)) {
-                self.offer(l, Rc::clone(&packet));
+        if links > 0 {
+            let mut arrivals = self.fan_out.begin();
+            for i in 0..links {
+                let l = self.groups[g.index()].tree.out_links(node)[i];
+                if selected.as_ref().is_none_or(|s| s.contains(&l)) {
+                    if let Some(t) = self.admit(l, Rc::clone(&packet)) {
+                        arrivals.push((t, l));
+                    }
+                }
             }
+            self.fan_out.schedule(arrivals, &mut self.queue);
         }
         if let Some(a) = member {
             self.deliver(a, packet);

@@ -3,7 +3,8 @@
 //! loss, with PGM network elements in routers.
 //!
 //! * Event core ([`event`]): one thread, a heap keyed by (time, insertion counter); equal-time events run in the
-//!   order scheduled; agents' timers keep one pending event each, re-armed lazily (`agent_timer`).
+//!   order scheduled; agents' timers keep one pending event each, re-armed lazily (`agent_timer`); a multicast
+//!   fan-out's arrivals due together are one event (`fan_out`).
 //! * Randomness ([`seed`]): each component has its own ChaCha8 stream derived from the run's seed and the
 //!   component's name, so adding a node never changes another's draws.
 //! * Network model: [`link`] (FIFO timing computed at admission, one event per hop), [`queue`] (drop-tail in
@@ -21,6 +22,7 @@ pub mod agents;
 pub mod dumbbell;
 pub mod engine;
 pub mod event;
+mod fan_out;
 pub mod ids;
 pub mod impairment;
 pub mod link;

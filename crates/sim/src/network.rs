@@ -4,8 +4,9 @@ use crate::agent_timer::AgentTimer;
 use crate::agents::pgm::{PgmReceiverAgent, PgmSenderAgent, PgmSenderSetup};
 use crate::agents::tcp::{TcpSenderAgent, TcpSinkAgent};
 use crate::agents::udp::{UdpPattern, UdpSinkAgent, UdpSourceAgent};
-use crate::agents::Agent;
+use crate::agents::{Agent, Outbox};
 use crate::event::EventQueue;
+use crate::fan_out::FanOutArrivals;
 use crate::ids::{AgentId, FlowId, GroupId, LinkId, NodeId};
 use crate::link::{Link, LinkConfig};
 use crate::ne::{NeConfig, NetworkElement};
@@ -180,6 +181,8 @@ pub fn session_receiver(
 pub enum Action {
     /// A packet reaches the far end of a link.
     Arrive(LinkId),
+    /// A packet reaches the far end of each link of a fan-out's stretch, in order (module `fan_out`).
+    ArriveAll(u32),
     /// An agent's timer, with its generation: events of other generations are stale (one pending event per
     /// agent, re-armed lazily; module `agent_timer`).
     Timer(AgentId, u32),
@@ -278,14 +281,18 @@ pub struct Network {
     pub(crate) started: bool,
     pub(crate) capture_link: Option<LinkId>,
     pub(crate) captured: Vec<(Instant, Packet)>,
-    /// Scratch space lent to agents ([`crate::agents::Outbox::scratch`]).
-    pub(crate) scratch: Vec<u8>,
-    /// The packet list lent to agents' outboxes ([`crate::agents::Outbox::packets`]), empty between calls.
-    pub(crate) outbox_packets: Vec<Packet>,
+    /// The outbox every agent call writes into: its packet list is empty between calls, and its scratch space
+    /// is shared by all agents ([`crate::agents::Outbox::scratch`]), so that a call allocates neither.
+    pub(crate) outbox: Outbox,
     /// Delivered packets' allocations, reused for the next packets sent.
     pub(crate) packet_pool: PacketPool,
     /// Link changes scheduled with [`Network::change_link_at`], indexed by [`Action::ChangeLink`].
     pub(crate) link_changes: Vec<LinkChange>,
+    /// Multicast fan-outs' arrivals, one event per stretch of links due together.
+    pub(crate) fan_out: FanOutArrivals,
+    /// Every event run, a stretch's as the arrivals it stands for (for tests of the order of events).
+    #[cfg(test)]
+    pub(crate) event_trace: Vec<(Instant, Action)>,
 }
 
 impl Network {
@@ -315,10 +322,12 @@ impl Network {
             started: false,
             capture_link: None,
             captured: Vec::new(),
-            scratch: Vec::new(),
-            outbox_packets: Vec::new(),
+            outbox: Outbox::default(),
             packet_pool: PacketPool::default(),
             link_changes: Vec::new(),
+            fan_out: FanOutArrivals::default(),
+            #[cfg(test)]
+            event_trace: Vec::new(),
         }
     }
 

@@ -4,6 +4,8 @@
 //! Call order as for [`crate::Sender`]: inputs ([`Receiver::handle_datagram`] or, for a driver sharing parsed
 //! datagrams among receivers, [`Receiver::handle_parsed`]; [`Receiver::handle_timeout`], [`Receiver::close`]),
 //! then drain [`Receiver::poll_transmit`], read [`Receiver::poll_timeout`], drain [`Receiver::poll_event`].
+//! A driver sharing parsed datagrams may offer ODATA to [`Receiver::take_in_order`] first: in the common
+//! case it delivers the packet at once (module `in_order`), else the driver goes on with `handle_parsed`.
 
 use crate::auth::{AuthConfig, AuthError, PacketOpener, PacketSealer};
 use crate::cc::{CcConfig, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, UpstreamPath};
@@ -20,6 +22,10 @@ use rand_core::SeedableRng;
 use std::collections::VecDeque;
 use std::net::IpAddr;
 use std::sync::Arc;
+
+mod in_order;
+#[cfg(test)]
+mod in_order_tests;
 
 /// Where a receiver starts in a session it finds already running (RFC 3208 §9.4 OPT_JOIN, "late join").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

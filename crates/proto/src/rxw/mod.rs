@@ -28,6 +28,7 @@
 mod budget;
 mod deliver;
 mod fragment;
+mod in_order;
 mod timer;
 mod types;
 
@@ -311,44 +312,6 @@ impl ReceiveWindow {
         Ok(arrival)
     }
 
-    /// Whether the packet at `ext` is the one the delivery point waits for, whole, with nothing else in the
-    /// window and RXW_TRAIL not beyond it: RFC 3208 §6.1's common case, in which storing it and sliding the
-    /// window ([`ReceiveWindow::deliver_waited_for`]) give what the general steps of `accept` would (`span` is
-    /// at least 1, so the packet always fits).
-    fn waited_for_alone(&self, ext: u64, piece: &Piece) -> bool {
-        #[cfg(test)]
-        if GENERAL_STEPS_ONLY.get() {
-            return false;
-        }
-        self.slots.is_empty()
-            && ext == self.commit_ext
-            && !piece.fragmented
-            && self.trail_ext <= ext + 1
-    }
-
-    /// Delivers the packet [`ReceiveWindow::waited_for_alone`] admitted, with the same effects as storing it
-    /// and running `accept`'s general steps: room and lead need nothing (the window is empty and the packet at
-    /// its delivery point), the trail sweep finds nothing missing and only records how far it swept, and
-    /// delivery moves the one packet to the ready queue. Tidying is needed only if a timer is left: with no
-    /// slot missing none is live, and the last input's `tidy` removed them all.
-    fn deliver_waited_for(&mut self, piece: Piece, data: Payload) {
-        self.swept_ext = self.swept_ext.max(self.trail_ext);
-        let first_sqn = self.commit_ext as u32;
-        self.commit_ext += 1;
-        self.scan = (0, 0);
-        self.prev_piece = Some(piece);
-        self.discarding = None;
-        self.held.delivered(data.len());
-        self.ready.push_back(Ready::Apdu {
-            first_sqn,
-            last_sqn: first_sqn,
-            data,
-        });
-        if !(self.backoff.is_empty() && self.waits.is_empty()) {
-            self.tidy();
-        }
-    }
-
     /// An SPM advertising the sender's TXW_TRAIL `trail` and TXW_LEAD `lead` (RFC 3208 §6.2). Values behind
     /// what the window already knows are ignored. A lead beyond ours makes the sequence numbers up to it missing
     /// (§6.3, "Detecting missing data packets"); a trail beyond missing ones makes them lost. The caller
@@ -441,7 +404,10 @@ impl ReceiveWindow {
     /// Due sequence numbers that do not fit stay due; call again until `None`.
     pub fn poll_nak(&mut self, now: Instant) -> Option<Vec<u32>> {
         self.touch(now);
-        self.expire_backoffs(now);
+        // Nearly always, when nothing is missing, there is no back-off to expire.
+        if !self.backoff.is_empty() {
+            self.expire_backoffs(now);
+        }
         if self.due.is_empty() {
             return None;
         }

@@ -151,6 +151,36 @@ fn apply(
     None
 }
 
+/// Offers the data packet `op` makes, if it has no OPT_FRAGMENT, to [`ReceiveWindow::take_in_order`]; returns
+/// the delivery it stands for when taken.
+fn offer_in_order(
+    w: &mut ReceiveWindow,
+    s: &Stream,
+    base: u32,
+    op: &Op,
+    now: Instant,
+) -> Option<Delivery> {
+    let at = |i: usize| base.wrapping_add(i as u32);
+    let (sqn, trail, payload) = match op {
+        Op::Data { i, trail } => match &s.packets[*i] {
+            (sqn, None, p) => (*sqn, at(*trail), p.clone()),
+            _ => return None,
+        },
+        Op::Next { trail } => match s.packets.get(w.commit().wrapping_sub(base) as usize)? {
+            (sqn, None, p) => (*sqn, at(*trail), p.clone()),
+            _ => return None,
+        },
+        Op::Wild { sqn, trail, len } => (*sqn, *trail, vec![0xaa; usize::from(*len)]),
+        _ => return None,
+    };
+    w.take_in_order(now, sqn, trail, payload.len())
+        .then(|| Delivery::Apdu {
+            first_sqn: sqn,
+            last_sqn: sqn,
+            data: Payload::from(&payload[..]),
+        })
+}
+
 /// Every NAK and every delivery the window has ready after an input, in the order they are polled.
 fn drain_outputs(w: &mut ReceiveWindow, now: Instant) -> (Vec<Vec<u32>>, Vec<Delivery>) {
     let naks = std::iter::from_fn(|| w.poll_nak(now)).collect();
@@ -279,6 +309,37 @@ proptest! {
             let b = with_general_steps_only(|| apply(&mut general, &s, base, op, &mut now_general, &mut r_general));
             prop_assert_eq!(a, b);
             prop_assert_eq!(drain_outputs(&mut fast, now_fast), drain_outputs(&mut general, now_general));
+            prop_assert_eq!(format!("{fast:?}"), format!("{general:?}"));
+        }
+    }
+
+    /// `take_in_order` leaves the window exactly as `on_data` followed by the `poll_delivery` of that packet
+    /// does, when it takes the packet, and changes nothing when it does not: same arrivals, NAKs, deliveries
+    /// and internal state after every input as a window run by the general steps alone.
+    #[test]
+    fn take_in_order_matches_on_data_then_poll_delivery(
+        config in config(1),
+        base in base(),
+        start in 0usize..8,
+        seed in any::<u64>(),
+        ops in prop::collection::vec(prop_oneof![4 => valid_op(), 1 => any_op()], 0..160),
+    ) {
+        let s = stream(base, LEN, seed);
+        let mut fast = ReceiveWindow::new(config, base.wrapping_add(start as u32));
+        let mut general = fast.clone();
+        let (mut r_fast, mut r_general) = (rng(seed ^ 0x5eed), rng(seed ^ 0x5eed));
+        let (mut now_fast, mut now_general) = (Instant::from_millis(1), Instant::from_millis(1));
+        for op in &ops {
+            let taken = offer_in_order(&mut fast, &s, base, op, now_fast);
+            let a = match taken {
+                Some(_) => Some(Ok(Arrival::New)),
+                None => apply(&mut fast, &s, base, op, &mut now_fast, &mut r_fast),
+            };
+            let b = with_general_steps_only(|| apply(&mut general, &s, base, op, &mut now_general, &mut r_general));
+            prop_assert_eq!(a, b);
+            let (naks, mut deliveries) = drain_outputs(&mut fast, now_fast);
+            deliveries.splice(0..0, taken);
+            prop_assert_eq!((naks, deliveries), drain_outputs(&mut general, now_general));
             prop_assert_eq!(format!("{fast:?}"), format!("{general:?}"));
         }
     }

@@ -20,12 +20,13 @@ pub struct Outbox {
 }
 
 impl Outbox {
-    /// The scratch space, at least `len` bytes long.
-    pub fn scratch(&mut self, len: usize) -> &mut Vec<u8> {
+    /// The packet list and the scratch space, at least `len` bytes long, borrowed together (an agent writes
+    /// a packet into the scratch space, then pushes it).
+    pub fn packets_and_scratch(&mut self, len: usize) -> (&mut Vec<Packet>, &mut [u8]) {
         if self.scratch.len() < len {
             self.scratch.resize(len, 0);
         }
-        &mut self.scratch
+        (&mut self.packets, &mut self.scratch)
     }
 }
 

@@ -287,6 +287,14 @@ pub struct ReceiverRecord {
     pub told_to_leave: Option<Instant>,
 }
 
+impl ReceiverRecord {
+    /// An APDU of `len` bytes delivered at `now`.
+    fn delivered(&mut self, now: Instant, len: usize) {
+        self.delivered_bytes += len as u64;
+        self.delivered_bins.add(now, len as f64);
+    }
+}
+
 /// A session receiver.
 #[derive(Debug)]
 pub struct PgmReceiverAgent {
@@ -416,7 +424,13 @@ impl PgmReceiverAgent {
             });
         }
         match parsed {
-            Some(p) => self.receiver.handle_parsed(now, from, p, datagram.shared()),
+            Some(p) => {
+                if self.receiver.take_in_order(now, p, &datagram[..]) {
+                    self.record.delivered(now, datagram.len() - p.payload_at);
+                } else {
+                    self.receiver.handle_parsed(now, from, p, datagram.shared());
+                }
+            }
             None => self.receiver.handle_datagram(now, from, datagram),
         }
         self.flush(now, out);
@@ -451,11 +465,11 @@ impl PgmReceiverAgent {
     }
 
     fn flush(&mut self, now: Instant, out: &mut Outbox) {
-        let mut buf = std::mem::take(out.scratch(BUF));
-        while let Some(t) = self.receiver.poll_transmit(now, &mut buf) {
+        let (packets, buf) = out.packets_and_scratch(BUF);
+        while let Some(t) = self.receiver.poll_transmit(now, buf) {
             // Upstream packets go to the source (the only unicast destination a receiver has).
             let _ = t.destination;
-            out.packets.push(Packet {
+            packets.push(Packet {
                 size: t.len as u32 + UDP_IP_OVERHEAD,
                 src: self.node,
                 dst: Dest::Node(self.sender_node),
@@ -464,13 +478,9 @@ impl PgmReceiverAgent {
                 body: Body::Pgm(Rc::new(PgmDatagram::new(&buf[..t.len]))),
             });
         }
-        out.scratch = buf;
         while let Some(e) = self.receiver.poll_event() {
             match e {
-                ReceiverEvent::Data(d) => {
-                    self.record.delivered_bytes += d.len() as u64;
-                    self.record.delivered_bins.add(now, d.len() as f64);
-                }
+                ReceiverEvent::Data(d) => self.record.delivered(now, d.len()),
                 ReceiverEvent::Lost {
                     first_sqn,
                     last_sqn,

@@ -1,0 +1,63 @@
+//! Header prediction for ODATA (RFC 3208 §6.1's common case, as Jacobson's for TCP): the packet the receive
+//! window waits for, whole, of the session already joined, with nothing else pending. A driver that hands one
+//! packet to many receivers offers it here first and gets the delivery back at once, skipping the payload's
+//! storage, the delivery queue and the event polls that [`Receiver::handle_parsed`] would go through.
+
+use super::Receiver;
+#[cfg(doc)]
+use crate::payload::Payload;
+use crate::time::Instant;
+use convoy_wire::{BodyRepr, DetachedRepr, Tsi};
+
+impl Receiver {
+    /// An ODATA packet its driver parsed already, handled in one step when it is the common case; otherwise
+    /// `false`, having changed nothing: the driver then calls [`Receiver::handle_parsed`].
+    ///
+    /// The common case: an unauthenticated ODATA packet without OPT_FRAGMENT, of the session this receiver
+    /// follows, with the source's address known, no event waiting for [`Receiver::poll_event`], and the packet
+    /// the one the receive window waits for ([`crate::rxw::ReceiveWindow::take_in_order`]).
+    ///
+    /// `true`: the receiver is exactly as [`Receiver::handle_parsed`] would leave it once
+    /// [`Receiver::poll_event`] had returned this packet as [`super::ReceiverEvent::Data`] — same counters,
+    /// same controller state, same packets to send — and the packet's payload, `datagram[parsed.payload_at..]`,
+    /// is that delivery (`handle_parsed` would give it as [`Payload::shared`]). It comes first here, where
+    /// `handle_parsed` would queue it after the controller's events from this packet; those, and
+    /// [`super::ReceiverEvent::Finished`] if this packet completed a closed session, stay for `poll_event`.
+    /// The driver that needs only the delivery's length, as the simulator, makes no payload at all.
+    pub fn take_in_order(&mut self, now: Instant, parsed: &DetachedRepr, datagram: &[u8]) -> bool {
+        let packet = &parsed.header;
+        let BodyRepr::Odata { sqn, trail } = packet.body else {
+            return false;
+        };
+        let tsi = Tsi {
+            gsi: packet.gsi,
+            source_port: packet.source_port,
+        };
+        let predicted = self.opener.is_none()
+            && packet.options.auth.is_none()
+            && packet.options.fragment.is_none()
+            && packet.dest_port == self.config.dest_port
+            && self.tsi == Some(tsi)
+            && self.upstream.is_some()
+            && self.events.is_empty();
+        if !predicted {
+            return false;
+        }
+        let len = datagram.len() - parsed.payload_at;
+        // The window decides without the controller, and the controller draws nothing from the window: taking
+        // the packet first and telling the controller after is the general order's result.
+        let Some(window) = self.rxw.as_mut() else {
+            return false;
+        };
+        if !window.take_in_order(now, sqn, trail, len) {
+            return false;
+        }
+        // The packet is at the delivery point, so the window has room for it (`Room::Plenty`).
+        self.stats.odata += 1;
+        self.cc.on_odata(now, &mut self.rng, sqn, &packet.options);
+        self.drain(now);
+        self.stats.apdus += 1;
+        self.stats.bytes += len as u64;
+        true
+    }
+}
