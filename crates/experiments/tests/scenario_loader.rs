@@ -246,6 +246,18 @@ fn bad_values_name_line_and_key() {
             "both on node `H1`",
         ),
         (
+            "{ node = \"H2\", join",
+            "{ name = \"PR1a\", node = \"H2\", join",
+            "session[0].receivers[1]",
+            "receiver name `PR1a` is used twice",
+        ),
+        (
+            "[[link]]\nbetween = [\"R2\", \"H1\"]",
+            "[[link]]\nname = \"bottleneck\"\nbetween = [\"R2\", \"H1\"]",
+            "link[2]",
+            "link name `bottleneck` is used twice",
+        ),
+        (
             "join = \"100s\", leave = \"300s\"",
             "join = \"300s\", leave = \"100s\"",
             "session[0].receivers[1].leave",

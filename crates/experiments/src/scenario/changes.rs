@@ -30,7 +30,7 @@ fn resolve_one(
     p: &KeyPath,
     duration: Duration,
 ) -> Res<LinkChangeDef> {
-    let Some(link) = cx.links.iter().position(|l| l.name == c.link) else {
+    let Some(&link) = cx.link_index.get(&c.link) else {
         return fail(
             &p.key("link"),
             format!(

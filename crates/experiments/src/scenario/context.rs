@@ -20,6 +20,8 @@ pub struct Ctx<'a> {
     pub node_index: BTreeMap<String, usize>,
     /// Links so far.
     pub links: Vec<LinkDef>,
+    /// Link names → index into `links`.
+    pub link_index: BTreeMap<String, usize>,
     /// Flow names in use, with where they were defined.
     pub flow_names: BTreeMap<String, KeyPath>,
     /// Connected component of each node (filled once the topology is complete).

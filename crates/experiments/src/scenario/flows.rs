@@ -14,6 +14,7 @@ use convoy_proto::{Instant, RepairPacing};
 use convoy_sim::agents::udp::UdpPattern;
 use convoy_sim::tcp::{TcpConfig, TcpVariant};
 use convoy_sim::{NodeId, SessionReceiver, SessionSpec};
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 /// The simulator's instant `d` after the start of the run.
@@ -300,8 +301,11 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> 
             format!("payload of {payload} bytes: use 1B to 65000B"),
         );
     }
-    // Receivers placed so far, with the key of their node (for errors that involve two of them).
+    // Receivers placed so far, with the key of their node (for errors that involve two of them), and indexes
+    // by node and by name (a fan-out session has thousands of receivers).
     let mut receivers: Vec<(SessionReceiver, KeyPath)> = Vec::new();
+    let mut by_node: BTreeMap<NodeId, usize> = BTreeMap::new();
+    let mut names: BTreeSet<String> = BTreeSet::new();
     let source_key = p.key("source");
     let mut place = |cx: &Ctx<'_>,
                      r: SessionReceiver,
@@ -315,7 +319,7 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> 
             );
             return fail_related(&node_key, std::slice::from_ref(&source_key), msg);
         }
-        if let Some((o, okey)) = receivers.iter().find(|(o, _)| o.node == r.node) {
+        if let Some((o, okey)) = by_node.get(&r.node).map(|&i| &receivers[i]) {
             let msg = format!(
                 "receivers `{}` and `{}` are both on node `{}`; a receiver is identified by its host's \
                  address, so give each its own host",
@@ -325,7 +329,7 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> 
             );
             return fail_related(&node_key, std::slice::from_ref(okey), msg);
         }
-        if receivers.iter().any(|(o, _)| o.name == r.name) {
+        if names.contains(&r.name) {
             return fail(
                 rp,
                 format!("receiver name `{}` is used twice in this session", r.name),
@@ -336,6 +340,8 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> 
             return fail_related(&rp.key("leave"), &[rp.key("join")], msg);
         }
         cx.check_connected(source.index(), r.node.index(), rp)?;
+        by_node.insert(r.node, receivers.len());
+        names.insert(r.name.clone());
         receivers.push((r, node_key));
         Ok(())
     };

@@ -47,6 +47,7 @@ pub fn resolve(file: &ScenarioFile, name: &str) -> Res<Scenario> {
         nodes: Vec::new(),
         node_index: BTreeMap::new(),
         links: Vec::new(),
+        link_index: BTreeMap::new(),
         flow_names: BTreeMap::new(),
         component: Vec::new(),
     };
@@ -336,13 +337,14 @@ fn add_link(
     p: &KeyPath,
 ) -> Res<()> {
     check_name(name, &p.key("name"))?;
-    if cx.links.iter().any(|l| l.name == name) {
+    if cx.link_index.contains_key(name) {
         return fail(
             p,
             format!("link name `{name}` is used twice; give one of them a `name`"),
         );
     }
     let observe = observe.unwrap_or(Observe::None);
+    cx.link_index.insert(name.to_string(), cx.links.len());
     cx.links.push(LinkDef {
         name: name.to_string(),
         a,
