@@ -335,9 +335,9 @@ impl PacketOpener {
 /// flag false: check the checksum, refuse OPT_CONVOY_AUTH); with one, open them first and hand on the packet as
 /// sent (flag true) or `refuse` it. The opener (`opener` of `endpoint`) is taken out meanwhile, so the opened
 /// bytes can borrow it while `handle` changes the endpoint.
-pub fn open_then<T>(
+pub fn open_then<T, O: std::borrow::BorrowMut<PacketOpener>>(
     endpoint: &mut T,
-    opener: fn(&mut T) -> &mut Option<PacketOpener>,
+    opener: fn(&mut T) -> &mut Option<O>,
     bytes: &[u8],
     handle: impl FnOnce(&mut T, &[u8], bool),
     refuse: impl FnOnce(&mut T, AuthError),
@@ -345,7 +345,7 @@ pub fn open_then<T>(
     match opener(endpoint).take() {
         None => handle(endpoint, bytes, false),
         Some(mut o) => {
-            match o.open(bytes) {
+            match o.borrow_mut().open(bytes) {
                 Ok(opened) => handle(endpoint, opened, true),
                 Err(reason) => refuse(endpoint, reason),
             }

@@ -93,7 +93,10 @@ struct InFlight {
 /// Kept small, as a 10,000-receiver star has 20,000 of them: a plain drop-tail link without random loss
 /// keeps its rate, delay and limit and nothing else of its configuration, no discipline state and no random
 /// stream.
+///
+/// Aligned to a cache line: a link is two lines, not three (a fan-out touches thousands of them per packet).
 #[derive(Debug)]
+#[repr(align(64))]
 pub struct Link {
     /// Sending node.
     pub from: NodeId,

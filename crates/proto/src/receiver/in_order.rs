@@ -36,7 +36,7 @@ impl Receiver {
         let predicted = self.opener.is_none()
             && packet.options.auth.is_none()
             && packet.options.fragment.is_none()
-            && packet.dest_port == self.config.dest_port
+            && packet.dest_port == self.dest_port
             && self.tsi == Some(tsi)
             && self.upstream.is_some()
             && self.events.is_empty();

@@ -67,8 +67,7 @@ impl ReceiveWindow {
     pub fn take_in_order(&mut self, now: Instant, sqn: u32, trail: u32, len: usize) -> bool {
         let ext = self.ext(sqn);
         let max_packets = self.span as u32;
-        let Ok(piece) = fragment::validate(sqn, None, len, self.config.max_apdu_len, max_packets)
-        else {
+        let Ok(piece) = fragment::validate(sqn, None, len, self.max_apdu_len, max_packets) else {
             return false;
         };
         // `check_consistency` for a whole packet at the delivery point of an empty window: its one received

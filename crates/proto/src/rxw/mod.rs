@@ -119,38 +119,44 @@ enum Slot {
 /// The window runs from the delivery point ([`ReceiveWindow::commit`]) to the lead ([`ReceiveWindow::lead`]);
 /// every sequence number in it is received, missing (with its NAK state) or lost (waiting to be reported in
 /// order). See the [module documentation](self) for the polling order.
+// The fields every packet reads come first, in declaration order (`repr(C)`), so that an in-order packet
+// touches five cache lines of the window rather than all ten: with 10,000 receivers in one process the
+// windows do not fit in a core's cache, and each line touched is a miss.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct ReceiveWindow {
-    config: RxwConfig,
-    /// `max_packets` clamped to `[1, 2³¹ − 1]`.
-    span: u64,
-    start_ext: u64,
     /// Extended index of `slots[0]`, the delivery point.
     commit_ext: u64,
-    slots: VecDeque<Slot>,
+    /// `max_packets` clamped to `[1, 2³¹ − 1]`.
+    span: u64,
     /// RXW_TRAIL: the latest TXW_TRAIL heard, never before the start (RFC 3208 §3.4, §6.1).
     trail_ext: u64,
     /// No missing slot lies before this index (every earlier one was declared lost).
     swept_ext: u64,
+    latest: Instant,
+    /// `config.max_apdu_len`, kept with the fields every packet reads.
+    max_apdu_len: u32,
+    /// Progress of the walk over the front APDU's fragments: slots verified, bytes covered.
+    scan: (usize, u32),
+    slots: VecDeque<Slot>,
+    ready: VecDeque<Ready>,
+    backoff: TimerQueue,
+    waits: TimerQueue,
+    /// First index of the APDU whose remaining fragments are being skipped or dropped.
+    discarding: Option<u64>,
+    /// The packet just before the delivery point, when it was delivered or skipped (for consistency checks).
+    prev_piece: Option<Piece>,
+    due: BTreeSet<u64>,
     missing: usize,
     /// Missing sequence numbers in WAIT_NCF or WAIT_DATA (see [`RxwConfig::max_awaited`]).
     awaited: usize,
-    backoff: TimerQueue,
-    waits: TimerQueue,
-    due: BTreeSet<u64>,
-    next_timer_id: u64,
-    pacer: Pacer,
-    latest: Instant,
-    /// The packet just before the delivery point, when it was delivered or skipped (for consistency checks).
-    prev_piece: Option<Piece>,
-    /// Progress of the walk over the front APDU's fragments: slots verified, bytes covered.
-    scan: (usize, u32),
-    /// First index of the APDU whose remaining fragments are being skipped or dropped.
-    discarding: Option<u64>,
-    ready: VecDeque<Ready>,
     /// Payload bytes held, against [`RxwConfig::max_buffered_bytes`].
     held: HeldBytes,
     stats: RxwStats,
+    config: RxwConfig,
+    start_ext: u64,
+    next_timer_id: u64,
+    pacer: Pacer,
 }
 
 impl ReceiveWindow {
@@ -161,6 +167,7 @@ impl ReceiveWindow {
         let config_max_bytes = config.max_buffered_bytes;
         ReceiveWindow {
             span: u64::from(config.max_packets.clamp(1, i32::MAX as u32)),
+            max_apdu_len: config.max_apdu_len,
             pacer: Pacer::new(config.nak_packets_per_s, config.nak_burst),
             config,
             start_ext,
@@ -250,7 +257,7 @@ impl ReceiveWindow {
         } = packet;
         self.touch(now);
         let max_packets = self.span as u32;
-        let checked = fragment::validate(sqn, fragment, len, self.config.max_apdu_len, max_packets);
+        let checked = fragment::validate(sqn, fragment, len, self.max_apdu_len, max_packets);
         let piece = match checked {
             Ok(piece) => piece,
             Err(e) => {
