@@ -2,7 +2,7 @@
 //! internal bookkeeping consistent, and deliver strictly in sequence order (byte-exact for a valid stream).
 
 use proptest::prelude::*;
-use proptest::test_runner::Config;
+use proptest::test_runner::{Config, TestCaseError};
 
 use super::tests::{rng, stream, Stream};
 use super::*;
@@ -270,6 +270,44 @@ fn drive(config: RxwConfig, base: u32, start: usize, seed: u64, ops: &[Op], exac
     assert_eq!(w.missing_count(), 0);
 }
 
+/// Runs `ops` on two windows, one with the fast paths (offering each data packet to `take_in_order` first
+/// when `take_in_order` is set), one with the general steps only, and compares arrivals, NAKs, deliveries (a
+/// packet taken counts as delivered first) and internal state after every input.
+fn against_the_general_steps(
+    config: RxwConfig,
+    base: u32,
+    start: usize,
+    seed: u64,
+    ops: &[Op],
+    take_in_order: bool,
+) -> Result<(), TestCaseError> {
+    let s = stream(base, LEN, seed);
+    let mut fast = ReceiveWindow::new(config, base.wrapping_add(start as u32));
+    let mut general = fast.clone();
+    let (mut r_fast, mut r_general) = (rng(seed ^ 0x5eed), rng(seed ^ 0x5eed));
+    let (mut now_fast, mut now_general) = (Instant::from_millis(1), Instant::from_millis(1));
+    for op in ops {
+        let taken = if take_in_order {
+            offer_in_order(&mut fast, &s, base, op, now_fast)
+        } else {
+            None
+        };
+        let a = match taken {
+            Some(_) => Some(Ok(Arrival::New)),
+            None => apply(&mut fast, &s, base, op, &mut now_fast, &mut r_fast),
+        };
+        let b = with_general_steps_only(|| {
+            apply(&mut general, &s, base, op, &mut now_general, &mut r_general)
+        });
+        prop_assert_eq!(a, b);
+        let (naks, mut deliveries) = drain_outputs(&mut fast, now_fast);
+        deliveries.splice(0..0, taken);
+        prop_assert_eq!((naks, deliveries), drain_outputs(&mut general, now_general));
+        prop_assert_eq!(format!("{fast:?}"), format!("{general:?}"));
+    }
+    Ok(())
+}
+
 fn base() -> impl Strategy<Value = u32> {
     prop_oneof![Just(u32::MAX - 100), Just(0), any::<u32>()]
 }
@@ -299,18 +337,7 @@ proptest! {
         seed in any::<u64>(),
         ops in prop::collection::vec(prop_oneof![4 => valid_op(), 1 => any_op()], 0..160),
     ) {
-        let s = stream(base, LEN, seed);
-        let mut fast = ReceiveWindow::new(config, base.wrapping_add(start as u32));
-        let mut general = fast.clone();
-        let (mut r_fast, mut r_general) = (rng(seed ^ 0x5eed), rng(seed ^ 0x5eed));
-        let (mut now_fast, mut now_general) = (Instant::from_millis(1), Instant::from_millis(1));
-        for op in &ops {
-            let a = apply(&mut fast, &s, base, op, &mut now_fast, &mut r_fast);
-            let b = with_general_steps_only(|| apply(&mut general, &s, base, op, &mut now_general, &mut r_general));
-            prop_assert_eq!(a, b);
-            prop_assert_eq!(drain_outputs(&mut fast, now_fast), drain_outputs(&mut general, now_general));
-            prop_assert_eq!(format!("{fast:?}"), format!("{general:?}"));
-        }
+        against_the_general_steps(config, base, start, seed, &ops, false)?;
     }
 
     /// `take_in_order` leaves the window exactly as `on_data` followed by the `poll_delivery` of that packet
@@ -324,24 +351,7 @@ proptest! {
         seed in any::<u64>(),
         ops in prop::collection::vec(prop_oneof![4 => valid_op(), 1 => any_op()], 0..160),
     ) {
-        let s = stream(base, LEN, seed);
-        let mut fast = ReceiveWindow::new(config, base.wrapping_add(start as u32));
-        let mut general = fast.clone();
-        let (mut r_fast, mut r_general) = (rng(seed ^ 0x5eed), rng(seed ^ 0x5eed));
-        let (mut now_fast, mut now_general) = (Instant::from_millis(1), Instant::from_millis(1));
-        for op in &ops {
-            let taken = offer_in_order(&mut fast, &s, base, op, now_fast);
-            let a = match taken {
-                Some(_) => Some(Ok(Arrival::New)),
-                None => apply(&mut fast, &s, base, op, &mut now_fast, &mut r_fast),
-            };
-            let b = with_general_steps_only(|| apply(&mut general, &s, base, op, &mut now_general, &mut r_general));
-            prop_assert_eq!(a, b);
-            let (naks, mut deliveries) = drain_outputs(&mut fast, now_fast);
-            deliveries.splice(0..0, taken);
-            prop_assert_eq!((naks, deliveries), drain_outputs(&mut general, now_general));
-            prop_assert_eq!(format!("{fast:?}"), format!("{general:?}"));
-        }
+        against_the_general_steps(config, base, start, seed, &ops, true)?;
     }
 
     #[test]
