@@ -218,7 +218,8 @@ impl Network {
                     }
                 }
             }
-            self.fan_out.schedule(arrivals, &mut self.queue);
+            self.fan_out
+                .schedule(arrivals, &mut self.queue, Action::Arrive, Action::ArriveAll);
         }
         if let Some(a) = member {
             self.deliver(a, packet);

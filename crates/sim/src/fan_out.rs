@@ -4,7 +4,7 @@
 //! arrival instant, and each link, idle until then, an arrival event of its own: K events pushed one after
 //! another for one instant, which run one after another with nothing between them. [`FanOutArrivals`] makes
 //! them one event that, when it runs, does for each link in turn exactly what that link's own event would
-//! have done ([`Action::ArriveAll`]).
+//! have done (the simulator's `Action::ArriveAll`).
 //!
 //! # Why the order of events is unchanged
 //!
@@ -23,7 +23,6 @@
 
 use crate::event::EventQueue;
 use crate::ids::LinkId;
-use crate::network::Action;
 use convoy_proto::Instant;
 
 /// Fan-outs whose arrivals are pending, each as its links in order.
@@ -45,11 +44,15 @@ impl FanOutArrivals {
     }
 
     /// Schedules the arrivals of a fan-out begun with [`FanOutArrivals::begin`]: one event per maximal stretch
-    /// of consecutive links due at the same instant (a stretch of one is a plain [`Action::Arrive`]).
-    pub(crate) fn schedule(
+    /// of consecutive links due at the same instant, `arrive(link)` for a stretch of one (the simulator's
+    /// `Action::Arrive`), `arrive_all(id)` for a longer one (`Action::ArriveAll`, whose links
+    /// [`FanOutArrivals::take`] gives).
+    pub(crate) fn schedule<E>(
         &mut self,
         mut offered: Vec<(Instant, LinkId)>,
-        queue: &mut EventQueue<Action>,
+        queue: &mut EventQueue<E>,
+        arrive: impl Fn(LinkId) -> E,
+        arrive_all: impl Fn(u32) -> E,
     ) {
         let mut rest = &offered[..];
         while let Some(&(at, first)) = rest.first() {
@@ -61,10 +64,10 @@ impl FanOutArrivals {
                 n
             };
             if n == 1 {
-                queue.push(at, Action::Arrive(first));
+                queue.push(at, arrive(first));
             } else {
                 let id = self.new_stretch(rest[..n].iter().map(|&(_, l)| l));
-                queue.push(at, Action::ArriveAll(id));
+                queue.push(at, arrive_all(id));
             }
             rest = &rest[n..];
         }
