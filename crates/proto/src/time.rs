@@ -50,6 +50,12 @@ impl Instant {
         self.0 as f64 / 1e9
     }
 
+    /// `nanos` nanoseconds later, saturating (as `self + Duration::from_nanos(nanos)`, without the conversion
+    /// to and from a `Duration`: for a driver's arithmetic in nanoseconds).
+    pub const fn saturating_add_nanos(self, nanos: u64) -> Instant {
+        Instant(self.0.saturating_add(nanos))
+    }
+
     /// Time elapsed from `earlier` to `self`, zero if `earlier` is later.
     pub fn saturating_duration_since(self, earlier: Instant) -> Duration {
         Duration::from_nanos(self.0.saturating_sub(earlier.0))

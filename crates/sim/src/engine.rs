@@ -3,9 +3,9 @@
 
 use crate::agents::Agent;
 use crate::ids::{AgentId, GroupId, LinkId, NodeId};
-use crate::link::Offer;
+use crate::link::{Link, Offer};
 use crate::ne::{rdata_key, NakPacket};
-use crate::network::{Action, Network};
+use crate::network::{Action, LinkCapture, Network};
 use crate::packet::{Body, Dest, Packet, PgmDatagram, UDP_IP_OVERHEAD};
 use crate::topology::address_group;
 use convoy_proto::Instant;
@@ -97,27 +97,36 @@ impl Network {
 
     /// Send what an agent left in the network's outbox and re-arm its timer. Agents' calls made while these
     /// packets are sent find the outbox's packet list empty.
+    // Inlined in the delivery path: most deliveries to a receiver send nothing and leave its timer as it was.
+    #[inline(always)]
     fn after_agent(&mut self, agent: AgentId) {
         if !self.outbox.packets.is_empty() {
-            let mut packets = std::mem::take(&mut self.outbox.packets);
-            let node = self.agents[agent.index()].node();
-            for p in packets.drain(..) {
-                let p = self.packet_pool.wrap(p);
-                self.at_node(node, p, None);
-            }
-            // Keep the allocation for the next call.
-            if self.outbox.packets.capacity() < packets.capacity() {
-                self.outbox.packets = packets;
-            }
+            self.send_outbox(agent);
         }
-        if let Agent::PgmReceiver(r) = &mut self.agents[agent.index()] {
+        let a = &mut self.agents[agent.index()];
+        if let Agent::PgmReceiver(r) = a {
             if r.take_leave_request() {
                 self.queue.push(self.now, Action::Stop(agent));
             }
         }
-        let next = self.agents[agent.index()].next_timer();
+        let next = a.next_timer();
         let event = |g| Action::Timer(agent, g);
         self.timers[agent.index()].arm(next, self.now, &mut self.queue, event);
+    }
+
+    /// Send the packets `agent` left in the outbox from its node.
+    #[inline(never)]
+    fn send_outbox(&mut self, agent: AgentId) {
+        let mut packets = std::mem::take(&mut self.outbox.packets);
+        let node = self.agents[agent.index()].node();
+        for p in packets.drain(..) {
+            let p = self.packet_pool.wrap(p);
+            self.at_node(node, p, None);
+        }
+        // Keep the allocation for the next call.
+        if self.outbox.packets.capacity() < packets.capacity() {
+            self.outbox.packets = packets;
+        }
     }
 
     /// The link's earliest packet reaches its far end; the link's one arrival event moves to the next.
@@ -147,19 +156,12 @@ impl Network {
     /// Offers `packet` to `link`; returns when the link's arrival event is due if it needs one now (it was
     /// idle and took the packet: a link with packets in its pipe already has its event, for the earliest).
     fn admit(&mut self, link: LinkId, packet: Rc<Packet>) -> Option<Instant> {
-        let copy = (self.capture_link == Some(link)).then(|| Packet::clone(&packet));
-        let l = &mut self.links[link.index()];
-        let idle = l.in_flight() == 0;
-        let Offer::Arrives(t) = l.offer(self.now, packet) else {
-            return None;
-        };
-        if let Some(p) = copy {
-            let sent = t - self.links[link.index()].delay();
-            self.captured.push((sent, p));
-        }
-        idle.then_some(t)
+        admit_to(&mut self.links, &mut self.capture, self.now, link, packet)
     }
 
+    /// Hands `packet` to `agent`, then sends what it sent and re-arms its timer.
+    // Inlined where packets reach agents: a fan-out calls it once per receiver.
+    #[inline(always)]
     fn deliver(&mut self, agent: AgentId, packet: Rc<Packet>) {
         self.agents[agent.index()].on_packet(self.now, &packet, &mut self.outbox);
         self.packet_pool.recycle(packet);
@@ -199,21 +201,23 @@ impl Network {
         arrived_on: Option<LinkId>,
     ) {
         // Membership and the tree change only at Start and Stop events, never while a packet is forwarded or
-        // delivered here, so they are read by index instead of being copied for every packet.
+        // delivered here, so they are read in place (the out-links borrowed while the links admit the packet)
+        // instead of being copied for every packet.
         let selected = if arrived_on.is_some() && self.nodes[node.index()].ne.is_some() {
             self.network_element_rdata(node, &packet)
         } else {
             None
         };
         let group = &self.groups[g.index()];
-        let links = group.tree.out_links(node).len();
+        let out_links = group.tree.out_links(node);
         let member = group.member(node);
-        if links > 0 {
+        if !out_links.is_empty() {
             let mut arrivals = self.fan_out.begin();
-            for i in 0..links {
-                let l = self.groups[g.index()].tree.out_links(node)[i];
+            for &l in out_links {
                 if selected.as_ref().is_none_or(|s| s.contains(&l)) {
-                    if let Some(t) = self.admit(l, Rc::clone(&packet)) {
+                    let copy = Rc::clone(&packet);
+                    if let Some(t) = admit_to(&mut self.links, &mut self.capture, self.now, l, copy)
+                    {
                         arrivals.push((t, l));
                     }
                 }
@@ -279,4 +283,27 @@ impl Network {
             self.drop_samples[i].push(link.stats.queue_drops + link.stats.loss_drops);
         }
     }
+}
+
+/// Offers `packet` to `link` at `now` (keeping a copy if the link is captured); returns when the link's arrival
+/// event is due if it needs one now (it was idle and took the packet: a link with packets in its pipe already has
+/// its event, for the earliest). A function of the fields it uses, so that a fan-out can run it while it reads
+/// the group's tree.
+fn admit_to(
+    links: &mut [Link],
+    capture: &mut LinkCapture,
+    now: Instant,
+    link: LinkId,
+    packet: Rc<Packet>,
+) -> Option<Instant> {
+    let copy = (capture.link == Some(link)).then(|| Packet::clone(&packet));
+    let l = &mut links[link.index()];
+    let idle = l.in_flight() == 0;
+    let Offer::Arrives(t) = l.offer(now, packet) else {
+        return None;
+    };
+    if let Some(p) = copy {
+        capture.packets.push((t - l.delay(), p));
+    }
+    idle.then_some(t)
 }

@@ -16,7 +16,7 @@ use crate::ids::NodeId;
 use crate::impairment::{Impairment, ImpairmentConfig};
 use crate::packet::Packet;
 use crate::queue::{Limit, Queue, QueueConfig, Verdict};
-use crate::time_util::tx_time;
+use crate::time_util::{tx_nanos, tx_time};
 use convoy_proto::Instant;
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
@@ -68,8 +68,14 @@ pub enum Offer {
 #[derive(Debug, PartialEq)]
 struct LinkParams {
     rate_bps: u64,
-    delay: Duration,
+    /// The propagation delay in nanoseconds (saturating: the arithmetic of [`Instant`]).
+    delay_ns: u64,
     limit: Limit,
+}
+
+/// A duration in nanoseconds, saturating at `u64::MAX` (as [`Instant`]'s arithmetic does).
+fn saturating_nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// What only a RED queue or a lossy link needs: the discipline's state and the link's random stream.
@@ -141,7 +147,7 @@ impl Link {
             }),
             params: Rc::new(LinkParams {
                 rate_bps: config.rate_bps,
-                delay: config.delay,
+                delay_ns: saturating_nanos(config.delay),
                 limit: config.queue.limit(),
             }),
             backlog: 0,
@@ -156,7 +162,7 @@ impl Link {
     pub fn config(&self) -> LinkConfig {
         LinkConfig {
             rate_bps: self.params.rate_bps,
-            delay: self.params.delay,
+            delay: self.delay(),
             queue: self
                 .discipline
                 .as_ref()
@@ -177,7 +183,7 @@ impl Link {
 
     /// One-way propagation delay.
     pub fn delay(&self) -> Duration {
-        self.params.delay
+        Duration::from_nanos(self.params.delay_ns)
     }
 
     /// From `now` on, transmit at `rate_bps` and propagate in `delay` (each `None`: unchanged). Packets
@@ -187,7 +193,7 @@ impl Link {
     pub fn set_rate_and_delay(&mut self, rate_bps: Option<u64>, delay: Option<Duration>) {
         self.params = Rc::new(LinkParams {
             rate_bps: rate_bps.unwrap_or(self.params.rate_bps).max(1),
-            delay: delay.unwrap_or(self.params.delay),
+            delay_ns: delay.map_or(self.params.delay_ns, saturating_nanos),
             limit: self.params.limit,
         });
     }
@@ -266,22 +272,24 @@ impl Link {
                 return Offer::QueueDrop;
             }
         }
-        let tx = tx_time(packet.size, self.params.rate_bps);
+        // In nanoseconds: the same saturating arithmetic as `Instant + Duration`, without the conversions.
+        let tx_ns = tx_nanos(packet.size, self.params.rate_bps);
         let start = self.last_departure.max(now);
-        let departure = start + tx;
+        let departure = start.saturating_add_nanos(tx_ns);
         self.last_departure = departure;
         self.backlog += 1;
         self.backlog_bytes += u64::from(packet.size);
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += u64::from(packet.size);
-        self.stats.busy_ns += tx.as_nanos() as u64;
+        self.stats.busy_ns += tx_ns;
         // Only a packet that waits adds to the integral (a sum of non-negative terms, which adding zero leaves
         // as it is).
         if start > now {
             self.stats.queue_integral += (start - now).as_secs_f64();
         }
         // FIFO: after a delay change a packet still arrives after the one ahead of it.
-        let arrival = (departure + self.params.delay)
+        let arrival = departure
+            .saturating_add_nanos(self.params.delay_ns)
             .max(self.pipe.back().map_or(Instant::ZERO, |f| f.arrival));
         self.pipe.push_back(InFlight {
             departure,
@@ -317,11 +325,17 @@ impl Link {
         if self.pipe.front().is_none_or(|f| f.arrival > now) {
             return None;
         }
-        // Its transmission ended (at `now` − delay): out of the backlog first, which must stay a suffix of
-        // the pipe.
-        self.purge(now);
-        debug_assert!((self.backlog as usize) < self.pipe.len());
-        self.pipe.pop_front().map(|f| f.packet)
+        // Its transmission ended (by `now` − delay). The backlog, the pipe's newest `backlog` packets, holds
+        // it only if it holds the whole pipe: then it leaves the backlog with it. The backlog's other packets
+        // whose transmission ended stay until the next purge (`waiting`), which counts the same whenever it
+        // runs.
+        let in_backlog = self.backlog as usize == self.pipe.len();
+        let f = self.pipe.pop_front()?;
+        if in_backlog {
+            self.backlog -= 1;
+            self.backlog_bytes -= u64::from(f.packet.size);
+        }
+        Some(f.packet)
     }
 
     /// When the earliest packet in the pipe reaches the far end (the one arrival event a link keeps).
@@ -513,5 +527,70 @@ mod tests {
         assert_eq!(l.in_flight(), 1);
         assert!(l.take_arrival(Instant::from_millis(12)).is_some());
         assert_eq!(l.next_arrival(), None);
+    }
+
+    /// One step of [`occupancy_follows_each_packets_own_timing`]: time passes, then the link is offered a
+    /// packet, delivers what is due, or changes its delay.
+    #[derive(Clone, Debug)]
+    enum Step {
+        Offer { gap_us: u64, size: u32 },
+        Arrivals { gap_us: u64 },
+        Delay { gap_us: u64, delay_us: u64 },
+    }
+
+    fn step() -> impl proptest::strategy::Strategy<Value = Step> {
+        use proptest::prelude::*;
+        prop_oneof![
+            4 => (0..3000u64, 40..1500u32).prop_map(|(gap_us, size)| Step::Offer { gap_us, size }),
+            3 => (0..3000u64).prop_map(|gap_us| Step::Arrivals { gap_us }),
+            1 => (0..3000u64, 0..5000u64).prop_map(|(gap_us, delay_us)| Step::Delay { gap_us, delay_us }),
+        ]
+    }
+
+    proptest::proptest! {
+        /// The link's counts (waiting packets and bytes, packets transmitted) are those of the admitted packets'
+        /// own timing, whenever packets leave the pipe and however lazily the backlog is purged: a packet waits
+        /// while its transmission has not started, and is transmitted once it has ended.
+        #[test]
+        fn occupancy_follows_each_packets_own_timing(
+            limit in 1..6u32,
+            steps in proptest::collection::vec(step(), 1..120),
+        ) {
+            let mut l = link(limit);
+            // Every admitted packet: (transmission start, departure, size).
+            let mut admitted: Vec<(Instant, Instant, u32)> = Vec::new();
+            let mut now = Instant::ZERO;
+            for s in steps {
+                let gap = match s {
+                    Step::Offer { gap_us, .. } | Step::Arrivals { gap_us } | Step::Delay { gap_us, .. } => gap_us,
+                };
+                now += Duration::from_micros(gap);
+                let waiting = |admitted: &[(Instant, Instant, u32)]| {
+                    let w = admitted.iter().filter(|p| p.0 > now);
+                    (w.clone().count() as u32, w.map(|p| u64::from(p.2)).sum::<u64>())
+                };
+                let (pkts, _) = waiting(&admitted);
+                match s {
+                    Step::Offer { size, .. } => match l.offer(now, pkt(size)) {
+                        Offer::Arrives(_) => {
+                            proptest::prop_assert!(pkts < limit);
+                            let start = admitted.last().map_or(now, |p| p.1.max(now));
+                            admitted.push((start, start + tx_time(size, l.rate_bps()), size));
+                        }
+                        other => {
+                            proptest::prop_assert_eq!(other, Offer::QueueDrop);
+                            proptest::prop_assert!(pkts >= limit);
+                        }
+                    },
+                    Step::Arrivals { .. } => while l.take_arrival(now).is_some() {},
+                    Step::Delay { delay_us, .. } => {
+                        l.set_rate_and_delay(None, Some(Duration::from_micros(delay_us)));
+                    }
+                }
+                proptest::prop_assert_eq!(l.waiting(now), waiting(&admitted));
+                let done = admitted.iter().filter(|p| p.1 <= now).count() as u64;
+                proptest::prop_assert_eq!(l.transmitted(now), done);
+            }
+        }
     }
 }

@@ -251,6 +251,16 @@ impl Group {
     }
 }
 
+/// Copies of the packets transmitted on one link direction, stamped with the instant each transmission ends
+/// (for `--pcap`).
+#[derive(Debug, Default)]
+pub(crate) struct LinkCapture {
+    /// The link direction captured, if any.
+    pub(crate) link: Option<LinkId>,
+    /// What it transmitted so far.
+    pub(crate) packets: Vec<(Instant, Packet)>,
+}
+
 /// The simulated network.
 #[derive(Debug)]
 pub struct Network {
@@ -279,8 +289,7 @@ pub struct Network {
     pub(crate) drop_samples: Vec<Vec<u64>>,
     pub(crate) unroutable: u64,
     pub(crate) started: bool,
-    pub(crate) capture_link: Option<LinkId>,
-    pub(crate) captured: Vec<(Instant, Packet)>,
+    pub(crate) capture: LinkCapture,
     /// The outbox every agent call writes into: its packet list is empty between calls, and its scratch space
     /// is shared by all agents ([`crate::agents::Outbox::scratch`]), so that a call allocates neither.
     pub(crate) outbox: Outbox,
@@ -320,8 +329,7 @@ impl Network {
             drop_samples: Vec::new(),
             unroutable: 0,
             started: false,
-            capture_link: None,
-            captured: Vec::new(),
+            capture: LinkCapture::default(),
             outbox: Outbox::default(),
             packet_pool: PacketPool::default(),
             link_changes: Vec::new(),
@@ -422,12 +430,12 @@ impl Network {
     /// Keep a copy of every packet transmitted on this link direction, stamped with the instant its
     /// transmission ends (for `--pcap`).
     pub fn capture(&mut self, link: LinkId) {
-        self.capture_link = Some(link);
+        self.capture.link = Some(link);
     }
 
     /// Packets captured so far.
     pub fn captured(&self) -> &[(Instant, Packet)] {
-        &self.captured
+        &self.capture.packets
     }
 
     /// A link direction by scenario name (`name`, or `name:rev` for the reverse direction).

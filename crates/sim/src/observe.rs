@@ -46,6 +46,8 @@ impl Bins {
     }
 
     /// Add `v` at time `t`.
+    // Nearly every call adds to the open bin: that test is inlined into the callers, the rest is not.
+    #[inline]
     pub fn add(&mut self, t: Instant, v: f64) {
         let ns = t.as_nanos();
         if let Some(open) = &mut self.open {
@@ -54,6 +56,12 @@ impl Bins {
                 return;
             }
         }
+        self.add_outside_open(ns, v);
+    }
+
+    /// Add `v` at `ns`, outside the open bin: to an earlier bin, or to a new open bin.
+    #[inline(never)]
+    fn add_outside_open(&mut self, ns: u64, v: f64) {
         let i = (ns / self.interval_ns) as usize;
         match self.open {
             // An earlier bin (values out of time order): added where it is.

@@ -8,7 +8,9 @@
 //! case it delivers the packet at once (module `in_order`), else the driver goes on with `handle_parsed`.
 
 use crate::auth::{AuthConfig, AuthError, PacketOpener, PacketSealer};
-use crate::cc::{CcConfig, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, UpstreamPath};
+use crate::cc::{
+    CcConfig, FeedbackPacket, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, UpstreamPath,
+};
 use crate::payload::Payload;
 use crate::rxw::{Delivery, Fragment, ReceiveWindow, Room, RxwConfig, RxwStats};
 use crate::time::Instant;
@@ -177,8 +179,9 @@ pub struct Receiver {
     cc: Box<dyn ReceiverController>,
     events: VecDeque<ReceiverEvent>,
     tsi: Option<Tsi>,
-    /// Where upstream packets go: the path NLA of the last SPM, else the data's source address.
-    upstream: Option<IpAddr>,
+    /// Where upstream packets go: the path NLA of the last SPM, else the data's source address; and the group
+    /// (what a NAK names, RFC 3208 §8.3).
+    upstream: Option<UpstreamPath>,
     fin_lead: Option<u32>,
     finished: bool,
     /// `config.dest_port`, kept with the fields every packet reads.
@@ -403,7 +406,10 @@ impl Receiver {
                     return;
                 }
                 self.stats.spms += 1;
-                self.upstream = Some(path_nla);
+                self.upstream = Some(UpstreamPath {
+                    source_nla: path_nla,
+                    group_nla: self.config.group,
+                });
                 if packet.options.fin {
                     self.fin_lead = Some(lead);
                 }
@@ -427,7 +433,10 @@ impl Receiver {
                     }
                 }
                 if self.upstream.is_none() {
-                    self.upstream = Some(from);
+                    self.upstream = Some(UpstreamPath {
+                        source_nla: from,
+                        group_nla: self.config.group,
+                    });
                 }
                 let fragment = packet.options.fragment.map(Fragment::from);
                 // A packet the window has little or no room for counts as lost for the controller (rxw module
@@ -525,46 +534,66 @@ impl Receiver {
         Some(t)
     }
 
+    /// Which of the three kinds of upstream packet is due, in order: the controller's feedback, a pending
+    /// status report, a repair NAK. Most calls find none (every packet's driver asks), so this part is small and
+    /// the packets are built out of line.
     fn next_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
-        let tsi = self.tsi?;
-        let upstream = self.upstream?;
-        let destination = Destination::Unicast(upstream);
-        let path = UpstreamPath {
-            source_nla: upstream,
-            group_nla: self.config.group,
-        };
-        if let Some(fb) = self.cc.poll_feedback(now, &path) {
-            let repr = self.upstream_packet(tsi, fb.body, fb.options);
-            let packet_type = repr.packet_type();
-            let len = repr.emit(buf).ok()?;
-            self.stats.feedback_sent += 1;
-            if packet_type == PacketType::Ack {
-                self.stats.acks_sent += 1;
-            }
-            return Some(Transmit {
-                destination,
-                len,
-                packet_type,
-            });
+        let path = self.upstream.as_ref()?;
+        if let Some(fb) = self.cc.poll_feedback(now, path) {
+            return self.emit_feedback(fb, buf);
         }
-        if let Some((status, needs)) = self.status_out.take() {
-            let options = OptionsRepr {
-                receiver_status: Some(status),
-                needs,
-                ..OptionsRepr::default()
-            };
-            let len = self
-                .upstream_packet(tsi, BodyRepr::Spmr, options)
-                .emit(buf)
-                .ok()?;
-            self.stats.statuses_sent += 1;
-            return Some(Transmit {
-                destination,
-                len,
-                packet_type: PacketType::Spmr,
-            });
+        if self.status_out.is_some() {
+            return self.emit_status(buf);
         }
         let sqns = self.rxw.as_mut()?.poll_nak(now)?;
+        self.emit_nak(now, sqns, buf)
+    }
+
+    /// The controller's feedback packet (pgmcc: an ACK or an election NAK).
+    #[inline(never)]
+    fn emit_feedback(&mut self, fb: FeedbackPacket, buf: &mut [u8]) -> Option<Transmit> {
+        let (tsi, path) = (self.tsi?, self.upstream?);
+        let repr = self.upstream_packet(tsi, fb.body, fb.options);
+        let packet_type = repr.packet_type();
+        let len = repr.emit(buf).ok()?;
+        self.stats.feedback_sent += 1;
+        if packet_type == PacketType::Ack {
+            self.stats.acks_sent += 1;
+        }
+        Some(Transmit {
+            destination: Destination::Unicast(path.source_nla),
+            len,
+            packet_type,
+        })
+    }
+
+    /// A status report: an SPMR carrying OPT_CONVOY_RECEIVER_STATUS.
+    #[inline(never)]
+    fn emit_status(&mut self, buf: &mut [u8]) -> Option<Transmit> {
+        let (tsi, path) = (self.tsi?, self.upstream?);
+        let (status, needs) = self.status_out.take()?;
+        let options = OptionsRepr {
+            receiver_status: Some(status),
+            needs,
+            ..OptionsRepr::default()
+        };
+        let len = self
+            .upstream_packet(tsi, BodyRepr::Spmr, options)
+            .emit(buf)
+            .ok()?;
+        self.stats.statuses_sent += 1;
+        Some(Transmit {
+            destination: Destination::Unicast(path.source_nla),
+            len,
+            packet_type: PacketType::Spmr,
+        })
+    }
+
+    /// A repair NAK for `sqns` (the first in the header, the rest in OPT_NAK_LIST), with the controller's
+    /// report.
+    #[inline(never)]
+    fn emit_nak(&mut self, now: Instant, sqns: Vec<u32>, buf: &mut [u8]) -> Option<Transmit> {
+        let (tsi, path) = (self.tsi?, self.upstream?);
         let (&first, rest) = sqns.split_first()?;
         let mut options = OptionsRepr {
             nak_list: rest.to_vec(),
@@ -574,13 +603,13 @@ impl Receiver {
         self.cc.add_nak_report(now, &mut options);
         let body = BodyRepr::Nak {
             sqn: first,
-            source_nla: upstream,
-            group_nla: self.config.group,
+            source_nla: path.source_nla,
+            group_nla: path.group_nla,
         };
         let len = self.upstream_packet(tsi, body, options).emit(buf).ok()?;
         self.stats.naks_sent += 1;
         Some(Transmit {
-            destination,
+            destination: Destination::Unicast(path.source_nla),
             len,
             packet_type: PacketType::Nak,
         })

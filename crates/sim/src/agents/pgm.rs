@@ -397,7 +397,6 @@ impl PgmReceiverAgent {
         let Body::Pgm(datagram) = &packet.body else {
             return;
         };
-        let from = crate::topology::node_address(packet.src);
         // A keyed receiver opens the bytes itself; the others share the fan-out's one parse.
         let parsed = if !self.receiver.is_keyed() {
             datagram.parsed()
@@ -432,10 +431,14 @@ impl PgmReceiverAgent {
                 if self.receiver.take_in_order(now, p, &datagram[..]) {
                     self.record.delivered(now, datagram.len() - p.payload_at);
                 } else {
+                    let from = crate::topology::node_address(packet.src);
                     self.receiver.handle_parsed(now, from, p, datagram.shared());
                 }
             }
-            None => self.receiver.handle_datagram(now, from, datagram),
+            None => {
+                let from = crate::topology::node_address(packet.src);
+                self.receiver.handle_datagram(now, from, datagram);
+            }
         }
         self.flush(now, out);
     }
