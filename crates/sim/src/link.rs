@@ -19,6 +19,7 @@ use crate::queue::{Limit, Queue, QueueConfig, Verdict};
 use crate::time_util::{tx_nanos, tx_time};
 use convoy_proto::Instant;
 use rand_chacha::ChaCha8Rng;
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::Duration;
@@ -65,12 +66,44 @@ pub enum Offer {
 }
 
 /// What every link direction needs to know of its configuration.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 struct LinkParams {
     rate_bps: u64,
     /// The propagation delay in nanoseconds (saturating: the arithmetic of [`Instant`]).
     delay_ns: u64,
     limit: Limit,
+    /// The last packet size asked of [`LinkParams::tx_nanos`] and its serialisation time: a fan-out's links
+    /// share their parameters and transmit packets of one size, so a division per link becomes one per packet.
+    last_tx: Cell<(u32, u64)>,
+}
+
+impl LinkParams {
+    fn new(rate_bps: u64, delay_ns: u64, limit: Limit) -> Self {
+        LinkParams {
+            rate_bps,
+            delay_ns,
+            limit,
+            last_tx: Cell::new((0, tx_nanos(0, rate_bps))),
+        }
+    }
+
+    /// Serialisation time of `bytes` at this rate, in nanoseconds ([`tx_nanos`]).
+    fn tx_nanos(&self, bytes: u32) -> u64 {
+        let (size, ns) = self.last_tx.get();
+        if size == bytes {
+            return ns;
+        }
+        let ns = tx_nanos(bytes, self.rate_bps);
+        self.last_tx.set((bytes, ns));
+        ns
+    }
+}
+
+/// Equal configurations (whatever the last size asked).
+impl PartialEq for LinkParams {
+    fn eq(&self, other: &Self) -> bool {
+        (self.rate_bps, self.delay_ns, self.limit) == (other.rate_bps, other.delay_ns, other.limit)
+    }
 }
 
 /// A duration in nanoseconds, saturating at `u64::MAX` (as [`Instant`]'s arithmetic does).
@@ -145,11 +178,11 @@ impl Link {
                     rng: rng(),
                 })
             }),
-            params: Rc::new(LinkParams {
-                rate_bps: config.rate_bps,
-                delay_ns: saturating_nanos(config.delay),
-                limit: config.queue.limit(),
-            }),
+            params: Rc::new(LinkParams::new(
+                config.rate_bps,
+                saturating_nanos(config.delay),
+                config.queue.limit(),
+            )),
             backlog: 0,
             backlog_bytes: 0,
             last_departure: Instant::ZERO,
@@ -191,11 +224,11 @@ impl Link {
     /// the one on the transmitter has left (at the old rate), and arrives no earlier than the packet ahead of
     /// it.
     pub fn set_rate_and_delay(&mut self, rate_bps: Option<u64>, delay: Option<Duration>) {
-        self.params = Rc::new(LinkParams {
-            rate_bps: rate_bps.unwrap_or(self.params.rate_bps).max(1),
-            delay_ns: delay.map_or(self.params.delay_ns, saturating_nanos),
-            limit: self.params.limit,
-        });
+        self.params = Rc::new(LinkParams::new(
+            rate_bps.unwrap_or(self.params.rate_bps).max(1),
+            delay.map_or(self.params.delay_ns, saturating_nanos),
+            self.params.limit,
+        ));
     }
 
     /// Share `other`'s rate, delay and limit if they equal this link's (links keep them behind a shared
@@ -231,7 +264,8 @@ impl Link {
             None => (0, 0),
             // The head is on the transmitter once its transmission started.
             Some((dep, size)) => {
-                let head_started = dep - tx_time(size, self.params.rate_bps) <= now;
+                let start_ns = dep.as_nanos().saturating_sub(self.params.tx_nanos(size));
+                let head_started = start_ns <= now.as_nanos();
                 if head_started {
                     (self.backlog - 1, self.backlog_bytes - u64::from(size))
                 } else {
@@ -273,7 +307,7 @@ impl Link {
             }
         }
         // In nanoseconds: the same saturating arithmetic as `Instant + Duration`, without the conversions.
-        let tx_ns = tx_nanos(packet.size, self.params.rate_bps);
+        let tx_ns = self.params.tx_nanos(packet.size);
         let start = self.last_departure.max(now);
         let departure = start.saturating_add_nanos(tx_ns);
         self.last_departure = departure;
@@ -477,6 +511,32 @@ mod tests {
             (red.rate_bps(), red.delay()),
             (1_000_000, Duration::from_millis(5))
         );
+    }
+
+    #[test]
+    fn shared_parameters_time_every_size_as_their_own() {
+        let mut a = link(10);
+        let mut b = link(10);
+        // Different sizes asked first: still equal parameters, so shared.
+        a.offer(Instant::ZERO, pkt(1000));
+        b.offer(Instant::ZERO, pkt(40));
+        b.share_params_with(&a);
+        assert!(Rc::ptr_eq(&a.params, &b.params));
+        // Each link times each size as it would alone, whatever the other asked last (idle each time).
+        let t = Instant::from_millis(100);
+        let mut links = [a, b];
+        for (k, (i, size)) in [(0, 40), (1, 1500), (0, 1500), (1, 40)]
+            .into_iter()
+            .enumerate()
+        {
+            let t = t + Duration::from_millis(100) * k as u32;
+            let Offer::Arrives(at) = links[i].offer(t, pkt(size)) else {
+                panic!("an empty link admits")
+            };
+            let expected = t + tx_time(size, 8_000_000) + Duration::from_millis(10);
+            assert_eq!(at, expected, "{size} bytes");
+            links[i].take_arrival(at);
+        }
     }
 
     #[test]
