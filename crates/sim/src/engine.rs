@@ -46,9 +46,7 @@ impl Network {
                     let links = self.fan_out.take(stretch);
                     // Counted as the events they stand for.
                     events += links.len() as u64 - 1;
-                    for &link in &links {
-                        self.arrive(link);
-                    }
+                    self.arrive_all(&links);
                     self.fan_out.done(stretch, links);
                 }
                 Action::Timer(agent, generation) => {
@@ -145,6 +143,33 @@ impl Network {
             self.queue.push(t, Action::Arrive(link));
         }
         self.at_node(node, packet, Some(link));
+    }
+
+    /// The arrivals of a stretch (out-links of one node, in the order offered, each due now), with the results
+    /// of [`Network::arrive`] on each link in turn, in two passes: every link's packet is taken first, while
+    /// the links are still in cache from the fan-out that filled them, then each link's next arrival is
+    /// scheduled and its packet handled at the far node, link after link, as `arrive` does. Taking a packet
+    /// earlier changes nothing the handling of another could see: handling a packet at a node acts on that node
+    /// and its out-links only (other nodes hear of it through later arrivals), and the stretch's links leave
+    /// another node, the one that fanned out (a tree has no link from a node to itself).
+    fn arrive_all(&mut self, links: &[LinkId]) {
+        let now = self.now;
+        let mut taken = std::mem::take(&mut self.stretch_arrivals);
+        for &link in links {
+            #[cfg(test)]
+            self.event_trace.push((now, Action::Arrive(link)));
+            let l = &mut self.links[link.index()];
+            if let Some(packet) = l.take_arrival(now) {
+                taken.push((link, l.to, packet, l.next_arrival()));
+            }
+        }
+        for (link, node, packet, next) in taken.drain(..) {
+            if let Some(t) = next {
+                self.queue.push(t, Action::Arrive(link));
+            }
+            self.at_node(node, packet, Some(link));
+        }
+        self.stretch_arrivals = taken;
     }
 
     fn offer(&mut self, link: LinkId, packet: Rc<Packet>) {

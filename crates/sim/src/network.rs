@@ -22,6 +22,7 @@ use convoy_wire::Gsi;
 use rand_core::RngCore;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::rc::Rc;
 use std::time::Duration;
 
 /// An error building a network.
@@ -299,6 +300,9 @@ pub struct Network {
     pub(crate) link_changes: Vec<LinkChange>,
     /// Multicast fan-outs' arrivals, one event per stretch of links due together.
     pub(crate) fan_out: FanOutArrivals,
+    /// A stretch's arrivals while it runs: per link, the far node, the packet taken and the link's next
+    /// arrival (kept between stretches for its allocation).
+    pub(crate) stretch_arrivals: Vec<(LinkId, NodeId, Rc<Packet>, Option<Instant>)>,
     /// Every event run, a stretch's as the arrivals it stands for (for tests of the order of events).
     #[cfg(test)]
     pub(crate) event_trace: Vec<(Instant, Action)>,
@@ -334,6 +338,7 @@ impl Network {
             packet_pool: PacketPool::default(),
             link_changes: Vec::new(),
             fan_out: FanOutArrivals::default(),
+            stretch_arrivals: Vec::new(),
             #[cfg(test)]
             event_trace: Vec::new(),
         }

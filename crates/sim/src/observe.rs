@@ -10,23 +10,27 @@ use std::time::Duration;
 /// touches neither the vector nor a division. A 1000-receiver fan-out adds to 1000 receivers' bins per packet,
 /// and the vector of each would otherwise be one more cache line to fetch. Sums are the same, value for value,
 /// as adding into the vector directly.
+// What every value added reads comes first (`repr(C)`): the open bin's span and sum, in one cache line of its
+// holder when the bins are placed there.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Bins {
+    /// The bin last added to, if any.
+    open: Option<OpenBin>,
     /// Bin width, nanoseconds (at least 1).
     interval_ns: u64,
     /// Sums of the bins before the open one.
     closed: Vec<f64>,
-    /// The bin last added to, if any.
-    open: Option<OpenBin>,
 }
 
-/// The bin being filled: its index, its span in nanoseconds, its sum so far.
+/// The bin being filled: its span in nanoseconds, its sum so far, its index.
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 struct OpenBin {
-    index: usize,
     start_ns: u64,
     end_ns: u64,
     sum: f64,
+    index: usize,
 }
 
 impl PartialEq for Bins {

@@ -46,10 +46,7 @@ impl Receiver {
         let len = datagram.len() - parsed.payload_at;
         // The window decides without the controller, and the controller draws nothing from the window: taking
         // the packet first and telling the controller after is the general order's result.
-        let Some(window) = self.rxw.as_mut() else {
-            return false;
-        };
-        if !window.take_in_order(now, sqn, trail, len) {
+        if !self.rxw.take_in_order(now, sqn, trail, len) {
             return false;
         }
         // The packet is at the delivery point, so the window has room for it (`Room::Plenty`).
