@@ -4,7 +4,7 @@
 //! `departure = max(now, previous departure) + size / rate` and reaches the far node at `departure + delay`.
 //! Packets in flight wait in the link's `pipe` in arrival order, each with its departure and arrival instants,
 //! and the simulator keeps one arrival event per link direction — for the pipe's oldest packet — rather than one
-//! per packet: a packet on a link costs the link 24 bytes, not a pending event as well.
+//! per packet: a packet on a link costs the link 32 bytes, not a pending event as well.
 //!
 //! A link's rate and delay may change during a run ([`Link::set_rate_and_delay`]): packets already admitted keep
 //! the timing they were given, later ones get the new values, and a packet never overtakes the one before it
@@ -16,10 +16,9 @@ use crate::ids::NodeId;
 use crate::impairment::{Impairment, ImpairmentConfig};
 use crate::packet::Packet;
 use crate::queue::{Limit, Queue, QueueConfig, Verdict};
-use crate::time_util::{tx_nanos, tx_time};
+use crate::time_util::{tx_time, TxTimes};
 use convoy_proto::Instant;
 use rand_chacha::ChaCha8Rng;
-use std::cell::Cell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::Duration;
@@ -68,41 +67,32 @@ pub enum Offer {
 /// What every link direction needs to know of its configuration.
 #[derive(Debug)]
 struct LinkParams {
-    rate_bps: u64,
+    /// The rate and the serialisation times at it.
+    tx: TxTimes,
     /// The propagation delay in nanoseconds (saturating: the arithmetic of [`Instant`]).
     delay_ns: u64,
     limit: Limit,
-    /// The last packet size asked of [`LinkParams::tx_nanos`] and its serialisation time: a fan-out's links
-    /// share their parameters and transmit packets of one size, so a division per link becomes one per packet.
-    last_tx: Cell<(u32, u64)>,
 }
 
 impl LinkParams {
     fn new(rate_bps: u64, delay_ns: u64, limit: Limit) -> Self {
         LinkParams {
-            rate_bps,
+            tx: TxTimes::new(rate_bps),
             delay_ns,
             limit,
-            last_tx: Cell::new((0, tx_nanos(0, rate_bps))),
         }
     }
 
-    /// Serialisation time of `bytes` at this rate, in nanoseconds ([`tx_nanos`]).
-    fn tx_nanos(&self, bytes: u32) -> u64 {
-        let (size, ns) = self.last_tx.get();
-        if size == bytes {
-            return ns;
-        }
-        let ns = tx_nanos(bytes, self.rate_bps);
-        self.last_tx.set((bytes, ns));
-        ns
+    fn rate_bps(&self) -> u64 {
+        self.tx.rate_bps()
     }
 }
 
-/// Equal configurations (whatever the last size asked).
+/// Equal configurations.
 impl PartialEq for LinkParams {
     fn eq(&self, other: &Self) -> bool {
-        (self.rate_bps, self.delay_ns, self.limit) == (other.rate_bps, other.delay_ns, other.limit)
+        (self.rate_bps(), self.delay_ns, self.limit)
+            == (other.rate_bps(), other.delay_ns, other.limit)
     }
 }
 
@@ -125,6 +115,8 @@ struct InFlight {
     departure: Instant,
     arrival: Instant,
     packet: Rc<Packet>,
+    /// The packet's size, beside its timing: the backlog's accounting reads it without reaching the packet.
+    size: u32,
 }
 
 /// One link direction with its state.
@@ -194,7 +186,7 @@ impl Link {
     /// Its configuration.
     pub fn config(&self) -> LinkConfig {
         LinkConfig {
-            rate_bps: self.params.rate_bps,
+            rate_bps: self.params.rate_bps(),
             delay: self.delay(),
             queue: self
                 .discipline
@@ -211,7 +203,7 @@ impl Link {
 
     /// Rate in bits per second.
     pub fn rate_bps(&self) -> u64 {
-        self.params.rate_bps
+        self.params.rate_bps()
     }
 
     /// One-way propagation delay.
@@ -225,7 +217,7 @@ impl Link {
     /// it.
     pub fn set_rate_and_delay(&mut self, rate_bps: Option<u64>, delay: Option<Duration>) {
         self.params = Rc::new(LinkParams::new(
-            rate_bps.unwrap_or(self.params.rate_bps).max(1),
+            rate_bps.unwrap_or(self.params.rate_bps()).max(1),
             delay.map_or(self.params.delay_ns, saturating_nanos),
             self.params.limit,
         ));
@@ -243,11 +235,17 @@ impl Link {
     fn backlog_head(&self) -> Option<(Instant, u32)> {
         // Index `pipe.len()` (an empty backlog) is past the end.
         let f = self.pipe.get(self.pipe.len() - self.backlog as usize)?;
-        Some((f.departure, f.packet.size))
+        Some((f.departure, f.size))
     }
 
     /// Forget packets whose transmission has ended.
     fn purge(&mut self, now: Instant) {
+        // The last packet admitted has left, so has every other (most links, most of the time).
+        if self.last_departure <= now {
+            self.backlog = 0;
+            self.backlog_bytes = 0;
+            return;
+        }
         while let Some((dep, size)) = self.backlog_head() {
             if dep > now {
                 break;
@@ -264,7 +262,7 @@ impl Link {
             None => (0, 0),
             // The head is on the transmitter once its transmission started.
             Some((dep, size)) => {
-                let start_ns = dep.as_nanos().saturating_sub(self.params.tx_nanos(size));
+                let start_ns = dep.as_nanos().saturating_sub(self.params.tx.nanos(size));
                 let head_started = start_ns <= now.as_nanos();
                 if head_started {
                     (self.backlog - 1, self.backlog_bytes - u64::from(size))
@@ -292,7 +290,7 @@ impl Link {
         let verdict = match &mut self.discipline {
             Some(d) => {
                 // RED's idle-time correction counts typical (1000-byte) packets.
-                let typical_tx = tx_time(1000, self.params.rate_bps);
+                let typical_tx = tx_time(1000, self.params.rate_bps());
                 d.queue
                     .admit(now, packet.size, pkts, bytes, typical_tx, &mut d.rng)
             }
@@ -307,7 +305,7 @@ impl Link {
             }
         }
         // In nanoseconds: the same saturating arithmetic as `Instant + Duration`, without the conversions.
-        let tx_ns = self.params.tx_nanos(packet.size);
+        let tx_ns = self.params.tx.nanos(packet.size);
         let start = self.last_departure.max(now);
         let departure = start.saturating_add_nanos(tx_ns);
         self.last_departure = departure;
@@ -325,10 +323,12 @@ impl Link {
         let arrival = departure
             .saturating_add_nanos(self.params.delay_ns)
             .max(self.pipe.back().map_or(Instant::ZERO, |f| f.arrival));
+        let size = packet.size;
         self.pipe.push_back(InFlight {
             departure,
             arrival,
             packet,
+            size,
         });
         Offer::Arrives(arrival)
     }
@@ -367,7 +367,7 @@ impl Link {
         let f = self.pipe.pop_front()?;
         if in_backlog {
             self.backlog -= 1;
-            self.backlog_bytes -= u64::from(f.packet.size);
+            self.backlog_bytes -= u64::from(f.size);
         }
         Some(f.packet)
     }

@@ -1,5 +1,6 @@
 //! Small conversions between durations, rates and sizes.
 
+use std::cell::Cell;
 use std::time::Duration;
 
 /// A duration in seconds.
@@ -24,6 +25,57 @@ pub fn tx_nanos(bytes: u32, rate_bps: u64) -> u64 {
     u64::try_from(bits.div_ceil(rate)).unwrap_or(u64::MAX)
 }
 
+/// Bit-nanoseconds per second: a byte at `rate_bps` takes `BYTE_NS / rate_bps` nanoseconds.
+const BYTE_NS: u64 = 8_000_000_000;
+
+/// Serialisation times at one rate: [`tx_nanos`], without its division where it can do without. A rate that
+/// divides 8·10⁹ takes a whole number of nanoseconds per byte (every rate of whole megabits per second that
+/// divides 8000 — 1, 2, 5, 10, 100 Mbit/s, 1 Gbit/s — and many more), and a multiplication is exact; otherwise
+/// the last size asked and its time are kept (a fan-out's links share one `TxTimes` and carry packets of one
+/// size, so a division per link becomes one per packet).
+#[derive(Debug)]
+pub struct TxTimes {
+    rate_bps: u64,
+    /// `BYTE_NS / rate_bps`, when that is a whole number.
+    ns_per_byte: Option<u64>,
+    /// The last size asked without a whole number of nanoseconds per byte, and its time.
+    last: Cell<(u32, u64)>,
+}
+
+impl TxTimes {
+    /// Serialisation times at `rate_bps` bits per second.
+    pub fn new(rate_bps: u64) -> Self {
+        let rate = rate_bps.max(1);
+        TxTimes {
+            rate_bps,
+            ns_per_byte: BYTE_NS.is_multiple_of(rate).then_some(BYTE_NS / rate),
+            last: Cell::new((0, tx_nanos(0, rate_bps))),
+        }
+    }
+
+    /// The rate, bits per second.
+    pub fn rate_bps(&self) -> u64 {
+        self.rate_bps
+    }
+
+    /// [`tx_nanos`] of `bytes` at this rate.
+    pub fn nanos(&self, bytes: u32) -> u64 {
+        if let Some(ns) = self
+            .ns_per_byte
+            .and_then(|k| u64::from(bytes).checked_mul(k))
+        {
+            return ns;
+        }
+        let (size, ns) = self.last.get();
+        if size == bytes {
+            return ns;
+        }
+        let ns = tx_nanos(bytes, self.rate_bps);
+        self.last.set((bytes, ns));
+        ns
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -43,5 +95,23 @@ mod tests {
             tx_time(u32::MAX, 3),
             Duration::from_nanos(11_453_246_120_000_000_000)
         );
+    }
+
+    proptest::proptest! {
+        /// Whatever the rate and the sizes asked before, a size's time is `tx_nanos`'s: by a whole number of
+        /// nanoseconds per byte, from the size remembered, or by division.
+        #[test]
+        fn tx_times_are_tx_nanos(
+            rate_bps in proptest::prop_oneof![
+                proptest::sample::select(vec![1u64, 3, 1_000_000, 1_500_000, 10_000_000, 100_000_000, 8_000_000_000, 10_000_000_000]),
+                1..20_000_000_000u64,
+            ],
+            sizes in proptest::collection::vec(proptest::prop_oneof![0..2000u32, proptest::num::u32::ANY], 1..20),
+        ) {
+            let times = TxTimes::new(rate_bps);
+            for &size in sizes.iter().chain(sizes.iter().rev()) {
+                proptest::prop_assert_eq!(times.nanos(size), tx_nanos(size, rate_bps), "{} bytes", size);
+            }
+        }
     }
 }
