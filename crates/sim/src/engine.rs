@@ -128,7 +128,8 @@ impl Network {
     }
 
     /// The link's earliest packet reaches its far end; the link's one arrival event moves to the next.
-    // Inlined in both of the run loop's arrival arms: the plain one is most of a unicast run's events.
+    // Inlined in the run loop: a link's own arrival is most of a unicast run's events (a stretch's arrivals
+    // go through `arrive_all`).
     #[inline(always)]
     fn arrive(&mut self, link: LinkId) {
         let now = self.now;
