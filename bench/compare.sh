@@ -11,7 +11,9 @@
 #
 # Needs cargo, jq, and ns-3.37's development files (bench/ns3/build.sh installs libns3-dev when run as root).
 # Wall-clock times depend on what else the machine runs; CPU times are listed too. Convoy's dumbbell figures are
-# the fastest of three runs, and so are ns-3's; the multicast stars run once on each side.
+# the fastest of three runs, and so are ns-3's. ns-3's multicast stars run once (90-170 s each, long enough to
+# average over the machine's slow and fast phases); Convoy's run three times (about a second each, short enough
+# to land in one phase) and the median run counts.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -44,6 +46,9 @@ echo "compare.sh: running convoy bench sim ${only[*]}" >&2
 target/release/convoy bench sim --json "${only[@]}" >"$tmp/convoy.json"
 for i in 2 3; do
     target/release/convoy bench sim --json --only dumbbell-1,dumbbell-10,dumbbell-100 >"$tmp/convoy-$i.json"
+    if [ ${#only[@]} -eq 0 ]; then
+        target/release/convoy bench sim --json --only mcast-fixed-1000,mcast-fixed-10000 >"$tmp/convoy-star-$i.json"
+    fi
 done
 
 ns3() { jq -r -s "[.[] | select(.flows == $1)] | min_by(.cpu_s) | $2" "$tmp/ns3.jsonl"; }
@@ -85,13 +90,17 @@ if [ ${#only[@]} -eq 0 ]; then
     echo
     echo "Multicast fan-out: 1 source -> hub -> R receivers, 100 Mbit/s 1 ms links, 1 Mbit/s of 1000-byte payloads,"
     echo "100 simulated seconds at R = 1000 and 10 at R = 10,000 (12.5 M deliveries each; ns-3: bench/ns3/mcast-star-bench.cc,"
-    echo "UDP sinks; Convoy: scenarios/bench/mcast-fixed-R.toml, fixed rate, PGM receivers)"
+    echo "UDP sinks, one run; Convoy: scenarios/bench/mcast-fixed-R.toml, fixed rate, PGM receivers, the median of three runs)"
     echo
     printf '%9s | %9s %9s %8s | %8s %8s %8s | %12s %12s\n' \
         receivers "ns-3 run" Convoy speed-up "ns-3 CPU" Convoy speed-up "ns-3 events" Convoy
     for r in 1000 10000; do
         ns3star() { jq -r "select(.receivers == $r) | $1" "$tmp/ns3-star.jsonl"; }
-        cstar() { jq -r ".scenarios[] | select(.name == \"mcast-fixed-$r\") | $1" "$tmp/convoy.json"; }
+        # The median of Convoy's three runs by CPU time (each field from that run).
+        cstar() {
+            jq -r -s "[.[].scenarios[] | select(.name == \"mcast-fixed-$r\")] | sort_by(.cpu_s) | .[1] | $1" \
+                "$tmp/convoy.json" "$tmp/convoy-star-2.json" "$tmp/convoy-star-3.json"
+        }
         nw="$(ns3star .run_s)"; nc="$(ns3star .cpu_s)"; ne="$(ns3star .events)"
         cw="$(cstar .wall_s)"; cc="$(cstar .cpu_s)"; ce="$(cstar .events)"
         awk -v r="$r" -v nw="$nw" -v cw="$cw" -v nc="$nc" -v cc="$cc" -v ne="$ne" -v ce="$ce" 'BEGIN {

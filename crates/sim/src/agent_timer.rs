@@ -53,6 +53,8 @@ impl AgentTimer {
 
     /// The agent wants its timer at `next` (`None`: no timer); a deadline in the past fires at `now`.
     /// `event` makes the queue's event for a generation (the simulator's `Action::Timer` of this agent).
+    // Inlined where agents are handled: most calls leave the deadline as it was.
+    #[inline(always)]
     pub fn arm<E>(
         &mut self,
         next: Option<Instant>,
@@ -60,9 +62,20 @@ impl AgentTimer {
         queue: &mut EventQueue<E>,
         event: impl FnOnce(u32) -> E,
     ) {
-        if ns(next) == self.deadline_ns {
-            return;
+        if ns(next) != self.deadline_ns {
+            self.move_deadline(next, now, queue, event);
         }
+    }
+
+    /// [`AgentTimer::arm`] with a deadline that changed.
+    #[inline(never)]
+    fn move_deadline<E>(
+        &mut self,
+        next: Option<Instant>,
+        now: Instant,
+        queue: &mut EventQueue<E>,
+        event: impl FnOnce(u32) -> E,
+    ) {
         self.deadline_ns = ns(next);
         let Some(at) = next.map(|t| t.max(now)) else {
             // The live event, if any, finds no deadline when it comes up.

@@ -2,6 +2,7 @@
 //! timers, starts and stops, sampling.
 
 use crate::agents::Agent;
+use crate::event::EventQueue;
 use crate::ids::{AgentId, GroupId, LinkId, NodeId};
 use crate::link::{Link, Offer};
 use crate::ne::{rdata_key, NakPacket};
@@ -104,7 +105,7 @@ impl Network {
         let a = &mut self.agents[agent.index()];
         if let Agent::PgmReceiver(r) = a {
             if r.take_leave_request() {
-                self.queue.push(self.now, Action::Stop(agent));
+                schedule_stop(&mut self.queue, self.now, agent);
             }
         }
         let next = a.next_timer();
@@ -332,4 +333,11 @@ fn admit_to(
         capture.packets.push((t - l.delay(), p));
     }
     idle.then_some(t)
+}
+
+/// `agent` stops at `now`, after the events already due then (out of line: rare in the delivery path, where the
+/// queue's inlined push would only add to the frame).
+#[inline(never)]
+fn schedule_stop(queue: &mut EventQueue<Action>, now: Instant, agent: AgentId) {
+    queue.push(now, Action::Stop(agent));
 }

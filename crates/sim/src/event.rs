@@ -10,8 +10,7 @@
 //! fan-out) are kept apart for the next large run, so that the many one-event runs (timers) stay small.
 
 use convoy_proto::Instant;
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 /// A run's place in the heap: its (time, first order) as one 128-bit key, the time in the high half, so that
 /// the heap compares one integer instead of a pair.
@@ -34,15 +33,69 @@ impl RunKey {
     }
 }
 
-impl PartialOrd for RunKey {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
+/// A binary min-heap of run keys (keys are unique: every order is used once).
+///
+/// Not `std`'s `BinaryHeap`: that one moves an entry through a hole written and read back at different
+/// widths, and on the dumbbell benchmark `perf annotate` showed its reads waiting on store forwarding. Here each
+/// sift holds the moving key in registers until its place is found.
+struct RunHeap {
+    keys: Vec<RunKey>,
 }
-impl Ord for RunKey {
-    /// Reversed: the max-heap yields the earliest (time, order).
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.key.cmp(&self.key)
+
+impl RunHeap {
+    fn new() -> Self {
+        RunHeap { keys: Vec::new() }
+    }
+
+    fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    fn peek(&self) -> Option<&RunKey> {
+        self.keys.first()
+    }
+
+    // Inlined: a key passed through memory is written field by field and read back whole, which waits on
+    // store forwarding.
+    #[inline(always)]
+    fn push(&mut self, key: RunKey) {
+        let mut i = self.keys.len();
+        self.keys.push(key);
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if self.keys[parent].key < key.key {
+                break;
+            }
+            self.keys[i] = self.keys[parent];
+            i = parent;
+        }
+        self.keys[i] = key;
+    }
+
+    /// Removes the least key: the last key sifts down from the root.
+    fn pop(&mut self) -> Option<RunKey> {
+        let last = self.keys.pop()?;
+        let Some(&top) = self.keys.first() else {
+            return Some(last);
+        };
+        let n = self.keys.len();
+        let mut i = 0;
+        loop {
+            let mut child = 2 * i + 1;
+            if child >= n {
+                break;
+            }
+            if child + 1 < n && self.keys[child + 1].key < self.keys[child].key {
+                child += 1;
+            }
+            if last.key < self.keys[child].key {
+                break;
+            }
+            self.keys[i] = self.keys[child];
+            i = child;
+        }
+        self.keys[i] = last;
+        Some(top)
     }
 }
 
@@ -54,7 +107,7 @@ const MAX_SPARES: usize = 32;
 
 /// A deterministic priority queue of events.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<RunKey>,
+    heap: RunHeap,
     /// Runs' events; a bucket is reused once its run is over.
     buckets: Vec<VecDeque<E>>,
     free: Vec<u32>,
@@ -63,13 +116,12 @@ pub struct EventQueue<E> {
     /// The run created last, while it is pending: (its instant, its bucket).
     last: Option<(Instant, u32)>,
     order: u64,
-    len: usize,
 }
 
 impl<E> std::fmt::Debug for EventQueue<E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EventQueue")
-            .field("len", &self.len)
+            .field("len", &self.len())
             .field("runs", &self.heap.len())
             .finish()
     }
@@ -85,20 +137,20 @@ impl<E> EventQueue<E> {
     /// Empty.
     pub fn new() -> Self {
         EventQueue {
-            heap: BinaryHeap::new(),
+            heap: RunHeap::new(),
             buckets: Vec::new(),
             free: Vec::new(),
             spares: Vec::new(),
             last: None,
             order: 0,
-            len: 0,
         }
     }
 
     /// Schedule `event` at `at`.
+    // Inlined for the same reason as `RunHeap::push`: the event comes in registers.
+    #[inline(always)]
     pub fn push(&mut self, at: Instant, event: E) {
         self.order += 1;
-        self.len += 1;
         if let Some((last_at, bucket)) = self.last {
             if last_at == at {
                 let b = &mut self.buckets[bucket as usize];
@@ -136,7 +188,6 @@ impl<E> EventQueue<E> {
 
     /// Schedule `event` at `at` under an order from [`EventQueue::reserve`] (each order used once).
     pub fn push_reserved(&mut self, at: Instant, order: u64, event: E) {
-        self.len += 1;
         // Alone in its run: a later push at the same instant may belong before it or after events that
         // sort between them.
         self.new_run(at, order, event);
@@ -144,6 +195,8 @@ impl<E> EventQueue<E> {
     }
 
     /// A new run of one event; returns its bucket.
+    // Inlined for the same reason as `RunHeap::push`: the event comes in registers.
+    #[inline(always)]
     fn new_run(&mut self, at: Instant, order: u64, event: E) -> u32 {
         let bucket = match self.free.pop() {
             Some(b) => b,
@@ -180,7 +233,6 @@ impl<E> EventQueue<E> {
                 self.last = None;
             }
         }
-        self.len -= 1;
         Some((run.at(), event))
     }
 
@@ -193,20 +245,23 @@ impl<E> EventQueue<E> {
         self.buckets.iter().map(cap).sum::<usize>() + self.spares.iter().map(cap).sum::<usize>()
     }
 
-    /// Events pending.
+    /// Events pending (counted when asked: the queue keeps no count, whose update beside `order` cost the
+    /// hot path a store-forwarding stall).
     pub fn len(&self) -> usize {
-        self.len
+        let events = |k: &RunKey| self.buckets[k.bucket as usize].len();
+        self.heap.keys.iter().map(events).sum()
     }
 
-    /// Whether none are pending.
+    /// Whether none are pending (a pending run is never empty).
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.heap.len() == 0
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BinaryHeap;
 
     #[test]
     fn time_then_fifo() {

@@ -47,6 +47,9 @@ impl FanOutArrivals {
     /// of consecutive links due at the same instant, `arrive(link)` for a stretch of one (the simulator's
     /// `Action::Arrive`), `arrive_all(id)` for a longer one (`Action::ArriveAll`, whose links
     /// [`FanOutArrivals::take`] gives).
+    // Out of line: the event queue's push is inlined here, and a fan-out is rare beside the deliveries that
+    // share its caller (`Network::multicast`).
+    #[inline(never)]
     pub(crate) fn schedule<E>(
         &mut self,
         mut offered: Vec<(Instant, LinkId)>,
