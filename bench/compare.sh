@@ -11,7 +11,7 @@
 #
 # Needs cargo, jq, and ns-3.37's development files (bench/ns3/build.sh installs libns3-dev when run as root).
 # Wall-clock times depend on what else the machine runs; CPU times are listed too. Convoy's dumbbell figures are
-# the fastest of three runs, and so are ns-3's. ns-3's multicast stars run once (90-170 s each, long enough to
+# the fastest of three runs, and so are ns-3's. ns-3's multicast stars run once (70-200 s each, long enough to
 # average over the machine's slow and fast phases); Convoy's run three times (about a second each, short enough
 # to land in one phase) and the median run counts.
 set -euo pipefail
