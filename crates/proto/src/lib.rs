@@ -52,7 +52,7 @@ pub mod token_bucket;
 pub mod transmit;
 
 pub use payload::Payload;
-pub use receiver::{LateJoin, Receiver, ReceiverConfig, ReceiverEvent};
+pub use receiver::{InOrder, LateJoin, Receiver, ReceiverConfig, ReceiverEvent};
 pub use sender::{RepairPacing, Sender, SenderConfig, SenderEvent, WriteError};
 pub use time::Instant;
 pub use transmit::{Destination, Transmit};

@@ -1,7 +1,7 @@
 //! The event loop: packet arrivals, forwarding (unicast routes, multicast trees, PGM network elements), agent
 //! timers, starts and stops, sampling.
 
-use crate::agents::Agent;
+use crate::agents::{Agent, Handled};
 use crate::event::EventQueue;
 use crate::ids::{AgentId, GroupId, LinkId, NodeId};
 use crate::link::{Link, Offer};
@@ -186,13 +186,16 @@ impl Network {
         admit_to(&mut self.links, &mut self.capture, self.now, link, packet)
     }
 
-    /// Hands `packet` to `agent`, then sends what it sent and re-arms its timer.
+    /// Hands `packet` to `agent`, then sends what it sent and re-arms its timer, unless the agent says there is
+    /// nothing to do ([`Handled::Settled`]: most packets of a session at most of its receivers).
     // Inlined where packets reach agents: a fan-out calls it once per receiver.
     #[inline(always)]
     fn deliver(&mut self, agent: AgentId, packet: Rc<Packet>) {
-        self.agents[agent.index()].on_packet(self.now, &packet, &mut self.outbox);
+        let handled = self.agents[agent.index()].on_packet(self.now, &packet, &mut self.outbox);
         self.packet_pool.recycle(packet);
-        self.after_agent(agent);
+        if handled == Handled::FollowUp {
+            self.after_agent(agent);
+        }
     }
 
     /// A packet is at `node` (sent by a local agent when `arrived_on` is `None`).

@@ -4,8 +4,8 @@
 //! rate"). It ignores all feedback; its receiver half only measures loss for statistics.
 
 use super::{
-    CcEvent, CcSnapshot, FeedbackPacket, Permit, ReceiverCcEvent, ReceiverCcSnapshot,
-    ReceiverController, Scheme, SenderController, UpstreamPath,
+    CcEvent, CcSnapshot, FeedbackPacket, OdataOutcome, Permit, ReceiverCcEvent,
+    ReceiverCcSnapshot, ReceiverController, Scheme, SenderController, UpstreamPath,
 };
 use crate::loss_filter::LossFilter;
 use crate::seq;
@@ -125,14 +125,16 @@ impl FixedReceiver {
 }
 
 impl ReceiverController for FixedReceiver {
+    /// Always [`OdataOutcome::Quiet`]: this half sends nothing, notifies nothing and has no deadline.
     fn on_odata(
         &mut self,
         _now: Instant,
         _rng: &mut dyn RngCore,
         sqn: u32,
         _options: &OptionsRepr,
-    ) {
+    ) -> OdataOutcome {
         self.record(sqn, true);
+        OdataOutcome::Quiet
     }
 
     fn on_odata_congested(

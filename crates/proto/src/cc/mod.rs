@@ -162,6 +162,36 @@ pub enum ReceiverCcEvent {
     MustLeave,
 }
 
+/// What an original data packet left a receiver controller with ([`ReceiverController::on_odata`]): whether
+/// the receiver must poll it as after any other input.
+///
+/// A receiver polls its controller after every packet (`poll_event`, `poll_feedback`, `poll_timeout`), and for
+/// most packets of a session none of the polls finds anything: a receiver that is not the acker, the CLR or the
+/// agent only counts the packet. Saying so lets a receiver whose own state needs nothing either skip the polls,
+/// and its driver with them ([`crate::Receiver::take_in_order`]): header prediction's last step, after the
+/// packet's handling (RFC 3208 §6.1's common case, as Jacobson's for TCP).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OdataOutcome {
+    /// Nothing to poll: no notification queued for `poll_event`, no feedback due at the packet's instant
+    /// (`poll_feedback` then would return `None` and change nothing), and `poll_timeout` the same instant as
+    /// just before the packet.
+    Quiet,
+    /// Something may be waiting: the receiver polls as after any input.
+    Pending,
+}
+
+impl OdataOutcome {
+    /// [`OdataOutcome::Quiet`] if the controller's deadline `after` the packet is the one it had `before`,
+    /// and `nothing_due` (no notification queued, no feedback due now); else [`OdataOutcome::Pending`].
+    pub fn judge(before: Option<Instant>, after: Option<Instant>, nothing_due: bool) -> Self {
+        if before == after && nothing_due {
+            OdataOutcome::Quiet
+        } else {
+            OdataOutcome::Pending
+        }
+    }
+}
+
 /// A receiver controller's state for observers.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ReceiverCcSnapshot {
@@ -178,7 +208,15 @@ pub struct ReceiverCcSnapshot {
 /// The receiver half of a congestion controller.
 pub trait ReceiverController: Send {
     /// An ODATA packet `sqn` arrived (repairs are not reported: they say nothing about the path, paper §3.3).
-    fn on_odata(&mut self, now: Instant, rng: &mut dyn RngCore, sqn: u32, options: &OptionsRepr);
+    /// Returns whether it left anything to poll ([`OdataOutcome`]; [`OdataOutcome::Pending`] is always
+    /// correct, [`OdataOutcome::Quiet`] a promise).
+    fn on_odata(
+        &mut self,
+        now: Instant,
+        rng: &mut dyn RngCore,
+        sqn: u32,
+        options: &OptionsRepr,
+    ) -> OdataOutcome;
     /// An ODATA packet `sqn` arrived but this receiver could not absorb it: its receive buffer is past half its
     /// bound or full ([`crate::rxw::Room`]). Count it lost in every congestion signal (loss rate, ACK bitmap),
     /// as TCP answers an ECN congestion mark like a loss (RFC 3168 §6.1.2), and otherwise treat it as

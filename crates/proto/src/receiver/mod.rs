@@ -26,6 +26,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 mod in_order;
+pub use in_order::InOrder;
 #[cfg(test)]
 mod in_order_tests;
 
@@ -641,13 +642,18 @@ impl Receiver {
                 },
             });
         }
-        match self.fin_lead {
-            Some(lead) if !self.finished && crate::seq::gt(w.commit(), lead) => {
-                self.finished = true;
-                Some(ReceiverEvent::Finished)
-            }
-            _ => None,
+        if self.finish_due() {
+            self.finished = true;
+            return Some(ReceiverEvent::Finished);
         }
+        None
+    }
+
+    /// Whether [`ReceiverEvent::Finished`] is due: the source closed the session and everything up to its
+    /// last packet was delivered or lost, and it was not announced yet.
+    fn finish_due(&self) -> bool {
+        self.fin_lead
+            .is_some_and(|lead| !self.finished && crate::seq::gt(self.rxw.commit(), lead))
     }
 
     /// The session's GSI, once known.

@@ -56,10 +56,12 @@ impl ReceiveWindow {
 
     /// ODATA or RDATA `sqn` without OPT_FRAGMENT, with TXW_TRAIL `trail` and a payload of `len` bytes, taken
     /// and delivered in one step when it is the common case: the packet the delivery point waits for, whole
-    /// and valid, with the window empty, RXW_TRAIL (with `trail`) not beyond it, no timer left and no
-    /// delivery waiting. Then the window ends exactly as after [`ReceiveWindow::on_data`] followed by a
+    /// and valid, with the window empty, RXW_TRAIL (with `trail`) not beyond it, no timer left, no NAK due and
+    /// no delivery waiting. Then the window ends exactly as after [`ReceiveWindow::on_data`] followed by a
     /// [`ReceiveWindow::poll_delivery`] that returns this packet as [`super::Delivery::Apdu`] (same counters,
-    /// same bytes held), and the caller keeps the payload: it is the delivery. Otherwise nothing changes and
+    /// same bytes held), and the caller keeps the payload: it is the delivery. The window is then left with
+    /// nothing to poll: no delivery, no NAK ([`ReceiveWindow::poll_nak`] returns `None`), no deadline
+    /// ([`ReceiveWindow::poll_timeout`] returns `None`, as it did before). Otherwise nothing changes and
     /// `false` says to use [`ReceiveWindow::on_data`].
     ///
     /// For a driver that hands each packet to many receivers, this skips storing the payload and queueing the
@@ -75,6 +77,7 @@ impl ReceiveWindow {
         let predicted = self.ready.is_empty()
             && self.backoff.is_empty()
             && self.waits.is_empty()
+            && self.due.is_empty()
             && self.waited_for_alone(ext, &piece)
             && self.ext(trail) <= ext + 1
             && self.prev_piece.is_none_or(|prev| prev.ends_apdu());
@@ -112,6 +115,8 @@ mod tests {
         let mut w = ReceiveWindow::new(RxwConfig::default(), 10);
         for sqn in 10..20 {
             assert!(w.take_in_order(ms(sqn.into()), sqn, 5, 100));
+            assert_eq!(w.poll_timeout(), None, "no deadline after {sqn}");
+            assert_eq!(w.poll_nak(ms(sqn.into())), None, "no NAK after {sqn}");
         }
         assert_eq!((w.commit(), w.missing_count(), w.held_bytes()), (20, 0, 0));
         assert_eq!(w.poll_delivery(), None, "the caller holds the deliveries");

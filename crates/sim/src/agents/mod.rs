@@ -30,6 +30,16 @@ impl Outbox {
     }
 }
 
+/// What is left for the network after an agent handled a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handled {
+    /// Nothing: the agent sent nothing, its timer's deadline ([`Agent::next_timer`]) is the one it had, and it
+    /// asked for no stop. The network skips what it does after an agent's call.
+    Settled,
+    /// The network sends what the agent left in the outbox and re-arms its timer.
+    FollowUp,
+}
+
 /// A traffic endpoint.
 #[derive(Debug)]
 pub enum Agent {
@@ -60,16 +70,17 @@ impl Agent {
         }
     }
 
-    /// A packet for this agent arrived.
-    pub fn on_packet(&mut self, now: Instant, packet: &Packet, out: &mut Outbox) {
+    /// A packet for this agent arrived. Returns what is left for the network to do.
+    pub fn on_packet(&mut self, now: Instant, packet: &Packet, out: &mut Outbox) -> Handled {
         match self {
             Agent::PgmSender(a) => a.on_packet(now, packet, out),
-            Agent::PgmReceiver(a) => a.on_packet(now, packet, out),
+            Agent::PgmReceiver(a) => return a.on_packet(now, packet, out),
             Agent::TcpSender(a) => a.on_packet(now, packet, out),
             Agent::TcpSink(a) => a.on_packet(now, packet, out),
             Agent::Udp(_) => {}
             Agent::UdpSink(a) => a.on_packet(now, packet),
         }
+        Handled::FollowUp
     }
 
     /// The agent's timer fired.

@@ -1,11 +1,11 @@
 //! Convoy sessions in the simulator: the real convoy-proto [`Sender`] and [`Receiver`], fed simulated packets.
 
-use super::Outbox;
+use super::{Handled, Outbox};
 use crate::ids::{AgentId, FlowId, GroupId, NodeId};
 use crate::observe::{Bins, CcSample, SeqMark, SeqTrace};
 use crate::packet::{Body, Dest, Packet, PgmDatagram, UDP_IP_OVERHEAD};
 use convoy_proto::cc::{CcEvent, ReceiverCcEvent};
-use convoy_proto::{Destination, Instant, Receiver, ReceiverEvent, Sender, SenderEvent};
+use convoy_proto::{Destination, InOrder, Instant, Receiver, ReceiverEvent, Sender, SenderEvent};
 use convoy_wire::{BodyRepr, Header, PacketType};
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -389,13 +389,14 @@ impl PgmReceiverAgent {
         self.record.left = Some(now);
     }
 
-    /// Data or control from the source.
-    pub fn on_packet(&mut self, now: Instant, packet: &Packet, out: &mut Outbox) {
+    /// Data or control from the source. [`Handled::Settled`] when the receiver took the packet in order and it
+    /// left nothing to poll ([`InOrder::DeliveredQuietly`]).
+    pub fn on_packet(&mut self, now: Instant, packet: &Packet, out: &mut Outbox) -> Handled {
         if !self.active {
-            return;
+            return Handled::FollowUp;
         }
         let Body::Pgm(datagram) = &packet.body else {
-            return;
+            return Handled::FollowUp;
         };
         // A keyed receiver opens the bytes itself; the others share the fan-out's one parse.
         let parsed = if !self.receiver.is_keyed() {
@@ -427,20 +428,24 @@ impl PgmReceiverAgent {
             });
         }
         match parsed {
-            Some(p) => {
-                if self.receiver.take_in_order(now, p, &datagram[..]) {
+            Some(p) => match self.receiver.take_in_order(now, p, &datagram[..]) {
+                InOrder::DeliveredQuietly => {
                     self.record.delivered(now, datagram.len() - p.payload_at);
-                } else {
+                    return Handled::Settled;
+                }
+                InOrder::Delivered => self.record.delivered(now, datagram.len() - p.payload_at),
+                InOrder::NotTaken => {
                     let from = crate::topology::node_address(packet.src);
                     self.receiver.handle_parsed(now, from, p, datagram.shared());
                 }
-            }
+            },
             None => {
                 let from = crate::topology::node_address(packet.src);
                 self.receiver.handle_datagram(now, from, datagram);
             }
         }
         self.flush(now, out);
+        Handled::FollowUp
     }
 
     /// A deadline passed.

@@ -3,7 +3,10 @@
 use super::capacity::{capacity, LossWindow};
 use super::AimdConfig;
 use crate::cc::wire_clock::{micros, since, stamp};
-use crate::cc::{FeedbackPacket, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, UpstreamPath};
+use crate::cc::{
+    FeedbackPacket, OdataOutcome, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController,
+    UpstreamPath,
+};
 use crate::seq;
 use crate::time::Instant;
 use convoy_wire::cc::aimd::{AimdData, AimdReport, ReportKind, WireRate};
@@ -87,6 +90,14 @@ impl AimdReceiver {
     /// The agent's reporting interval: its RTT, at least [`MIN_FEEDBACK_INTERVAL`].
     fn feedback_interval(&self) -> Duration {
         self.rtt.max(MIN_FEEDBACK_INTERVAL)
+    }
+
+    /// Whether, at `now`, the agent's periodic feedback is due (§5.3) and whether this receiver's notification
+    /// timer has expired (§5.1).
+    fn due(&self, now: Instant) -> (bool, bool) {
+        let feedback = self.is_agent && self.next_feedback.is_some_and(|t| now >= t);
+        let notify = self.notify_at.is_some_and(|t| now >= t);
+        (feedback, notify)
     }
 
     /// The loss rate over the window ([`LossWindow::rate`]).
@@ -208,9 +219,21 @@ impl AimdReceiver {
 }
 
 impl ReceiverController for AimdReceiver {
-    fn on_odata(&mut self, now: Instant, rng: &mut dyn RngCore, sqn: u32, options: &OptionsRepr) {
+    /// [`OdataOutcome::Quiet`] when the packet moved no timer and left no feedback due: most packets of a
+    /// receiver that is not the agent and has nothing to notify.
+    fn on_odata(
+        &mut self,
+        now: Instant,
+        rng: &mut dyn RngCore,
+        sqn: u32,
+        options: &OptionsRepr,
+    ) -> OdataOutcome {
+        let before = self.poll_timeout();
         self.record(sqn, true);
         self.after_odata(now, rng, options);
+        let (feedback, notify) = self.due(now);
+        let nothing_due = self.events.is_empty() && !feedback && !notify;
+        OdataOutcome::judge(before, self.poll_timeout(), nothing_due)
     }
 
     /// Counted lost, as a congestion mark.
@@ -227,7 +250,8 @@ impl ReceiverController for AimdReceiver {
     /// The agent's feedback when its RTT has passed; a notification when its timer fired and it is still worse
     /// than the agent the sender shows.
     fn poll_feedback(&mut self, now: Instant, _path: &UpstreamPath) -> Option<FeedbackPacket> {
-        if self.is_agent && self.next_feedback.is_some_and(|t| now >= t) {
+        let (feedback, notify) = self.due(now);
+        if feedback {
             // §5.3: "if there are multiple losses over one RTT, it only sends one NF. An NF has precedence over a
             // PF, so the source receives one PF or NF every RTT."
             self.next_feedback = Some(now + self.feedback_interval());
@@ -237,7 +261,7 @@ impl ReceiverController for AimdReceiver {
             };
             return self.report(now, kind, sqn);
         }
-        if self.notify_at.is_some_and(|t| now >= t) {
+        if notify {
             self.notify_at = None;
             if self.worse_than_agent() {
                 self.quiet_until = Some(now + self.rtt * NOTIFY_HOLDOFF_RTTS);

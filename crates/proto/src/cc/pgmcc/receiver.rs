@@ -3,7 +3,8 @@
 use super::dispersion::{rate_from_wire, rate_to_wire, ReceiveRateProbe};
 use super::{ElectionTimer, LossEstimator, PgmccConfig};
 use crate::cc::{
-    FeedbackPacket, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, UpstreamPath,
+    FeedbackPacket, OdataOutcome, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController,
+    UpstreamPath,
 };
 use crate::loss_filter::LossFilter;
 use crate::seq;
@@ -386,9 +387,22 @@ impl PgmccReceiver {
 }
 
 impl ReceiverController for PgmccReceiver {
-    fn on_odata(&mut self, now: Instant, rng: &mut dyn RngCore, sqn: u32, options: &OptionsRepr) {
+    /// [`OdataOutcome::Quiet`] for a receiver that is not the acker, with no election answer pending or due
+    /// and nothing queued: most receivers of a session, most of the time.
+    fn on_odata(
+        &mut self,
+        now: Instant,
+        rng: &mut dyn RngCore,
+        sqn: u32,
+        options: &OptionsRepr,
+    ) -> OdataOutcome {
+        let before = self.poll_timeout();
         self.record(now, sqn, true);
         self.after_odata(now, rng, sqn, options);
+        let nothing_due = self.events.is_empty()
+            && self.feedback.is_empty()
+            && self.election.is_none_or(|(at, _)| now < at);
+        OdataOutcome::judge(before, self.poll_timeout(), nothing_due)
     }
 
     fn on_odata_congested(

@@ -1,7 +1,7 @@
 //! Rule-by-rule tests of the pgmcc receiver half.
 
 use super::*;
-use crate::cc::{ReceiverCcEvent, ReceiverController};
+use crate::cc::{OdataOutcome, ReceiverCcEvent, ReceiverController};
 use crate::time::Instant;
 use convoy_wire::{OptionsRepr, PgmccData};
 use rand_chacha::ChaCha8Rng;
@@ -334,4 +334,27 @@ fn startup_no_report_without_the_sources_start_up_option_or_below_the_echo() {
         r.on_odata(at, &mut rng, i, &options);
     }
     assert_eq!(r.next_feedback(Instant::from_millis(30)), None);
+}
+
+/// `OdataOutcome`: data naming another acker leaves a receiver nothing to poll; being named (an ACK per packet,
+/// draft §4), losing the role (an event), an election request (an answer scheduled, paper §3.6) and data that
+/// arrives once the answer is due do not. Data while an answer waits, not yet due, leaves it as it was.
+#[test]
+fn odata_is_quiet_only_when_it_leaves_nothing_to_poll() {
+    let (mut r, mut rng) = rx();
+    let t = Instant::from_millis(10);
+    assert_eq!(r.on_odata(t, &mut rng, 0, &data(ip(2), 0)), OdataOutcome::Quiet);
+    assert_eq!(r.on_odata(t, &mut rng, 1, &data(ip(1), 0)), OdataOutcome::Pending);
+    while r.poll_event().is_some() {}
+    while r.next_feedback(t).is_some() {}
+    assert_eq!(r.on_odata(t, &mut rng, 2, &data(ip(2), 0)), OdataOutcome::Pending);
+    assert_eq!(r.poll_event(), Some(ReceiverCcEvent::AckerRole(false)));
+    assert_eq!(r.on_odata(t, &mut rng, 3, &data(ip(2), 0)), OdataOutcome::Quiet);
+    // An election request: an answer after a random back-off (not zero with this seed).
+    let at = Instant::from_millis(20);
+    assert_eq!(r.on_odata(at, &mut rng, 4, &data(none(), 0)), OdataOutcome::Pending);
+    let due = r.poll_timeout().expect("an answer is scheduled");
+    assert!(due > at);
+    assert_eq!(r.on_odata(at, &mut rng, 5, &data(none(), 0)), OdataOutcome::Quiet);
+    assert_eq!(r.on_odata(due, &mut rng, 6, &data(none(), 0)), OdataOutcome::Pending);
 }

@@ -4,7 +4,8 @@ use super::units::{from_bps, since, stamp, to_bps};
 use super::timer::timer_delay;
 use super::TfmccConfig;
 use crate::cc::{
-    FeedbackPacket, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, UpstreamPath,
+    FeedbackPacket, OdataOutcome, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController,
+    UpstreamPath,
 };
 use crate::seq;
 use crate::tfrc_loss::{TfrcLossHistory, RFC4654_DISCOUNT_THRESHOLD};
@@ -529,6 +530,14 @@ impl TfmccReceiver {
     /// The feedback timer may fire: not once data has been missing for more than R_max (§4.5: the next packet
     /// extends the timer by the gap beyond R_max if the sender was silent, [`TfmccReceiver::note_gap`], and lets it
     /// fire at once if packets were lost). The CLR's reports once per RTT are not held (§4.5: "never suppressed").
+    /// Whether, at `now`, the feedback timer has expired (§4.6) and whether the CLR's once-per-RTT report is
+    /// due (§4.5).
+    fn due(&self, now: Instant) -> (bool, bool) {
+        let timer = self.live(self.deadline).is_some_and(|t| now >= t);
+        let clr = self.is_clr && self.clr_due.is_some_and(|t| now >= t);
+        (timer, clr)
+    }
+
     fn live(&self, at: Option<Instant>) -> Option<Instant> {
         at.filter(|t| self.quiet_from.is_none_or(|q| *t <= q))
     }
@@ -561,11 +570,23 @@ impl TfmccReceiver {
 }
 
 impl ReceiverController for TfmccReceiver {
-    fn on_odata(&mut self, now: Instant, rng: &mut dyn RngCore, sqn: u32, options: &OptionsRepr) {
+    /// [`OdataOutcome::Quiet`] when the packet moved no timer and left no report due: most packets of a
+    /// receiver that is not the CLR, between its feedback rounds' timers.
+    fn on_odata(
+        &mut self,
+        now: Instant,
+        rng: &mut dyn RngCore,
+        sqn: u32,
+        options: &OptionsRepr,
+    ) -> OdataOutcome {
+        let before = self.poll_timeout();
         self.note_gap(now, sqn);
         let bytes = self.s as usize;
         self.record(now, sqn, true, bytes);
         self.after_odata(now, rng, options);
+        let (timer, clr) = self.due(now);
+        let nothing_due = self.events.is_empty() && !(timer || clr || self.report_now);
+        OdataOutcome::judge(before, self.poll_timeout(), nothing_due)
     }
 
     fn on_odata_congested(
@@ -591,8 +612,7 @@ impl ReceiverController for TfmccReceiver {
 
     /// Reports go on an ACK to the source; the path is not needed (no NAK-shaped report).
     fn poll_feedback(&mut self, now: Instant, _path: &UpstreamPath) -> Option<FeedbackPacket> {
-        let timer = self.live(self.deadline).is_some_and(|t| now >= t);
-        let clr = self.is_clr && self.clr_due.is_some_and(|t| now >= t);
+        let (timer, clr) = self.due(now);
         if !(timer || clr || self.report_now) {
             return None;
         }
