@@ -12,8 +12,9 @@
 # Needs cargo, jq, and ns-3.37's development files (bench/ns3/build.sh installs libns3-dev when run as root).
 # Wall-clock times depend on what else the machine runs; CPU times are listed too. Convoy's dumbbell figures are
 # the fastest of three runs, and so are ns-3's. ns-3's multicast stars run once (70-200 s each, long enough to
-# average over the machine's slow and fast phases); Convoy's run three times (about a second each, short enough
-# to land in one phase) and the median run counts.
+# average over the machine's slow and fast phases); Convoy's run five times (about a second each, short enough
+# to land in one phase): twice just before ns-3's run of the same star, twice just after it and once among the
+# other scenarios, so that they sample the phases ns-3's run averages over, and the median run counts.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -46,9 +47,6 @@ echo "compare.sh: running convoy bench sim ${only[*]}" >&2
 target/release/convoy bench sim --json "${only[@]}" >"$tmp/convoy.json"
 for i in 2 3; do
     target/release/convoy bench sim --json --only dumbbell-1,dumbbell-10,dumbbell-100 >"$tmp/convoy-$i.json"
-    if [ ${#only[@]} -eq 0 ]; then
-        target/release/convoy bench sim --json --only mcast-fixed-1000,mcast-fixed-10000 >"$tmp/convoy-star-$i.json"
-    fi
 done
 
 ns3() { jq -r -s "[.[] | select(.flows == $1)] | min_by(.cpu_s) | $2" "$tmp/ns3.jsonl"; }
@@ -84,22 +82,35 @@ echo "Targets: speed-up >= 20x at N = 100; utilisation within +-2% at every N; J
 echo "ns-3 runs two events per hop (transmission end, reception), Convoy one (the arrival)."
 
 if [ ${#only[@]} -eq 0 ]; then
-    echo "compare.sh: running the ns-3 multicast star (bench/ns3/run-star.sh: 1000 receivers for 100 s, 10,000 for 10 s)" >&2
-    bench/ns3/run-star.sh 1000 >"$tmp/ns3-star.jsonl"
-    bench/ns3/run-star.sh --sim-time 10 10000 >>"$tmp/ns3-star.jsonl"
+    echo "compare.sh: running the ns-3 multicast star (bench/ns3/run-star.sh: 1000 receivers for 100 s, 10,000 for 10 s)," >&2
+    echo "compare.sh: each between two runs of Convoy's before and two after" >&2
+    # Convoy's star of `$1` receivers, as run `$2`.
+    convoy_star() {
+        target/release/convoy bench sim --json --only "mcast-fixed-$1" >"$tmp/convoy-star-$1-$2.json"
+    }
+    for r in 1000 10000; do
+        convoy_star "$r" before-1; convoy_star "$r" before-2
+        if [ "$r" = 1000 ]; then
+            bench/ns3/run-star.sh 1000 >>"$tmp/ns3-star.jsonl"
+        else
+            bench/ns3/run-star.sh --sim-time 10 10000 >>"$tmp/ns3-star.jsonl"
+        fi
+        convoy_star "$r" after-1; convoy_star "$r" after-2
+    done
     echo
     echo "Multicast fan-out: 1 source -> hub -> R receivers, 100 Mbit/s 1 ms links, 1 Mbit/s of 1000-byte payloads,"
     echo "100 simulated seconds at R = 1000 and 10 at R = 10,000 (12.5 M deliveries each; ns-3: bench/ns3/mcast-star-bench.cc,"
-    echo "UDP sinks, one run; Convoy: scenarios/bench/mcast-fixed-R.toml, fixed rate, PGM receivers, the median of three runs)"
+    echo "UDP sinks, one run; Convoy: scenarios/bench/mcast-fixed-R.toml, fixed rate, PGM receivers, the median of five runs,"
+    echo "four of them two before and two after ns-3's)"
     echo
     printf '%9s | %9s %9s %8s | %8s %8s %8s | %12s %12s\n' \
         receivers "ns-3 run" Convoy speed-up "ns-3 CPU" Convoy speed-up "ns-3 events" Convoy
     for r in 1000 10000; do
         ns3star() { jq -r "select(.receivers == $r) | $1" "$tmp/ns3-star.jsonl"; }
-        # The median of Convoy's three runs by CPU time (each field from that run).
+        # The median of Convoy's five runs by CPU time (each field from that run).
         cstar() {
-            jq -r -s "[.[].scenarios[] | select(.name == \"mcast-fixed-$r\")] | sort_by(.cpu_s) | .[1] | $1" \
-                "$tmp/convoy.json" "$tmp/convoy-star-2.json" "$tmp/convoy-star-3.json"
+            jq -r -s "[.[].scenarios[] | select(.name == \"mcast-fixed-$r\")] | sort_by(.cpu_s) | .[2] | $1" \
+                "$tmp/convoy.json" "$tmp/convoy-star-$r-"*.json
         }
         nw="$(ns3star .run_s)"; nc="$(ns3star .cpu_s)"; ne="$(ns3star .events)"
         cw="$(cstar .wall_s)"; cc="$(cstar .cpu_s)"; ce="$(cstar .events)"
