@@ -7,7 +7,7 @@
 #
 #   bench/compare.sh          # the dumbbells (about a minute, most of it ns-3)
 #   bench/compare.sh --all    # also the multicast fan-out beside ns-3's (1000 and 10,000 receivers) and
-#                             # Convoy's pgmcc stars (about 25 minutes), below the table
+#                             # Convoy's pgmcc stars (about 10 minutes), below the table
 #
 # Needs cargo, jq, and ns-3.37's development files (bench/ns3/build.sh installs libns3-dev when run as root).
 # Wall-clock times depend on what else the machine runs; CPU times are listed too. Convoy's dumbbell figures are

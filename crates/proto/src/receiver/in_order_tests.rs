@@ -1,8 +1,9 @@
 //! [`Receiver::take_in_order`] against [`Receiver::handle_parsed`]: two receivers hear the same packets from a
 //! real source, over a path that loses, reorders and duplicates them; one offers each packet to the fast path
 //! first. A third receiver at another address hears them too and sends its feedback, so that the source may
-//! choose it (as acker, CLR or agent) and the two compared receivers then run as most receivers of a session do. After every input both must send the same bytes, hold the same state and give the same events, the
-//! fast path's delivery moved to the front. When the fast path says the packet left nothing to poll
+//! choose it (as acker, CLR or agent) and the two compared receivers then run as most receivers of a session
+//! do. After every input both must send the same bytes, hold the same state and give the same events, the fast
+//! path's delivery moved to the front. When the fast path says the packet left nothing to poll
 //! ([`InOrder::DeliveredQuietly`]), the fast receiver must send nothing, give no other event and keep its
 //! deadline.
 

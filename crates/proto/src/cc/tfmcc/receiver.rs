@@ -527,17 +527,17 @@ impl TfmccReceiver {
         }
     }
 
-    /// The feedback timer may fire: not once data has been missing for more than R_max (§4.5: the next packet
-    /// extends the timer by the gap beyond R_max if the sender was silent, [`TfmccReceiver::note_gap`], and lets it
-    /// fire at once if packets were lost). The CLR's reports once per RTT are not held (§4.5: "never suppressed").
-    /// Whether, at `now`, the feedback timer has expired (§4.6) and whether the CLR's once-per-RTT report is
-    /// due (§4.5).
+    /// Whether, at `now`, the feedback timer has expired and whether the CLR's once-per-RTT report is due
+    /// (both §4.5).
     fn due(&self, now: Instant) -> (bool, bool) {
         let timer = self.live(self.deadline).is_some_and(|t| now >= t);
         let clr = self.is_clr && self.clr_due.is_some_and(|t| now >= t);
         (timer, clr)
     }
 
+    /// The feedback timer may fire: not once data has been missing for more than R_max (§4.5: the next packet
+    /// extends the timer by the gap beyond R_max if the sender was silent, [`TfmccReceiver::note_gap`], and lets it
+    /// fire at once if packets were lost). The CLR's reports once per RTT are not held (§4.5: "never suppressed").
     fn live(&self, at: Option<Instant>) -> Option<Instant> {
         at.filter(|t| self.quiet_from.is_none_or(|q| *t <= q))
     }
