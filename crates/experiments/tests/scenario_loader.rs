@@ -658,3 +658,25 @@ fn link_changes_name_a_link_and_a_time_within_the_run() {
         assert!(e.to_string().contains(msg), "expected `{msg}` in: {e}");
     }
 }
+
+#[test]
+fn tfmcc_round_length_is_a_session_key() {
+    let text = BASE.replacen(
+        "pgmcc = { c = 1.0, timeout = \"fixed:1s\" }",
+        "cc = \"tfmcc\"\ntfmcc = { round_rtts = 4 }",
+        1,
+    );
+    let s = parse(&text, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let CcConfig::Tfmcc(t) = &s.sessions[0].cc else {
+        panic!("not TFMCC: {:?}", s.sessions[0].cc)
+    };
+    assert_eq!(t.round_rtts, 4.0, "the paper's b = 4 (§2.5)");
+    let plain = parse(&text.replace("tfmcc = { round_rtts = 4 }", ""), &[]).unwrap();
+    let CcConfig::Tfmcc(t) = &plain.sessions[0].cc else {
+        panic!("not TFMCC")
+    };
+    assert_eq!(t.round_rtts, 6.0, "RFC 4654 §3.4's default");
+    let e = parse(&text.replace("round_rtts = 4", "round_rtts = 0.5"), &[]).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("session[0].tfmcc.round_rtts"), "{e}");
+    assert!(e.to_string().contains("use 1 to 16"), "{e}");
+}

@@ -131,6 +131,7 @@ impl ReceiverController for FixedReceiver {
         _now: Instant,
         _rng: &mut dyn RngCore,
         sqn: u32,
+        _len: usize,
         _options: &OptionsRepr,
     ) -> OdataOutcome {
         self.record(sqn, true);
@@ -142,13 +143,14 @@ impl ReceiverController for FixedReceiver {
         _now: Instant,
         _rng: &mut dyn RngCore,
         sqn: u32,
+        _len: usize,
         _options: &OptionsRepr,
     ) {
         self.record(sqn, false);
     }
 
     /// Repairs say nothing about the path this controller measures (paper §3.3).
-    fn on_rdata(&mut self, _now: Instant) {}
+    fn on_rdata(&mut self, _now: Instant, _len: usize) {}
 
     fn add_nak_report(&mut self, _now: Instant, _options: &mut OptionsRepr) {}
 

@@ -20,6 +20,17 @@ use convoy_wire::{BodyRepr, OptionsRepr, PacketRepr};
 use rand_core::RngCore;
 use std::net::IpAddr;
 
+/// The bytes a controller counts for a data packet beyond its payload: PGM's common header, the ODATA body and
+/// typical options (RFC 3208 §8). Both ends count a packet as its payload plus this ([`packet_size`]), so that the
+/// rate a receiver measures and the size s in its equation are the sender's (RFC 4654 §2.1: "the same value of s
+/// is used by the sender and receivers").
+pub const PACKET_OVERHEAD: usize = 64;
+
+/// A data packet's size as the controllers count it: `payload` bytes plus [`PACKET_OVERHEAD`].
+pub fn packet_size(payload: usize) -> usize {
+    payload + PACKET_OVERHEAD
+}
+
 /// When the controller lets the next original data packet (ODATA) go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Permit {
@@ -207,14 +218,15 @@ pub struct ReceiverCcSnapshot {
 
 /// The receiver half of a congestion controller.
 pub trait ReceiverController: Send {
-    /// An ODATA packet `sqn` arrived (repairs are not reported: they say nothing about the path, paper §3.3).
-    /// Returns whether it left anything to poll ([`OdataOutcome`]; [`OdataOutcome::Pending`] is always
+    /// An ODATA packet `sqn` of `len` bytes ([`packet_size`]) arrived (repairs are not reported: they say nothing
+    /// about the path, paper §3.3). Returns whether it left anything to poll ([`OdataOutcome`]; [`OdataOutcome::Pending`] is always
     /// correct, [`OdataOutcome::Quiet`] a promise).
     fn on_odata(
         &mut self,
         now: Instant,
         rng: &mut dyn RngCore,
         sqn: u32,
+        len: usize,
         options: &OptionsRepr,
     ) -> OdataOutcome;
     /// An ODATA packet `sqn` arrived but this receiver could not absorb it: its receive buffer is past half its
@@ -226,13 +238,14 @@ pub trait ReceiverController: Send {
         now: Instant,
         rng: &mut dyn RngCore,
         sqn: u32,
+        len: usize,
         options: &OptionsRepr,
     );
-    /// A repair (RDATA) arrived. It says nothing of losses or of the path's RTT (paper §3.3), but it is data the
+    /// A repair (RDATA) of `len` bytes ([`packet_size`]) arrived. It says nothing of losses or of the path's RTT (paper §3.3), but it is data the
     /// path carried: a controller that measures the receive rate counts it (RFC 4654 §4.3.4: the rate at which
     /// data arrives), or a source that charges repairs to its rate ([`crate::RepairPacing::Controller`]) would
     /// see its receivers report only the share left to original data.
-    fn on_rdata(&mut self, now: Instant);
+    fn on_rdata(&mut self, now: Instant, len: usize);
     /// Add this controller's receiver report to an outgoing repair NAK (paper §3.2: every NAK carries a report).
     fn add_nak_report(&mut self, now: Instant, options: &mut OptionsRepr);
     /// Feedback the controller wants sent now, towards `path`.

@@ -77,7 +77,10 @@ impl Receiver {
         self.stats.odata += 1;
         self.stats.apdus += 1;
         self.stats.bytes += len as u64;
-        let outcome = self.cc.on_odata(now, &mut self.rng, sqn, &packet.options);
+        let size = crate::cc::packet_size(len);
+        let outcome = self
+            .cc
+            .on_odata(now, &mut self.rng, sqn, size, &packet.options);
         if outcome == OdataOutcome::Quiet && self.status_out.is_none() && !self.finish_due() {
             return InOrder::DeliveredQuietly;
         }

@@ -442,21 +442,26 @@ impl Receiver {
                     });
                 }
                 let fragment = packet.options.fragment.map(Fragment::from);
+                let len = crate::cc::packet_size(match payload {
+                    PayloadSource::Borrowed(p) => p.len(),
+                    PayloadSource::Shared(datagram, at) => datagram.len() - at,
+                });
                 // A packet the window has little or no room for counts as lost for the controller (rxw module
                 // `budget`): this receiver then slows the session instead of buffering without limit.
                 if is_odata {
                     self.stats.odata += 1;
                     let room = self.rxw.room_for(sqn, fragment);
                     if room == Room::Plenty {
-                        self.cc.on_odata(now, &mut self.rng, sqn, &packet.options);
+                        self.cc
+                            .on_odata(now, &mut self.rng, sqn, len, &packet.options);
                     } else {
                         self.stats.congested += 1;
                         self.cc
-                            .on_odata_congested(now, &mut self.rng, sqn, &packet.options);
+                            .on_odata_congested(now, &mut self.rng, sqn, len, &packet.options);
                     }
                 } else {
                     self.stats.rdata += 1;
-                    self.cc.on_rdata(now);
+                    self.cc.on_rdata(now, len);
                 }
                 let (w, rng) = (&mut self.rxw, &mut self.rng);
                 let stored = match payload {

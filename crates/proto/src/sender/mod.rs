@@ -681,7 +681,7 @@ impl Sender {
                 self.repair_set.remove(&sqn);
                 continue;
             };
-            let len_estimate = packet.payload.len() + 64;
+            let len_estimate = crate::cc::packet_size(packet.payload.len());
             if !self.repair_permitted(now) || !self.rate_allows(now, len_estimate, true) {
                 return None;
             }
@@ -749,10 +749,10 @@ impl Sender {
             ..OptionsRepr::default()
         };
         let payload_len = packet.payload.len();
-        // The controller needs the packet length before the options it adds are known; use the payload plus
-        // the fixed header and option overhead of a typical pgmcc ODATA.
+        // The controller needs the packet length before the options it adds are known; both ends count the
+        // payload plus a typical ODATA's header and options (`cc::packet_size`).
         self.cc
-            .on_data_sent(now, sqn, payload_len + 64, &mut options);
+            .on_data_sent(now, sqn, crate::cc::packet_size(payload_len), &mut options);
         self.drain_cc_events();
         let packet = self.txw.get(sqn)?;
         let repr = PacketRepr {

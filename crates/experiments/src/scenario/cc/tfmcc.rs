@@ -25,6 +25,8 @@ pub struct TfmccSpec {
     pub receive_rate_rtts: Option<u32>,
     /// The receivers' feedback timer (default `"rate-offset"`, the paper's §2.5; `"exponential"`: RFC 4654 §4.5).
     pub feedback_timer: Option<FeedbackTimerSpec>,
+    /// b, the feedback round's length T = b·R_max (default 6, RFC 4654 §3.4; the paper's §2.5 uses 4).
+    pub round_rtts: Option<f64>,
 }
 
 /// `feedback_timer = "exponential" | "rate-offset"`.
@@ -59,8 +61,16 @@ impl SchemeKeys for TfmccSpec {
         if !(1..=8).contains(&rtts) {
             return fail(&path.key("receive_rate_rtts"), format!("{rtts} RTTs: use 1 to 8 (RFC 4654 §4.3.4: 2 to 4)"));
         }
+        let round_rtts = k.round_rtts.unwrap_or(d.round_rtts);
+        if !(1.0..=16.0).contains(&round_rtts) {
+            return fail(
+                &path.key("round_rtts"),
+                format!("{round_rtts} R_max: use 1 to 16 (RFC 4654 §3.4: 6; the TFMCC paper §2.5: 3 to 6, 4 by default)"),
+            );
+        }
         Ok(CcConfig::Tfmcc(TfmccConfig {
             initial_rtt,
+            round_rtts,
             receivers_max,
             g,
             receive_rate_rtts: rtts,

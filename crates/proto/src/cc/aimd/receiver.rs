@@ -226,6 +226,7 @@ impl ReceiverController for AimdReceiver {
         now: Instant,
         rng: &mut dyn RngCore,
         sqn: u32,
+        _len: usize,
         options: &OptionsRepr,
     ) -> OdataOutcome {
         let before = self.poll_timeout();
@@ -237,13 +238,13 @@ impl ReceiverController for AimdReceiver {
     }
 
     /// Counted lost, as a congestion mark.
-    fn on_odata_congested(&mut self, now: Instant, rng: &mut dyn RngCore, sqn: u32, options: &OptionsRepr) {
+    fn on_odata_congested(&mut self, now: Instant, rng: &mut dyn RngCore, sqn: u32, _len: usize, options: &OptionsRepr) {
         self.record(sqn, false);
         self.after_odata(now, rng, options);
     }
 
     /// Repairs say nothing about the path this controller measures (paper §3.3).
-    fn on_rdata(&mut self, _now: Instant) {}
+    fn on_rdata(&mut self, _now: Instant, _len: usize) {}
 
     fn add_nak_report(&mut self, _now: Instant, _options: &mut OptionsRepr) {}
 

@@ -161,7 +161,7 @@ fn paper_5_4_the_sender_paces_and_echoes_each_report_once() {
 }
 
 fn receive(r: &mut AimdReceiver, rng: &mut ChaCha8Rng, sqn: u32, at: Instant, o: &OptionsRepr) {
-    r.on_odata(at, rng, sqn, o);
+    r.on_odata(at, rng, sqn, 1464, o);
 }
 
 #[test]
@@ -239,7 +239,7 @@ fn a_sender_and_receivers_elect_the_farthest_loss_free_receiver() {
         s.on_data_sent(now, k, 1000, &mut o);
         for (r, one_way) in [(&mut near, 20u64), (&mut far, 100)] {
             let at = now + Duration::from_millis(one_way);
-            r.on_odata(at, &mut rng, k, &o);
+            r.on_odata(at, &mut rng, k, 1464, &o);
             if let Some(f) = r.poll_feedback(at + Duration::from_millis(19), &PATH) {
                 pending.push((at + Duration::from_millis(19 + one_way), f.options.cc.aimd.report.unwrap()));
             }

@@ -394,6 +394,7 @@ impl ReceiverController for PgmccReceiver {
         now: Instant,
         rng: &mut dyn RngCore,
         sqn: u32,
+        _len: usize,
         options: &OptionsRepr,
     ) -> OdataOutcome {
         let before = self.poll_timeout();
@@ -410,6 +411,7 @@ impl ReceiverController for PgmccReceiver {
         now: Instant,
         rng: &mut dyn RngCore,
         sqn: u32,
+        _len: usize,
         options: &OptionsRepr,
     ) {
         self.record(now, sqn, false);
@@ -426,7 +428,7 @@ impl ReceiverController for PgmccReceiver {
     }
 
     /// Repairs say nothing about the path this controller measures (paper §3.3).
-    fn on_rdata(&mut self, _now: Instant) {}
+    fn on_rdata(&mut self, _now: Instant, _len: usize) {}
 
     fn add_nak_report(&mut self, now: Instant, options: &mut OptionsRepr) {
         options.cc.pgmcc.feedback = Some(self.report(now));

@@ -34,7 +34,7 @@ fn rx() -> (PgmccReceiver, ChaCha8Rng) {
 fn draft_4_acker_acks_every_data_packet_immediately() {
     let (mut r, mut rng) = rx();
     let now = Instant::from_millis(5);
-    r.on_odata(now, &mut rng, 10, &data(ip(1), 77));
+    r.on_odata(now, &mut rng, 10, 1464, &data(ip(1), 77));
     match r.next_feedback(now) {
         Some(ReceiverFeedback::Ack {
             rx_max,
@@ -51,7 +51,7 @@ fn draft_4_acker_acks_every_data_packet_immediately() {
     }
     assert_eq!(r.poll_event(), Some(ReceiverCcEvent::AckerRole(true)));
     // Data naming someone else: no ACK.
-    r.on_odata(now, &mut rng, 11, &data(ip(2), 78));
+    r.on_odata(now, &mut rng, 11, 1464, &data(ip(2), 78));
     assert_eq!(r.next_feedback(now), None);
     assert_eq!(r.poll_event(), Some(ReceiverCcEvent::AckerRole(false)));
 }
@@ -61,22 +61,22 @@ fn draft_2_1_3_bitmap_lsb_is_rx_max_one_is_received() {
     let (mut r, mut rng) = rx();
     let now = Instant::ZERO;
     for sqn in [0u32, 1, 2, 4, 5] {
-        r.on_odata(now, &mut rng, sqn, &data(ip(2), 0));
+        r.on_odata(now, &mut rng, sqn, 1464, &data(ip(2), 0));
     }
     // RX_MAX = 5; bit i is sqn 5 − i: 5, 4 received (bits 0, 1), 3 missing (bit 2), 2, 1, 0 received.
     assert_eq!(r.bitmap() & 0b11_1111, 0b11_1011);
     // Late arrival of 3 fills its bit.
-    r.on_odata(now, &mut rng, 3, &data(ip(2), 0));
+    r.on_odata(now, &mut rng, 3, 1464, &data(ip(2), 0));
     assert_eq!(r.bitmap() & 0b11_1111, 0b11_1111);
 }
 
 #[test]
 fn paper_3_2_rx_max_is_wrap_aware() {
     let (mut r, mut rng) = rx();
-    r.on_odata(Instant::ZERO, &mut rng, u32::MAX - 1, &data(ip(2), 0));
-    r.on_odata(Instant::ZERO, &mut rng, 1, &data(ip(2), 0));
+    r.on_odata(Instant::ZERO, &mut rng, u32::MAX - 1, 1464, &data(ip(2), 0));
+    r.on_odata(Instant::ZERO, &mut rng, 1, 1464, &data(ip(2), 0));
     assert_eq!(r.snapshot().rx_max, Some(1));
-    r.on_odata(Instant::ZERO, &mut rng, u32::MAX, &data(ip(2), 0));
+    r.on_odata(Instant::ZERO, &mut rng, u32::MAX, 1464, &data(ip(2), 0));
     assert_eq!(
         r.snapshot().rx_max,
         Some(1),
@@ -88,7 +88,7 @@ fn paper_3_2_rx_max_is_wrap_aware() {
 fn paper_3_2_2_gaps_feed_the_loss_filter() {
     let (mut r, mut rng) = rx();
     for sqn in (0..20_000u32).filter(|s| s % 20 != 7) {
-        r.on_odata(Instant::ZERO, &mut rng, sqn, &data(ip(2), 0));
+        r.on_odata(Instant::ZERO, &mut rng, sqn, 1464, &data(ip(2), 0));
     }
     let p = r.snapshot().loss;
     assert!((p - 0.05).abs() < 0.01, "5% loss pattern gives {p}");
@@ -109,6 +109,7 @@ fn draft_2_6_tfrc_estimator_selectable() {
             Instant::from_millis(u64::from(sqn) * 10),
             &mut rng,
             sqn,
+            1464,
             &data(ip(2), 0),
         );
     }
@@ -119,7 +120,7 @@ fn draft_2_6_tfrc_estimator_selectable() {
 #[test]
 fn draft_2_5_1_echo_adds_holding_time() {
     let (mut r, mut rng) = rx();
-    r.on_odata(Instant::from_millis(100), &mut rng, 0, &data(ip(2), 5_000));
+    r.on_odata(Instant::from_millis(100), &mut rng, 0, 1464, &data(ip(2), 5_000));
     let mut options = OptionsRepr::default();
     r.add_nak_report(Instant::from_millis(130), &mut options);
     let fb = options.cc.pgmcc.feedback.unwrap();
@@ -129,8 +130,8 @@ fn draft_2_5_1_echo_adds_holding_time() {
 #[test]
 fn paper_3_2_every_nak_carries_the_report() {
     let (mut r, mut rng) = rx();
-    r.on_odata(Instant::ZERO, &mut rng, 0, &data(ip(2), 0));
-    r.on_odata(Instant::ZERO, &mut rng, 3, &data(ip(2), 0));
+    r.on_odata(Instant::ZERO, &mut rng, 0, 1464, &data(ip(2), 0));
+    r.on_odata(Instant::ZERO, &mut rng, 3, 1464, &data(ip(2), 0));
     let mut options = OptionsRepr::default();
     r.add_nak_report(Instant::ZERO, &mut options);
     let fb = options.cc.pgmcc.feedback.unwrap();
@@ -143,7 +144,7 @@ fn paper_3_2_every_nak_carries_the_report() {
 fn paper_3_6_election_request_answered_after_short_backoff() {
     let (mut r, mut rng) = rx();
     let t0 = Instant::from_millis(1000);
-    r.on_odata(t0, &mut rng, 0, &data(none(), 0));
+    r.on_odata(t0, &mut rng, 0, 1464, &data(none(), 0));
     assert_eq!(r.next_feedback(t0), None);
     let due = r.poll_timeout().expect("an election answer is scheduled");
     assert!(due >= t0 && due <= t0 + PgmccConfig::default().election_backoff);
@@ -159,8 +160,8 @@ fn paper_3_6_election_request_answered_after_short_backoff() {
 #[test]
 fn election_answer_cancelled_once_an_acker_is_named() {
     let (mut r, mut rng) = rx();
-    r.on_odata(Instant::ZERO, &mut rng, 0, &data(none(), 0));
-    r.on_odata(Instant::ZERO, &mut rng, 1, &data(ip(3), 0));
+    r.on_odata(Instant::ZERO, &mut rng, 0, 1464, &data(none(), 0));
+    r.on_odata(Instant::ZERO, &mut rng, 1, 1464, &data(ip(3), 0));
     assert_eq!(r.poll_timeout(), None);
     assert_eq!(r.next_feedback(Instant::from_secs_f64(1.0)), None);
 }
@@ -168,7 +169,7 @@ fn election_answer_cancelled_once_an_acker_is_named() {
 #[test]
 fn draft_2_3_2_acker_leaving_on_close() {
     let (mut r, mut rng) = rx();
-    r.on_odata(Instant::ZERO, &mut rng, 0, &data(ip(1), 0));
+    r.on_odata(Instant::ZERO, &mut rng, 0, 1464, &data(ip(1), 0));
     let _ = r.next_feedback(Instant::ZERO);
     r.close(Instant::ZERO);
     match r.next_feedback(Instant::ZERO) {
@@ -203,7 +204,7 @@ fn ack_per_batch_off_acks_every_packet_of_a_batch() {
     let (mut r, mut rng) = rx();
     let now = Instant::from_millis(5);
     for sqn in 0..5 {
-        r.on_odata(now, &mut rng, sqn, &data(ip(1), sqn));
+        r.on_odata(now, &mut rng, sqn, 1464, &data(ip(1), sqn));
     }
     assert_eq!(acks(&mut r, now).len(), 5);
 }
@@ -213,12 +214,12 @@ fn ack_per_batch_sends_one_ack_covering_a_batch_and_keeps_every_bit() {
     let (mut r, mut rng) = batching_rx();
     let now = Instant::from_millis(5);
     // The first ACK always leaves on its own: nothing has left yet to measure coverage from.
-    r.on_odata(now, &mut rng, 100, &data(ip(1), 1));
-    r.on_odata(now, &mut rng, 101, &data(ip(1), 2));
+    r.on_odata(now, &mut rng, 100, 1464, &data(ip(1), 1));
+    r.on_odata(now, &mut rng, 101, 1464, &data(ip(1), 2));
     assert_eq!(acks(&mut r, now).len(), 2);
     // A batch of 10 with 105 missing: one ACK whose bitmap shows the hole.
     for sqn in (102..112).filter(|&s| s != 105) {
-        r.on_odata(now, &mut rng, sqn, &data(ip(1), sqn));
+        r.on_odata(now, &mut rng, sqn, 1464, &data(ip(1), sqn));
     }
     let got = acks(&mut r, now);
     assert_eq!(got.len(), 1, "{got:?}");
@@ -236,11 +237,11 @@ fn ack_per_batch_sends_one_ack_covering_a_batch_and_keeps_every_bit() {
 fn ack_per_batch_never_lets_a_packet_fall_out_of_the_bitmap_unreported() {
     let (mut r, mut rng) = batching_rx();
     let now = Instant::from_millis(5);
-    r.on_odata(now, &mut rng, 0, &data(ip(1), 0));
+    r.on_odata(now, &mut rng, 0, 1464, &data(ip(1), 0));
     assert_eq!(acks(&mut r, now).len(), 1);
     // 100 packets read in one go: a new ACK starts whenever the next would leave packets uncovered.
     for sqn in 1..=100 {
-        r.on_odata(now, &mut rng, sqn, &data(ip(1), sqn));
+        r.on_odata(now, &mut rng, sqn, 1464, &data(ip(1), sqn));
     }
     let got = acks(&mut r, now);
     let mut reported_up_to = 0u32;
@@ -283,7 +284,7 @@ fn rfc4654_4_5_biased_election_timer_answers_late_except_a_few() {
                     ..PgmccConfig::default()
                 };
                 let mut r = PgmccReceiver::new(config, ip((i % 250) as u8 + 1));
-                r.on_odata(Instant::ZERO, rng, 1, &data(none(), 0));
+                r.on_odata(Instant::ZERO, rng, 1, 1464, &data(none(), 0));
                 r.poll_timeout().unwrap() < Instant::from_millis(4)
             })
             .count()
@@ -307,7 +308,7 @@ fn startup_a_receiver_whose_path_spreads_a_burst_reports_its_rate_on_an_ack() {
     // Four packets sent within 3 µs, arriving 2 ms apart: 500 packets/s, below the echoed 8000.
     for i in 0..4u32 {
         let at = Instant::from_millis(10 + 2 * u64::from(i));
-        r.on_odata(at, &mut rng, i, &start_up_data(ip(2), 1000 + i, 8_000_000));
+        r.on_odata(at, &mut rng, i, 1464, &start_up_data(ip(2), 1000 + i, 8_000_000));
     }
     match r.next_feedback(Instant::from_millis(16)) {
         Some(ReceiverFeedback::Ack { rx_max, options, .. }) => {
@@ -331,7 +332,7 @@ fn startup_no_report_without_the_sources_start_up_option_or_below_the_echo() {
         } else {
             start_up_data(ip(2), 1000 + i, 500_000)
         };
-        r.on_odata(at, &mut rng, i, &options);
+        r.on_odata(at, &mut rng, i, 1464, &options);
     }
     assert_eq!(r.next_feedback(Instant::from_millis(30)), None);
 }
@@ -343,18 +344,18 @@ fn startup_no_report_without_the_sources_start_up_option_or_below_the_echo() {
 fn odata_is_quiet_only_when_it_leaves_nothing_to_poll() {
     let (mut r, mut rng) = rx();
     let t = Instant::from_millis(10);
-    assert_eq!(r.on_odata(t, &mut rng, 0, &data(ip(2), 0)), OdataOutcome::Quiet);
-    assert_eq!(r.on_odata(t, &mut rng, 1, &data(ip(1), 0)), OdataOutcome::Pending);
+    assert_eq!(r.on_odata(t, &mut rng, 0, 1464, &data(ip(2), 0)), OdataOutcome::Quiet);
+    assert_eq!(r.on_odata(t, &mut rng, 1, 1464, &data(ip(1), 0)), OdataOutcome::Pending);
     while r.poll_event().is_some() {}
     while r.next_feedback(t).is_some() {}
-    assert_eq!(r.on_odata(t, &mut rng, 2, &data(ip(2), 0)), OdataOutcome::Pending);
+    assert_eq!(r.on_odata(t, &mut rng, 2, 1464, &data(ip(2), 0)), OdataOutcome::Pending);
     assert_eq!(r.poll_event(), Some(ReceiverCcEvent::AckerRole(false)));
-    assert_eq!(r.on_odata(t, &mut rng, 3, &data(ip(2), 0)), OdataOutcome::Quiet);
+    assert_eq!(r.on_odata(t, &mut rng, 3, 1464, &data(ip(2), 0)), OdataOutcome::Quiet);
     // An election request: an answer after a random back-off (not zero with this seed).
     let at = Instant::from_millis(20);
-    assert_eq!(r.on_odata(at, &mut rng, 4, &data(none(), 0)), OdataOutcome::Pending);
+    assert_eq!(r.on_odata(at, &mut rng, 4, 1464, &data(none(), 0)), OdataOutcome::Pending);
     let due = r.poll_timeout().expect("an answer is scheduled");
     assert!(due > at);
-    assert_eq!(r.on_odata(at, &mut rng, 5, &data(none(), 0)), OdataOutcome::Quiet);
-    assert_eq!(r.on_odata(due, &mut rng, 6, &data(none(), 0)), OdataOutcome::Pending);
+    assert_eq!(r.on_odata(at, &mut rng, 5, 1464, &data(none(), 0)), OdataOutcome::Quiet);
+    assert_eq!(r.on_odata(due, &mut rng, 6, 1464, &data(none(), 0)), OdataOutcome::Pending);
 }

@@ -26,6 +26,10 @@ pub use super::wire_clock as units;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_receiver;
+#[cfg(test)]
+mod tests_sender;
 
 pub use receiver::TfmccReceiver;
 pub use sender::TfmccSender;

@@ -30,6 +30,12 @@ const MAX_HOLES: usize = 1 << 12;
 const IDLE_R_MAX: u32 = 10;
 /// How long the calculated rate may stay below the reported floor while the sender is faster (§4.4).
 const LEAVE_AFTER: Duration = Duration::from_secs(120);
+/// The weight the smoothed one-way-delay estimate keeps per packet (the paper §2.4.3: adjustments are smoothed
+/// "albeit with a smaller decay factor", since one comes with every packet; RFC 4654 §4.3.2's q for the CLR, whose
+/// samples are also frequent).
+const OWD_Q: f64 = 0.9;
+/// The weight the mean packet size keeps per packet (the sender's, so that both ends agree on s, §2.1).
+const SIZE_Q: f64 = 0.9;
 
 /// What the receiver knows about its round-trip time (§4.3.2, §4.3.3).
 #[derive(Clone, Copy, Debug)]
@@ -40,7 +46,8 @@ struct RttState {
     measured: bool,
     /// The one-way-delay baseline of the last sample: its R_sample and tr_arr_i − ts_i (µs, wrapping).
     sample: Option<(Duration, i64)>,
-    /// R', the adjusted RTT of the latest packet, used instead of R until the next sample.
+    /// R', the one-way-delay adjusted RTT smoothed over the packets since the last sample (the paper §2.4.3), used
+    /// instead of R until the next sample (§4.3.3).
     adjusted: Option<Duration>,
 }
 
@@ -58,7 +65,7 @@ pub struct TfmccReceiver {
     bitmap: u32,
     /// Arrivals (time, bytes) for the receive rate (§4.3.4).
     arrivals: VecDeque<(Instant, usize)>,
-    /// Mean packet size s.
+    /// Mean packet size s, bytes, of the data packets that arrived (0 before the first): the sender's s (§2.1).
     s: f64,
     /// The last data packet's fields and when it arrived (for ts_i' and R_max).
     last_data: Option<(TfmccData, Instant)>,
@@ -84,6 +91,9 @@ pub struct TfmccReceiver {
     must_leave: bool,
     /// The CLR's next report (once per RTT).
     clr_due: Option<Instant>,
+    /// Data arrived since this receiver's last report: the CLR reports only then (§3.3, last paragraph: a CLR
+    /// whose data stopped falls silent, so that the sender slows; RFC 5348 §6.2).
+    fresh_data: bool,
     /// A report is to be sent now.
     report_now: bool,
     leaving: bool,
@@ -111,7 +121,7 @@ impl TfmccReceiver {
             holes: VecDeque::new(),
             bitmap: 0,
             arrivals: VecDeque::new(),
-            s: 1400.0,
+            s: 0.0,
             last_data: None,
             quiet_from: None,
             seeded_with_r_max: None,
@@ -125,6 +135,7 @@ impl TfmccReceiver {
             below_floor_since: None,
             must_leave: false,
             clr_due: None,
+            fresh_data: false,
             report_now: false,
             leaving: false,
             reports: 0,
@@ -159,6 +170,10 @@ impl TfmccReceiver {
     /// is taken over the span of the last `MIN_RATE_PACKETS` (4) arrivals instead, so that one packet more or less
     /// in a tiny window does not swing the estimate between zero and many times the real rate.
     ///
+    /// Over the last arrivals, the span is the time between the oldest and the newest, and the time up to now
+    /// only once the next packet is overdue: counting the time since the newest arrival read the rate of slowstart's
+    /// one packet per R_max up to a quarter low between packets, and halved or doubled what slowstart reports.
+    ///
     /// The RTT is taken as at least the timestamp granularity ts_gran (§3.7, 10 ms): on a LAN the RTT is a fraction
     /// of a millisecond, below the time one packet takes at tens of Mbit/s, and a driver that reads several
     /// datagrams per system call stamps them with one instant; over such a window the "rate" of a burst is many
@@ -174,15 +189,16 @@ impl TfmccReceiver {
         if count >= MIN_RATE_PACKETS {
             return bytes as f64 / window.as_secs_f64().max(1e-6);
         }
-        // The bytes after the oldest of the last arrivals, over the time they took to come.
+        // The bytes after the oldest of the last arrivals, over the time they took to come; the time since the
+        // newest counts only once the next packet is overdue (beyond the mean gap between them).
         let last = || self.arrivals.iter().rev().take(MIN_RATE_PACKETS);
         let (n, newest, oldest) = (last().count(), last().next(), last().next_back());
         match (newest, oldest) {
             (Some(newest), Some(oldest)) if n >= 2 => {
-                let span = now
-                    .max(newest.0)
-                    .saturating_duration_since(oldest.0)
-                    .max(self.config.ts_gran);
+                let arrived = newest.0.saturating_duration_since(oldest.0);
+                let gap = arrived / (n as u32 - 1);
+                let waited = now.saturating_duration_since(oldest.0).saturating_sub(gap);
+                let span = arrived.max(waited).max(self.config.ts_gran);
                 let bytes: usize = last().take(n - 1).map(|(_, b)| b).sum();
                 bytes as f64 / span.as_secs_f64().max(1e-6)
             }
@@ -234,8 +250,10 @@ impl TfmccReceiver {
             .max(MIN_RTT)
     }
 
-    /// A data packet of `bytes` arrived: the receive rate's sample (§4.3.4).
+    /// A data packet of `bytes` arrived: the receive rate's sample (§4.3.4) and the mean packet size s, measured
+    /// as the sender measures it (§2.1; [`crate::cc::packet_size`]).
     fn note_arrival(&mut self, now: Instant, bytes: usize) {
+        self.note_size(bytes);
         self.arrivals.push_back((now, bytes));
         let keep = self.rate_window() + self.rtt().max(self.config.ts_gran);
         while self.arrivals.len() > MIN_RATE_PACKETS
@@ -246,6 +264,24 @@ impl TfmccReceiver {
         {
             self.arrivals.pop_front();
         }
+    }
+
+    /// s, the mean size of the packets that arrived: the first packet's size, then a moving average with the
+    /// sender's weight. RFC 4654 §2.1: "the same value of s is used by the sender and receivers"; §4.3.4: the
+    /// receive rate counts the bits received. A fixed s at the receiver scales every reported rate by its ratio to
+    /// the real size (1400 against 1064-byte packets: 1.32×).
+    fn note_size(&mut self, bytes: usize) {
+        let bytes = bytes as f64;
+        self.s = if self.s == 0.0 {
+            bytes
+        } else {
+            SIZE_Q * self.s + (1.0 - SIZE_Q) * bytes
+        };
+    }
+
+    /// The mean packet size s (§2.1), bytes: 0 before the first packet.
+    pub fn packet_size(&self) -> f64 {
+        self.s
     }
 
     /// Record ODATA `sqn` (received or not) in the holes, the history and the bitmap (§5.1–5.2).
@@ -364,12 +400,19 @@ impl TfmccReceiver {
         }
     }
 
-    /// R' for a packet without this receiver's echo (§4.3.3, corrected sign): R' = R + (tr_now − ts_j) − offset.
+    /// R' for a packet without this receiver's echo (§4.3.3, corrected sign): R' = R + (tr_now − ts_j) − offset,
+    /// smoothed over the packets since the sample with [`OWD_Q`], starting from R. The paper (§2.4.3): "the
+    /// modified RTT estimates are smoothed with an EWMA like normal RTT measurements, albeit with a smaller decay
+    /// factor for the EWMA since one-way delay adjustments are possible with every new data packet". Unsmoothed,
+    /// one packet's queueing delay moved a receiver's rate, and four equally lossy receivers behind one queue
+    /// traded the CLR role 136 times in 200 s.
     fn adjust_rtt(&mut self, now: Instant, data: &TfmccData) {
         if let Some((r, offset)) = self.rtt.sample {
             let one_way = i64::from(stamp(now).wrapping_sub(data.ts) as i32);
             let us = r.as_micros() as i64 + one_way - offset;
-            self.rtt.adjusted = Some(Duration::from_micros(us.max(0) as u64).max(MIN_RTT));
+            let instant = Duration::from_micros(us.max(0) as u64).max(MIN_RTT);
+            let before = self.rtt.adjusted.unwrap_or(r);
+            self.rtt.adjusted = Some((before.mul_f64(OWD_Q) + instant.mul_f64(1.0 - OWD_Q)).max(MIN_RTT));
         }
     }
 
@@ -432,6 +475,7 @@ impl TfmccReceiver {
             self.rtt.r = Duration::from_micros(u64::from(data.r_max_us)).max(MIN_RTT);
         }
         self.last_data = Some((data, now));
+        self.fresh_data = true;
         self.quiet_from = Some(now + self.quiet_after());
         let newer = self
             .fb_nr
@@ -531,8 +575,16 @@ impl TfmccReceiver {
     /// (both §4.5).
     fn due(&self, now: Instant) -> (bool, bool) {
         let timer = self.live(self.deadline).is_some_and(|t| now >= t);
-        let clr = self.is_clr && self.clr_due.is_some_and(|t| now >= t);
+        let clr = self.clr_deadline().is_some_and(|t| now >= t);
         (timer, clr)
+    }
+
+    /// When the CLR's next report goes: once per RTT (§4.5), and only once data arrived since its last report.
+    /// RFC 4654 §3.3 (last paragraph) has the sender halve its rate after 4 RTTs without a CLR report, which
+    /// relies on a CLR falling silent when the data stops reaching it (a broken forward path, an idle sender), as
+    /// a TFRC receiver sends no feedback without new data (RFC 5348 §6.2).
+    fn clr_deadline(&self) -> Option<Instant> {
+        self.clr_due.filter(|_| self.is_clr && self.fresh_data)
     }
 
     /// The feedback timer may fire: not once data has been missing for more than R_max (§4.5: the next packet
@@ -577,12 +629,12 @@ impl ReceiverController for TfmccReceiver {
         now: Instant,
         rng: &mut dyn RngCore,
         sqn: u32,
+        len: usize,
         options: &OptionsRepr,
     ) -> OdataOutcome {
         let before = self.poll_timeout();
         self.note_gap(now, sqn);
-        let bytes = self.s as usize;
-        self.record(now, sqn, true, bytes);
+        self.record(now, sqn, true, len);
         self.after_odata(now, rng, options);
         let (timer, clr) = self.due(now);
         let nothing_due = self.events.is_empty() && !(timer || clr || self.report_now);
@@ -594,18 +646,19 @@ impl ReceiverController for TfmccReceiver {
         now: Instant,
         rng: &mut dyn RngCore,
         sqn: u32,
+        len: usize,
         options: &OptionsRepr,
     ) {
         // Counted lost at once, as an ECN mark (§5.1).
+        self.note_size(len);
         self.note_gap(now, sqn);
         self.record(now, sqn, false, 0);
         self.after_odata(now, rng, options);
     }
 
     /// A repair counts in the receive rate, as any data arriving (§4.3.4).
-    fn on_rdata(&mut self, now: Instant) {
-        let bytes = self.s as usize;
-        self.note_arrival(now, bytes);
+    fn on_rdata(&mut self, now: Instant, len: usize) {
+        self.note_arrival(now, len);
     }
 
     fn add_nak_report(&mut self, _now: Instant, _options: &mut OptionsRepr) {}
@@ -627,12 +680,12 @@ impl ReceiverController for TfmccReceiver {
             self.clr_due = Some(now + self.rtt());
         }
         self.report_now = false;
+        self.fresh_data = false;
         self.report(now)
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
-        let clr = self.clr_due.filter(|_| self.is_clr);
-        Instant::earliest(self.live(self.deadline), clr)
+        Instant::earliest(self.live(self.deadline), self.clr_deadline())
     }
 
     fn on_timeout(&mut self, _now: Instant) {}

@@ -44,6 +44,8 @@ struct PendingEcho {
     arrived: Instant,
     /// 1 (highest) … 3 (§3.5: a new CLR or a CLR without RTT; receivers without RTT; other non-CLRs).
     priority: u8,
+    /// The feedback round its report answered: within a priority the oldest round goes first (§3.5).
+    fb_nr: u16,
     rate: f64,
 }
 
@@ -59,6 +61,10 @@ pub struct TfmccSender {
     next_send: Instant,
     /// R_max (§3.2).
     pub(super) r_max: Duration,
+    /// The largest RTT measured, kept as R_max is (raised at once, decayed to the round's peak, §3.2) but without
+    /// R_max's initial value and its packet-interval floor: the RTT of the increase limit
+    /// ([`TfmccSender::increase_rtt`]). `None` before the first report.
+    rtt_measured_max: Option<Duration>,
     /// The round's largest RTT, and whether an RTT above R_max was seen in it.
     r_peak: Duration,
     r_max_raised: bool,
@@ -101,6 +107,7 @@ impl TfmccSender {
             s,
             next_send: now,
             r_max,
+            rtt_measured_max: None,
             r_peak: Duration::ZERO,
             r_max_raised: false,
             fb_nr: 0,
@@ -142,8 +149,20 @@ impl TfmccSender {
         self.r_max.as_secs_f64()
     }
 
-    /// Raise X towards `target`, by at most 8s/R_max bit/s per R_max since the last raise (§3.3 cases 1 and 4);
-    /// in slowstart by at most a doubling per RTT (§3.6). Lowering is immediate.
+    /// The RTT of the increase limit: the largest RTT measured ([`TfmccSender::rtt_measured_max`]), R_max before
+    /// any. RFC 4654 §3.3 limits increases to "8s/R_max bits/s every R_max", one packet per RTT, TCP's additive
+    /// increase (the paper §2.2: "we impose a rate increase limit of one packet per RTT"). The floor §3.2 puts
+    /// under R_max, one packet interval plus ts_gran, is there so that a feedback round holds packets; applied to
+    /// the increase, it made TFMCC at start-up rates (6–50 kbit/s, intervals of 0.2–2 s) climb by one packet per
+    /// packet interval squared: ~3 kbit/s per second beside TCP at a 130 ms RTT, 10–100 times slower than the
+    /// rule UFTP implements (s/grtt per CLR report, grtt the largest measured RTT).
+    fn increase_rtt(&self) -> f64 {
+        self.rtt_measured_max.unwrap_or(self.r_max).max(MIN_RTT).as_secs_f64()
+    }
+
+    /// Raise X towards `target`, by at most s/R per R since the last raise, R the largest RTT measured (§3.3
+    /// cases 1 and 4, [`TfmccSender::increase_rtt`]); in slowstart by at most a doubling per RTT (§3.6). Lowering
+    /// is immediate. While an increase is held (case 3), no increase credit builds up.
     fn move_to(&mut self, now: Instant, target: f64, rtt: Duration) {
         let target = if self.slowstart {
             target.min(self.slowstart_target())
@@ -158,8 +177,12 @@ impl TfmccSender {
         if self.hold_until.is_some_and(|t| now < t) {
             return;
         }
-        let elapsed = now.saturating_duration_since(self.last_raise).as_secs_f64();
-        let linear = self.s / self.r_max_s() * (elapsed / self.r_max_s());
+        // §3.3 case 3: "do not increase for one round"; the limit counts from the hold's end, not from before it
+        // (six packets per R_max at once after a round's hold otherwise).
+        let from = self.hold_until.map_or(self.last_raise, |t| t.max(self.last_raise));
+        let elapsed = now.saturating_duration_since(from).as_secs_f64();
+        let r = self.increase_rtt();
+        let linear = self.s / r * (elapsed / r);
         let step = if self.slowstart {
             (self.x * elapsed / rtt.max(MIN_RTT).as_secs_f64()).max(linear)
         } else {
@@ -191,6 +214,7 @@ impl TfmccSender {
                 tr,
                 arrived: now,
                 priority: 1,
+                fb_nr: self.fb_nr,
                 rate: 0.0,
             });
         }
@@ -218,7 +242,8 @@ impl TfmccSender {
     }
 
     /// The echo of this packet (§3.5): a new CLR's first; then the CLR's once per feedback round; then the highest
-    /// priority, the lowest rate among equals; else the CLR's.
+    /// priority, within it the report of the oldest feedback round ("receivers [...] with the oldest fb_nr
+    /// first"), the lowest rate among equals; else the CLR's.
     ///
     /// Once per round (RFC 4654's packet scheduling: "include the CLR at least once per round") is what lets a
     /// CLR that lost the packet naming it learn its role: with thousands of receivers reporting, their echoes
@@ -227,9 +252,13 @@ impl TfmccSender {
     /// again and again, down to the floor.
     fn take_echo(&mut self, now: Instant) -> Option<TfmccEcho> {
         let clr = self.clr.map(|c| c.addr);
+        let age = |p: &PendingEcho| self.fb_nr.wrapping_sub(p.fb_nr);
         let best = (0..self.pending.len()).min_by(|&a, &b| {
             let (p, q) = (&self.pending[a], &self.pending[b]);
-            p.priority.cmp(&q.priority).then(p.rate.total_cmp(&q.rate))
+            p.priority
+                .cmp(&q.priority)
+                .then(age(q).cmp(&age(p)))
+                .then(p.rate.total_cmp(&q.rate))
         });
         let new_clr = best.filter(|&i| self.pending[i].priority == 1);
         let clr_due = self
@@ -275,10 +304,11 @@ impl TfmccSender {
     /// the sender resumes, it may perform a slowstart from the current allowed rate up to the recorded rate X'.
     /// Slowstart ends after the first packet loss by any of the receivers or as soon as X' is reached."
     ///
-    /// The halvings are counted here, on the first packet after a pause (the time beyond the instant pacing
-    /// allowed it): the CLR keeps reporting once per RTT while no data flows, so the sender cannot rely
-    /// on silence to halve. The receivers have cleared have_loss after 10 R_max without data (§4.3.1) and report
-    /// twice their receive rate, which drives the slowstart.
+    /// The halvings are counted again here, on the first packet after a pause (the time beyond the instant pacing
+    /// allowed it), as a floor under the silence rules (the CLR falls silent without data, and
+    /// [`SenderController::on_timeout`] halves then): those stretch as R_max's floor grows with the packet
+    /// interval. The receivers have cleared have_loss after 10 R_max without data (§4.3.1) and report twice their
+    /// receive rate, which drives the slowstart.
     fn resume_after_idle(&mut self, now: Instant) {
         let Some(x_before) = self.x_at_last_send else {
             return;
@@ -321,6 +351,10 @@ impl TfmccSender {
         if !self.r_max_raised && self.r_peak > Duration::ZERO {
             self.r_max = self.r_max.mul_f64(0.9).max(self.r_peak);
         }
+        if self.r_peak > Duration::ZERO {
+            // The peak is at least any sample that raised the measured maximum in this round.
+            self.rtt_measured_max = self.rtt_measured_max.map(|m| m.mul_f64(0.9).max(self.r_peak));
+        }
         // §3.2: R_max ≥ 8s/X + ts_gran, so that a round holds packets.
         self.r_max = self.r_max.max(self.ipi() + self.config.ts_gran);
         self.r_peak = Duration::ZERO;
@@ -340,18 +374,21 @@ impl TfmccSender {
         };
         let rtt = rtt.max(MIN_RTT);
         self.last_feedback = now;
-        self.r_peak = self.r_peak.max(rtt);
-        if rtt > self.r_max {
-            self.r_max = rtt;
-            self.r_max_raised = true;
-        }
         let x_r = from_bps(f.x.bps());
-        // §3.3: a receiver with a loss but no RTT computed its rate with R_max.
+        // §3.3: a receiver with a loss but no RTT computed its rate with R_max, the one the sender advertised:
+        // X_r' = X_r·R_max/R_r, with R_max as it was before this report raised it (else a receiver whose RTT is
+        // above R_max gets the factor 1 and is not made CLR by its first report).
         let x_adj = if f.have_loss && !f.have_rtt {
             x_r * self.r_max_s() / rtt.as_secs_f64()
         } else {
             x_r
         };
+        self.r_peak = self.r_peak.max(rtt);
+        self.rtt_measured_max = Some(self.rtt_measured_max.map_or(rtt, |m| m.max(rtt)));
+        if rtt > self.r_max {
+            self.r_max = rtt;
+            self.r_max_raised = true;
+        }
         let is_clr = self.clr.is_some_and(|c| c.addr == f.reporter);
 
         if !is_clr && f.fb_nr == self.fb_nr {
@@ -407,6 +444,7 @@ impl TfmccSender {
                 tr: f.tr,
                 arrived: now,
                 priority,
+                fb_nr: f.fb_nr,
                 rate: x_r,
             });
         }
@@ -429,17 +467,23 @@ impl TfmccSender {
         });
     }
 
+    /// `rtts` R_max of silence, at least two packet intervals: RFC 5348 §4.4's nofeedback timer, max(4R, 2s/X),
+    /// leaves room for a receiver that reports only after new data (RFC 4654 §3.3) when packets are further apart
+    /// than R_max (X just cut within a round, before §3.2's floor raises R_max at the round's end).
+    fn silence(&self, rtts: u32) -> Duration {
+        (self.r_max * rtts).max(self.ipi() * 2)
+    }
+
     /// When the silence rules next act.
     fn silence_due(&self) -> Instant {
-        let unit = self.r_max;
         let quiet = self.last_halving.max(self.last_feedback);
         match self.clr {
             Some(c) => {
-                let gone = c.last_report + unit * 10;
-                let halve = (c.last_report.max(self.last_halving)) + unit * 4;
+                let gone = c.last_report + self.silence(10);
+                let halve = (c.last_report.max(self.last_halving)) + self.silence(4);
                 gone.min(halve)
             }
-            None => quiet + unit * 10,
+            None => quiet + self.silence(10),
         }
     }
 }
@@ -495,7 +539,7 @@ impl SenderController for TfmccSender {
             return;
         }
         match self.clr {
-            Some(c) if now >= c.last_report + self.r_max * 10 => {
+            Some(c) if now >= c.last_report + self.silence(10) => {
                 // §3.3: the CLR is gone; the next report takes over (case 3: no increase for a round).
                 self.clr = None;
                 self.hold_until = Some(now + self.round_len());
