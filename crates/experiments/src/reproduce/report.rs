@@ -1,6 +1,6 @@
 //! verdicts.json and index.html: one page a person reads in a browser, offline (figures are SVG files beside it).
 
-use super::verdict::Verdict;
+use super::verdict::{Check, Verdict};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -16,7 +16,8 @@ h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2.2em;border-bottom:1px solid 
 table{border-collapse:collapse;width:100%;margin:.6em 0}td,th{border:1px solid #ddd;padding:.3em .5em;\
 text-align:left;vertical-align:top;font-size:.92em}th{background:#f4f4f4}.pass{color:#fff;background:#2a8c3a;\
 padding:.1em .5em;border-radius:3px;font-weight:bold}.fail{color:#fff;background:#c0392b;padding:.1em .5em;\
-border-radius:3px;font-weight:bold}.claim{font-style:italic}.note{background:#fff8e1;border-left:4px solid \
+border-radius:3px;font-weight:bold}.reported{color:#fff;background:#7f8c8d;padding:.1em .5em;border-radius:3px;\
+font-weight:bold}.claim{font-style:italic}.note{background:#fff8e1;border-left:4px solid \
 #f1c40f;padding:.5em .8em}img{max-width:100%;border:1px solid #eee;margin:.4em 0}.small{color:#666;font-size:.9em}";
 
 fn badge(pass: bool) -> &'static str {
@@ -24,6 +25,15 @@ fn badge(pass: bool) -> &'static str {
         "<span class=\"pass\">PASS</span>"
     } else {
         "<span class=\"fail\">FAIL</span>"
+    }
+}
+
+/// A check's badge: REPORTED for a number without a claim, else PASS or FAIL.
+fn check_badge(c: &Check) -> &'static str {
+    if c.reported {
+        "<span class=\"reported\">REPORTED</span>"
+    } else {
+        badge(c.pass)
     }
 }
 
@@ -73,7 +83,7 @@ pub fn write(out: &Path, verdicts: &[Verdict], wall_s: f64, seeds: u64) -> Resul
                 esc(&c.what),
                 esc(&c.expected),
                 esc(&c.measured),
-                badge(c.pass)
+                check_badge(c)
             );
         }
         h.push_str("</table>");

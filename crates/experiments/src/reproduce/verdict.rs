@@ -12,8 +12,11 @@ pub struct Check {
     pub expected: String,
     /// The measured value(s).
     pub measured: String,
-    /// Whether the measurement is in range.
+    /// Whether the measurement is in range (always true for a check that is only reported).
     pub pass: bool,
+    /// A number reported beside the paper's or a figure without a claim: shown as REPORTED, never as PASS.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub reported: bool,
 }
 
 impl Check {
@@ -31,6 +34,7 @@ impl Check {
             expected: format!("[{}, {}]{} ({source})", fmt(lo), fmt(hi), unit),
             measured: format!("{}{}", trim(value), unit),
             pass: value.is_finite() && value >= lo && value <= hi,
+            reported: false,
         }
     }
 
@@ -41,6 +45,7 @@ impl Check {
             expected: format!("≥ {}{} ({source})", trim(lo), unit),
             measured: format!("{}{}", trim(value), unit),
             pass: value.is_finite() && value >= lo,
+            reported: false,
         }
     }
 
@@ -51,6 +56,7 @@ impl Check {
             expected: format!("≤ {}{} ({source})", trim(hi), unit),
             measured: format!("{}{}", trim(value), unit),
             pass: value.is_finite() && value <= hi,
+            reported: false,
         }
     }
 
@@ -61,10 +67,10 @@ impl Check {
             expected: expected.to_string(),
             measured,
             pass,
+            reported: false,
         }
     }
 
-    /// A number that is reported beside the paper's, without a pass/fail range (always passes).
     /// A figure of a comparison that makes no claim (always passes; fails only when it cannot be computed).
     pub fn figure(what: &str, measured: String) -> Check {
         Check {
@@ -72,6 +78,7 @@ impl Check {
             expected: "no claim: generated from the runs".to_string(),
             measured,
             pass: true,
+            reported: true,
         }
     }
 
@@ -82,6 +89,7 @@ impl Check {
             expected: format!("reported beside the paper's {paper}"),
             measured,
             pass: true,
+            reported: true,
         }
     }
 }
