@@ -41,6 +41,20 @@ use convoy_wire::OptionsRepr;
 use std::net::IpAddr;
 use std::time::Duration;
 
+/// The weight the mean packet size s keeps per packet, at the sender and at every receiver alike (RFC 4654 §2.1:
+/// "the same value of s is used by the sender and receivers").
+const PACKET_SIZE_Q: f64 = 0.9;
+
+/// The mean packet size after a packet of `len` bytes: the first packet's size, then a moving average.
+fn mean_packet_size(s: f64, len: usize) -> f64 {
+    let len = len as f64;
+    if s == 0.0 {
+        len
+    } else {
+        PACKET_SIZE_Q * s + (1.0 - PACKET_SIZE_Q) * len
+    }
+}
+
 /// TFMCC parameters for both halves; defaults are RFC 4654's (tfmcc.md §4).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TfmccConfig {

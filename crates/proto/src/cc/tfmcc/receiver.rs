@@ -34,8 +34,6 @@ const LEAVE_AFTER: Duration = Duration::from_secs(120);
 /// "albeit with a smaller decay factor", since one comes with every packet; RFC 4654 §4.3.2's q for the CLR, whose
 /// samples are also frequent).
 const OWD_Q: f64 = 0.9;
-/// The weight the mean packet size keeps per packet (the sender's, so that both ends agree on s, §2.1).
-const SIZE_Q: f64 = 0.9;
 
 /// What the receiver knows about its round-trip time (§4.3.2, §4.3.3).
 #[derive(Clone, Copy, Debug)]
@@ -267,16 +265,11 @@ impl TfmccReceiver {
     }
 
     /// s, the mean size of the packets that arrived: the first packet's size, then a moving average with the
-    /// sender's weight. RFC 4654 §2.1: "the same value of s is used by the sender and receivers"; §4.3.4: the
+    /// sender's weight ([`super::mean_packet_size`]). RFC 4654 §2.1: "the same value of s is used by the sender and receivers"; §4.3.4: the
     /// receive rate counts the bits received. A fixed s at the receiver scales every reported rate by its ratio to
     /// the real size (1400 against 1064-byte packets: 1.32×).
     fn note_size(&mut self, bytes: usize) {
-        let bytes = bytes as f64;
-        self.s = if self.s == 0.0 {
-            bytes
-        } else {
-            SIZE_Q * self.s + (1.0 - SIZE_Q) * bytes
-        };
+        self.s = super::mean_packet_size(self.s, bytes);
     }
 
     /// The mean packet size s (§2.1), bytes: 0 before the first packet.

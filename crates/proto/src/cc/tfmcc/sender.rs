@@ -503,7 +503,7 @@ impl SenderController for TfmccSender {
     fn on_data_sent(&mut self, now: Instant, _sqn: u32, len: usize, options: &mut OptionsRepr) {
         self.resume_after_idle(now);
         self.x_at_last_send = Some(self.x);
-        self.s = 0.9 * self.s + 0.1 * len as f64;
+        self.s = super::mean_packet_size(self.s, len);
         // An idle sender does not bank credit beyond one interval.
         self.next_send = self.next_send.max(now - self.ipi()) + self.ipi();
         let echo = self.take_echo(now);

@@ -34,6 +34,23 @@ pub(super) fn report(from: IpAddr, x_bps: f64, echo_of: Instant, have_loss: bool
     }
 }
 
+/// The echo of `receiver`'s report sent at `tr`.
+pub(super) fn echo(receiver: IpAddr, tr: Instant, is_clr: bool) -> TfmccEcho {
+    TfmccEcho {
+        receiver,
+        tr_echo: stamp(tr),
+        is_clr,
+    }
+}
+
+/// A sender past slowstart at `x` bytes/s.
+pub(super) fn steady_sender(x: f64) -> TfmccSender {
+    let mut s = TfmccSender::new(TfmccConfig::default(), Instant::ZERO);
+    s.slowstart = false;
+    s.x = x;
+    s
+}
+
 pub(super) fn data(ts: Instant, r_max: Duration, fb_nr: u16, echo: Option<TfmccEcho>, x_supp_bps: f64) -> OptionsRepr {
     let mut o = OptionsRepr::default();
     o.cc.tfmcc.data = Some(TfmccData {
@@ -65,9 +82,7 @@ fn rfc4654_2_1_reports_are_bits_per_second_and_the_rate_bytes_per_second() {
 
 #[test]
 fn rfc4654_3_3_case_2_a_slower_receiver_becomes_clr_at_once_and_case_4_raises_by_the_cap() {
-    let mut s = TfmccSender::new(TfmccConfig::default(), Instant::ZERO);
-    s.slowstart = false;
-    s.x = 100_000.0;
+    let mut s = steady_sender(100_000.0);
     s.on_report(ms(100), &report(ip(1), 800_000.0, ms(50), true, 0));
     assert_eq!(s.snapshot().acker, Some(ip(1)));
     s.on_report(ms(110), &report(ip(2), 400_000.0, ms(60), true, 0));
@@ -158,11 +173,7 @@ fn rfc4654_4_3_3_one_way_delay_adjustment_with_the_sign_corrected() {
     let mut r = TfmccReceiver::new(TfmccConfig::default(), ip(9));
     // The receiver reported at t = 1000 ms (tr_r); the sender got it at 1010 and echoes it in a packet sent at
     // 1010 that arrives at 1030: tr_r' = tr_r + hold (0), R_sample = 1030 − 1000 = 30 ms.
-    let echo = TfmccEcho {
-        receiver: ip(9),
-        tr_echo: stamp(ms(1000)),
-        is_clr: false,
-    };
+    let echo = echo(ip(9), ms(1000), false);
     receive(&mut r, &mut rng, 0, ms(1010), ms(1030), Some(echo));
     assert_eq!(r.rtt(), Duration::from_millis(30));
     // The adjusted estimates are smoothed (the paper §2.4.3); while every packet meets the same 25 ms down, they
@@ -210,11 +221,7 @@ fn rfc4654_5_6_the_first_loss_interval_gives_the_receive_rate_also_below_one_pac
     assert!((x_recv - 2100.0).abs() < 1e-6, "X_recv = {x_recv}");
     let with_r_max = r.desired_rate(ms(4500));
     assert!((with_r_max / x_recv - 1.0).abs() < 0.01, "with R_max: {with_r_max} bytes/s against {x_recv}");
-    let echo = TfmccEcho {
-        receiver: ip(9),
-        tr_echo: stamp(ms(4900)),
-        is_clr: true,
-    };
+    let echo = echo(ip(9), ms(4900), true);
     receive(&mut r, &mut rng, 10, ms(5000), ms(5000), Some(echo));
     assert_eq!(r.rtt(), Duration::from_millis(100));
     let with_r = r.desired_rate(ms(5000));
@@ -247,11 +254,7 @@ fn rfc4654_4_5_the_clr_reports_once_per_rtt_with_its_current_rtt() {
         source_nla: ip(1),
         group_nla: ip(2),
     };
-    let echo = TfmccEcho {
-        receiver: ip(9),
-        tr_echo: stamp(ms(960)),
-        is_clr: true,
-    };
+    let echo = echo(ip(9), ms(960), true);
     receive(&mut r, &mut rng, 0, ms(1000), ms(1020), Some(echo));
     assert!(r.snapshot().is_acker);
     let fb = r.poll_feedback(ms(1020), &path).expect("the CLR reports at once");
@@ -454,9 +457,7 @@ fn rfc4654_4_4_a_receiver_below_the_floor_for_120_s_must_leave() {
 
 #[test]
 fn rfc4654_3_6_after_idle_the_rate_halves_per_ten_r_max_and_slowstarts_back_to_x_prime() {
-    let mut s = TfmccSender::new(TfmccConfig::default(), Instant::ZERO);
-    s.slowstart = false;
-    s.x = 100_000.0;
+    let mut s = steady_sender(100_000.0);
     s.r_max = Duration::from_millis(100);
     let send = |s: &mut TfmccSender, t: Instant| {
         let mut o = OptionsRepr::default();

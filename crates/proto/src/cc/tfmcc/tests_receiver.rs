@@ -1,15 +1,13 @@
 //! Receiver rules of TFMCC that an audit against RFC 4654, the TFMCC paper and UFTP found broken: the packet
 //! size s, the CLR's silence without data, the smoothed one-way-delay RTT and the receive rate between packets.
 
-use super::tests::{data, ip, ms, receive, receive_in_round};
+use super::tests::{data, echo, ip, ms, receive, receive_in_round};
 use super::*;
 use crate::cc::{packet_size, ReceiverController, UpstreamPath};
 use crate::throughput::tcp_throughput;
-use convoy_wire::cc::tfmcc::TfmccEcho;
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 use std::time::Duration;
-use units::stamp;
 
 fn path() -> UpstreamPath {
     UpstreamPath {
@@ -56,11 +54,7 @@ fn rfc4654_3_3_the_clr_falls_silent_when_data_stops_and_reports_when_it_resumes(
     // falling silent when no data reaches it (RFC 5348 §6.2: no feedback without new data).
     let mut rng = ChaCha8Rng::seed_from_u64(12);
     let mut r = TfmccReceiver::new(TfmccConfig::default(), ip(9));
-    let echo = TfmccEcho {
-        receiver: ip(9),
-        tr_echo: stamp(ms(950)),
-        is_clr: true,
-    };
+    let echo = echo(ip(9), ms(950), true);
     receive(&mut r, &mut rng, 0, ms(1000), ms(1050), Some(echo));
     assert!(r.poll_feedback(ms(1050), &path()).is_some(), "the new CLR reports at once");
     let rtt = r.rtt();
@@ -92,11 +86,7 @@ fn paper_2_4_3_one_way_delay_adjustments_are_smoothed() {
     // "albeit with a smaller decay factor" than real samples: R' moves by a tenth of the jump, not all of it.
     let mut rng = ChaCha8Rng::seed_from_u64(13);
     let mut r = TfmccReceiver::new(TfmccConfig::default(), ip(9));
-    let echo = TfmccEcho {
-        receiver: ip(9),
-        tr_echo: stamp(ms(1000)),
-        is_clr: false,
-    };
+    let echo = echo(ip(9), ms(1000), false);
     receive(&mut r, &mut rng, 0, ms(1010), ms(1030), Some(echo));
     receive(&mut r, &mut rng, 1, ms(1100), ms(1170), None);
     let once = r.rtt().as_secs_f64() * 1e3;

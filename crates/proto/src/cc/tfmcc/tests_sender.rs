@@ -2,7 +2,7 @@
 //! limit's RTT, X_r' for receivers without an RTT, increase credit across a hold, the round length, the echo order
 //! within a priority and the CLR silence at low rates.
 
-use super::tests::{ip, ms, report};
+use super::tests::{ip, ms, report, steady_sender};
 use super::*;
 use crate::cc::SenderController;
 use crate::time::Instant;
@@ -14,9 +14,7 @@ fn rfc4654_3_3_the_increase_limit_is_one_packet_per_measured_rtt_not_per_floored
     // 22 kbit/s (one 1400-byte packet per 0.5 s, so R_max is at least 0.5 s by §3.2's floor) beside a CLR whose
     // RTT is 100 ms: one packet per RTT per RTT, TCP's additive increase, is 140 kB/s more after 1 s. Stepping
     // with the floored R_max gave 5.6 kB/s.
-    let mut s = TfmccSender::new(TfmccConfig::default(), Instant::ZERO);
-    s.slowstart = false;
-    s.x = 2800.0;
+    let mut s = steady_sender(2800.0);
     s.on_report(ms(1000), &report(ip(1), 8.0 * 2800.0, ms(900), true, 0));
     assert_eq!(s.snapshot().acker, Some(ip(1)));
     for k in 1..=10u64 {
@@ -33,9 +31,7 @@ fn rfc4654_3_3_a_report_without_rtt_is_scaled_by_the_r_max_the_receiver_used() {
     // R_max is 500 ms; a receiver without an RTT sample computed 150 kB/s with it, and the sender measures its RTT
     // at 1 s: X_r' = 150 kB/s · 0.5/1 = 75 kB/s, below X, so it becomes the CLR at once (case 2). Scaling with
     // R_max after this report raised it to 1 s gave the factor 1.
-    let mut s = TfmccSender::new(TfmccConfig::default(), Instant::ZERO);
-    s.slowstart = false;
-    s.x = 100_000.0;
+    let mut s = steady_sender(100_000.0);
     s.on_report(ms(100), &report(ip(1), 800_000.0, ms(50), true, 0));
     let mut f = report(ip(2), 1_200_000.0, ms(200), true, 0);
     f.have_rtt = false;
@@ -47,9 +43,7 @@ fn rfc4654_3_3_a_report_without_rtt_is_scaled_by_the_r_max_the_receiver_used() {
 
 #[test]
 fn rfc4654_3_3_case_3_a_hold_banks_no_increase_credit() {
-    let mut s = TfmccSender::new(TfmccConfig::default(), Instant::ZERO);
-    s.slowstart = false;
-    s.x = 100_000.0;
+    let mut s = steady_sender(100_000.0);
     s.on_report(ms(100), &report(ip(1), 800_000.0, ms(50), true, 0));
     let mut leaving = report(ip(1), 800_000.0, ms(100), true, 0);
     leaving.leaving = true;
@@ -88,9 +82,7 @@ fn paper_2_5_rounds_last_b_r_max_with_b_configurable() {
 
 #[test]
 fn rfc4654_3_5_within_a_priority_the_oldest_round_is_echoed_first() {
-    let mut s = TfmccSender::new(TfmccConfig::default(), Instant::ZERO);
-    s.slowstart = false;
-    s.x = 10_000.0;
+    let mut s = steady_sender(10_000.0);
     let echo = |s: &mut TfmccSender, t: u64| {
         let mut o = OptionsRepr::default();
         s.on_data_sent(ms(t), 0, 1400, &mut o);
@@ -114,9 +106,7 @@ fn rfc5348_4_4_clr_silence_leaves_room_for_two_packet_intervals() {
     // A slower receiver cuts X to 200 bytes/s, one packet per 7 s, within a round whose R_max is 0.5 s. The new
     // CLR reports only after new data (RFC 4654 §3.3), so the silence rules wait max(4 R_max, 2 s/X) (RFC 5348
     // §4.4); counting R_max alone dropped the CLR and halved after 5 s.
-    let mut s = TfmccSender::new(TfmccConfig::default(), Instant::ZERO);
-    s.slowstart = false;
-    s.x = 100_000.0;
+    let mut s = steady_sender(100_000.0);
     s.on_report(ms(100), &report(ip(1), 800_000.0, ms(50), true, 0));
     s.on_report(ms(200), &report(ip(2), 1_600.0, ms(150), true, 0));
     assert_eq!((s.snapshot().acker, s.x), (Some(ip(2)), 200.0));
