@@ -453,6 +453,7 @@ fn merge_tcp(t: &TcpSpec, d: &TcpSpec) -> TcpSpec {
         min_rto: t.min_rto.or(d.min_rto),
         initial_rto: t.initial_rto.or(d.initial_rto),
         max_rto: t.max_rto.or(d.max_rto),
+        clock_granularity: t.clock_granularity.or(d.clock_granularity),
         delayed_ack: t.delayed_ack.or(d.delayed_ack),
         delayed_ack_timeout: t.delayed_ack_timeout.or(d.delayed_ack_timeout),
         dupack: t.dupack.or(d.dupack),
@@ -488,6 +489,13 @@ fn tcp_config(t: &TcpSpec, p: &KeyPath) -> Res<TcpConfig> {
     if min_rto > max_rto {
         return fail(&p.key("min_rto"), "min_rto exceeds max_rto");
     }
+    let clock_granularity = t.clock_granularity.map_or(d.clock_granularity, |x| x.0);
+    if clock_granularity.is_zero() || clock_granularity > Duration::from_secs(1) {
+        return fail(
+            &p.key("clock_granularity"),
+            format!("a clock granularity of {clock_granularity:?}? use 1 µs to 1 s"),
+        );
+    }
     Ok(TcpConfig {
         variant: match t.variant {
             None => d.variant,
@@ -501,6 +509,7 @@ fn tcp_config(t: &TcpSpec, p: &KeyPath) -> Res<TcpConfig> {
         min_rto,
         initial_rto: t.initial_rto.map_or(d.initial_rto, |x| x.0),
         max_rto,
+        clock_granularity,
         delayed_ack: t.delayed_ack.unwrap_or(d.delayed_ack),
         delayed_ack_timeout: t.delayed_ack_timeout.map_or(d.delayed_ack_timeout, |x| x.0),
         dupack_threshold: t.dupack.unwrap_or(d.dupack_threshold),

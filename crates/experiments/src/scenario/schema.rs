@@ -489,6 +489,8 @@ pub struct TcpSpec {
     pub initial_rto: Option<Dur>,
     /// Maximum RTO (default 60 s).
     pub max_rto: Option<Dur>,
+    /// RFC 6298's clock granularity G (default 1 ms; ns-2 of 2001: 100 ms).
+    pub clock_granularity: Option<Dur>,
     /// Delayed ACKs (default false).
     pub delayed_ack: Option<bool>,
     /// Delayed-ACK timer (default 200 ms).

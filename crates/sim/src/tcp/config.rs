@@ -33,6 +33,11 @@ pub struct TcpConfig {
     pub min_rto: Duration,
     /// RTO before the first RTT sample (default 1 s, RFC 6298 §2.1).
     pub initial_rto: Duration,
+    /// The clock granularity G of RFC 6298 §2: RTO = SRTT + max(G, 4·RTTVAR) (default 1 ms, a modern stack's
+    /// clock). ns-2 of 2000–2002 timed TCP with a 100 ms tick (`tcpTick_ 0.1`, its default until 2002), so the
+    /// RTO of the papers' simulators never came closer to SRTT than one tick; scenarios reproducing them set
+    /// 100 ms. RTT samples are not quantised to the tick.
+    pub clock_granularity: Duration,
     /// Upper bound on the RTO, backed-off values included (default 60 s, RFC 6298 §2.5).
     pub max_rto: Duration,
     /// Sink sends delayed ACKs: one for every second full-sized segment, or when the timer expires (RFC 1122
@@ -56,6 +61,7 @@ impl Default for TcpConfig {
             initial_ssthresh: u64::MAX,
             min_rto: Duration::from_secs(1),
             initial_rto: Duration::from_secs(1),
+            clock_granularity: Duration::from_millis(1),
             max_rto: Duration::from_secs(60),
             delayed_ack: false,
             delayed_ack_timeout: Duration::from_millis(200),

@@ -58,7 +58,7 @@
 //!
 //! # Retransmission timer (RFC 6298)
 //!
-//! * SRTT/RTTVAR/RTO from [`RttEstimator`] (clock granularity G = 1 ms), bounded by `min_rto`/`max_rto`.
+//! * SRTT/RTTVAR/RTO from [`RttEstimator`] (clock granularity G = `clock_granularity`, 1 ms by default), bounded by `min_rto`/`max_rto`.
 //! * Karn's algorithm (RFC 6298 §3; no timestamps): one segment of new data is timed at a time, and the
 //!   measurement is abandoned when any byte at or below it is retransmitted, so no sample ever covers a
 //!   retransmission (as in BSD).
@@ -154,7 +154,7 @@ impl TcpSender {
             initial_rto: config.initial_rto,
             min_rto: config.min_rto,
             max_rto: config.max_rto,
-            granularity: Duration::from_millis(1),
+            granularity: config.clock_granularity,
         });
         TcpSender {
             cfg: config,

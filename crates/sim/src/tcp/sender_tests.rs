@@ -351,6 +351,28 @@ fn rfc6298_5_1_to_5_3_timer_start_restart_stop() {
 }
 
 #[test]
+fn rfc6298_2_3_rto_adds_the_clock_granularity() {
+    // Twenty RTT samples of exactly 250 ms: RTTVAR decays below a millisecond, so RTO = SRTT + G.
+    let rto_after = |g: Duration| {
+        let mut h = H::new(TcpConfig {
+            clock_granularity: g,
+            max_cwnd: Some(MSS),
+            ..cfg(TcpVariant::Sack, 1)
+        });
+        assert_eq!(h.sent(), vec![0]);
+        for k in 1..=20 {
+            h.at(250 * k);
+            assert_eq!(h.ack(k), vec![k]);
+        }
+        h.s.rto()
+    };
+    let fine = rto_after(ms(1));
+    assert!(fine > ms(250) && fine < ms(255), "G = 1 ms: {fine:?}");
+    // ns-2's 100 ms tick: the timer never comes closer to SRTT than one tick.
+    assert_eq!(rto_after(ms(100)), ms(350));
+}
+
+#[test]
 fn rfc6298_2_4_min_rto() {
     let mut h = H::new(cfg(TcpVariant::NewReno, 2));
     h.sent();
