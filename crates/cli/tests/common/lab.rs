@@ -164,12 +164,28 @@ impl Lab {
 
     /// Drop `percent` % of the UDP datagrams arriving at `host` on `port`, at random (nftables `numgen`).
     pub fn random_loss(&self, host: usize, port: u16, percent: u32) -> Result<(), String> {
+        self.random_loss_of(host, "udp", port, percent)
+    }
+
+    /// [`Lab::random_loss`] for the TCP segments arriving at `host` on `port`: a TCP flow on the same lossy path.
+    pub fn random_tcp_loss(&self, host: usize, port: u16, percent: u32) -> Result<(), String> {
+        self.random_loss_of(host, "tcp", port, percent)
+    }
+
+    fn random_loss_of(
+        &self,
+        host: usize,
+        proto: &str,
+        port: u16,
+        percent: u32,
+    ) -> Result<(), String> {
         let ns = self.ns(host);
         let nft = |rule: &str| run(&["ip", "netns", "exec", &ns, "nft", rule]);
+        // `add` of an existing table or chain is a no-op: rules accumulate.
         nft("add table ip convoyloss")?;
         nft("add chain ip convoyloss input { type filter hook input priority 0 ; }")?;
         nft(&format!(
-            "add rule ip convoyloss input udp dport {port} numgen random mod 100 < {percent} counter drop"
+            "add rule ip convoyloss input {proto} dport {port} numgen random mod 100 < {percent} counter drop"
         ))
     }
 }

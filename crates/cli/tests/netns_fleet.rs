@@ -1,0 +1,174 @@
+//! A fleet in the namespace lab (common/lab.rs): twenty receivers, each dropping 1% of the session's packets at
+//! random (independent loss), receiver 1 also behind a 10 Mbit/s tbf (the slowest path). Needs root; without it
+//! the tests print SKIPPED and pass. Both are `#[ignore]`d (about a minute each) and run by
+//! `bench/netns-fleet.sh` for every controller; they print figures and assert only that every copy is
+//! byte-exact. `CONVOY_NETNS_CC` names the controller (default tfmcc), `CONVOY_NETNS_BYTES` the file size.
+
+mod common;
+
+use common::lab::Lab;
+use common::lab_transfer::{file, recv, send, transfer_to_all, PORT};
+use common::{Guard, Scratch};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+/// Receivers in the fleet lab.
+const RECEIVERS: usize = 20;
+
+/// The controller under test.
+fn controller() -> String {
+    std::env::var("CONVOY_NETNS_CC").unwrap_or_else(|_| "tfmcc".into())
+}
+
+/// The lab: `RECEIVERS` receivers with 1% random loss on the session's port, receiver 1 behind 10 Mbit/s.
+fn fleet_lab(tag: &str) -> Option<Lab> {
+    let lab = Lab::new(tag, RECEIVERS)?;
+    lab.shape(1, "10mbit", 65_536).unwrap();
+    for host in 1..=RECEIVERS {
+        lab.random_loss(host, PORT, 1).unwrap();
+    }
+    Some(lab)
+}
+
+/// iperf3's port.
+const IPERF_PORT: u16 = 5201;
+
+/// One TCP Reno flow (iperf3) from the source to receiver 1 for `secs` seconds: what it received, bit/s. `None`
+/// (with a message) when iperf3 is not installed. The session's loss rule matches its UDP port only: TCP meets
+/// the tbf alone unless [`same_loss_for_tcp`] gave it receiver 1's 1% too.
+fn tcp_reno_to_receiver_1(lab: &Lab, secs: u32) -> Option<f64> {
+    if std::process::Command::new("iperf3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED: iperf3 is not installed (apt-get install iperf3)");
+        return None;
+    }
+    let mut server = Guard(Some(
+        lab.command(1, "iperf3")
+            .args(["-s", "-1", "-B", &lab.addr(1)])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    ));
+    std::thread::sleep(Duration::from_millis(300));
+    let client = lab
+        .command(0, "iperf3")
+        .args([
+            "-c",
+            &lab.addr(1),
+            "-B",
+            &lab.addr(0),
+            "-J",
+            "-C",
+            "reno",
+            "-t",
+        ])
+        .arg(secs.to_string())
+        .output()
+        .unwrap();
+    server.kill();
+    let report: serde_json::Value = serde_json::from_slice(&client.stdout).unwrap();
+    report["end"]["sum_received"]["bits_per_second"].as_f64()
+}
+
+/// Receiver 1 drops 1% of iperf3's TCP segments as it drops 1% of the session's: TCP on the same path.
+fn same_loss_for_tcp(lab: &Lab) {
+    lab.random_tcp_loss(1, IPERF_PORT, 1).unwrap();
+}
+
+/// A file to all twenty receivers, byte-exact at each; prints the goodput beside what TCP Reno alone gets on the
+/// slowest path (measured first, 10 s each, through the tbf alone and with the path's 1% loss too), and what the
+/// source put on its wire per byte of the file.
+#[test]
+#[ignore = "long (about a minute): run by bench/netns-fleet.sh"]
+fn twenty_lossy_receivers_one_behind_10mbit_byte_exact() {
+    let cc = controller();
+    let Some(lab) = fleet_lab("fl") else { return };
+    let tcp = tcp_reno_to_receiver_1(&lab, 10);
+    same_loss_for_tcp(&lab);
+    let lossy_tcp = tcp_reno_to_receiver_1(&lab, 10);
+    let len = std::env::var("CONVOY_NETNS_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30_000_000);
+    let dir = Scratch::new(&format!("netns-fleet-{cc}"));
+    let src = file(&dir, "data.bin", len);
+    let s = transfer_to_all(
+        &lab,
+        &dir,
+        &src,
+        RECEIVERS,
+        Duration::from_secs(600),
+        &["--cc", &cc],
+    );
+    let goodput = s["goodput_bps"].as_f64().unwrap_or(0.0);
+    let share = |tcp: Option<f64>| {
+        tcp.map_or_else(
+            || "n/a".into(),
+            |t| format!("{:.2} Mbit/s (goodput / TCP {:.2})", t / 1e6, goodput / t),
+        )
+    };
+    eprintln!(
+        "{cc} fleet of {RECEIVERS} (1% loss each, one behind 10 Mbit/s), {:.0} MB byte-exact: goodput {:.2} Mbit/s; \
+         TCP Reno alone on the slowest path {}, with its 1% loss {}; {} ODATA, {} RDATA, {:.2} bytes on the source's wire per \
+         byte of the file; {} NAKs, {} acker changes",
+        len as f64 / 1e6,
+        goodput / 1e6,
+        share(tcp),
+        share(lossy_tcp),
+        s["packets"]["odata"],
+        s["packets"]["rdata"],
+        s["wire_bytes"].as_f64().unwrap_or(0.0) / len as f64,
+        s["naks"],
+        s["acker_changes"],
+    );
+}
+
+/// The session to all twenty receivers and one TCP Reno flow (iperf3) through receiver 1's 10 Mbit/s tbf for
+/// 30 s, TCP losing 1% at receiver 1 as the session does (the same path): the session's rate over TCP's, printed. The session's rate is what receiver 2 (not shaped) writes in
+/// order meanwhile; its 1% loss holds data behind a hole for a repair's round trip, milliseconds here, against
+/// the 30 s window.
+#[test]
+#[ignore = "long (about a minute): run by bench/netns-fleet.sh"]
+fn twenty_lossy_receivers_beside_tcp() {
+    let cc = controller();
+    let Some(lab) = fleet_lab("ft") else { return };
+    let dir = Scratch::new(&format!("netns-fleet-tcp-{cc}"));
+    let src = file(&dir, "data.bin", 150_000_000);
+    let outs: Vec<PathBuf> = (1..=RECEIVERS)
+        .map(|i| dir.0.join(format!("out{i}")))
+        .collect();
+    let _rx: Vec<Guard> = (1..=RECEIVERS)
+        .map(|i| recv(&lab, i, &outs[i - 1], &[]))
+        .collect();
+    same_loss_for_tcp(&lab);
+    let stats = dir.0.join("send.json");
+    let waiting = RECEIVERS.to_string();
+    let _tx = send(
+        &lab,
+        &src,
+        &stats,
+        &["--wait-receivers", &waiting, "--wait", "30s", "--cc", &cc],
+    );
+    std::thread::sleep(Duration::from_secs(8));
+    let partial = outs[1].join("data.bin.partial");
+    let size = |p: &Path| fs::metadata(p).map_or(0, |m| m.len());
+    let before = (size(&partial), Instant::now());
+    let Some(tcp) = tcp_reno_to_receiver_1(&lab, 30) else {
+        return;
+    };
+    let after = (size(&partial), Instant::now());
+    let convoy = (after.0 - before.0) as f64 * 8.0 / (after.1 - before.1).as_secs_f64();
+    eprintln!(
+        "{cc} fleet of {RECEIVERS} beside TCP Reno (1% loss too) through 10 Mbit/s for 30 s: convoy {:.2} Mbit/s, TCP {:.2} \
+         Mbit/s, ratio {:.2}",
+        convoy / 1e6,
+        tcp / 1e6,
+        convoy / tcp
+    );
+}
