@@ -6,12 +6,12 @@
 
 mod common;
 
+use common::iperf::{tcp_reno, IPERF_PORT};
 use common::lab::Lab;
 use common::lab_transfer::{file, recv, send, transfer_to_all, PORT};
 use common::{Guard, Scratch};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// Receivers in the fleet lab.
@@ -32,51 +32,8 @@ fn fleet_lab(tag: &str) -> Option<Lab> {
     Some(lab)
 }
 
-/// iperf3's port.
-const IPERF_PORT: u16 = 5201;
-
-/// One TCP Reno flow (iperf3) from the source to receiver 1 for `secs` seconds: what it received, bit/s. `None`
-/// (with a message) when iperf3 is not installed. The session's loss rule matches its UDP port only: TCP meets
-/// the tbf alone unless [`same_loss_for_tcp`] gave it receiver 1's 1% too.
-fn tcp_reno_to_receiver_1(lab: &Lab, secs: u32) -> Option<f64> {
-    if std::process::Command::new("iperf3")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("SKIPPED: iperf3 is not installed (apt-get install iperf3)");
-        return None;
-    }
-    let mut server = Guard(Some(
-        lab.command(1, "iperf3")
-            .args(["-s", "-1", "-B", &lab.addr(1)])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    ));
-    std::thread::sleep(Duration::from_millis(300));
-    let client = lab
-        .command(0, "iperf3")
-        .args([
-            "-c",
-            &lab.addr(1),
-            "-B",
-            &lab.addr(0),
-            "-J",
-            "-C",
-            "reno",
-            "-t",
-        ])
-        .arg(secs.to_string())
-        .output()
-        .unwrap();
-    server.kill();
-    let report: serde_json::Value = serde_json::from_slice(&client.stdout).unwrap();
-    report["end"]["sum_received"]["bits_per_second"].as_f64()
-}
-
-/// Receiver 1 drops 1% of iperf3's TCP segments as it drops 1% of the session's: TCP on the same path.
+/// Receiver 1 drops 1% of iperf3's TCP segments as it drops 1% of the session's: TCP on the same path (the
+/// session's loss rule matches its UDP port only).
 fn same_loss_for_tcp(lab: &Lab) {
     lab.random_tcp_loss(1, IPERF_PORT, 1).unwrap();
 }
@@ -89,9 +46,9 @@ fn same_loss_for_tcp(lab: &Lab) {
 fn twenty_lossy_receivers_one_behind_10mbit_byte_exact() {
     let cc = controller();
     let Some(lab) = fleet_lab("fl") else { return };
-    let tcp = tcp_reno_to_receiver_1(&lab, 10);
+    let tcp = tcp_reno(&lab, 0, 1, 10);
     same_loss_for_tcp(&lab);
-    let lossy_tcp = tcp_reno_to_receiver_1(&lab, 10);
+    let lossy_tcp = tcp_reno(&lab, 0, 1, 10);
     let len = std::env::var("CONVOY_NETNS_BYTES")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -159,7 +116,7 @@ fn twenty_lossy_receivers_beside_tcp() {
     let partial = outs[1].join("data.bin.partial");
     let size = |p: &Path| fs::metadata(p).map_or(0, |m| m.len());
     let before = (size(&partial), Instant::now());
-    let Some(tcp) = tcp_reno_to_receiver_1(&lab, 30) else {
+    let Some(tcp) = tcp_reno(&lab, 0, 1, 30) else {
         return;
     };
     let after = (size(&partial), Instant::now());

@@ -87,6 +87,7 @@ pub fn wait(child: Child, limit: Duration) -> Output {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+pub mod iperf;
 pub mod lab;
 pub mod lab_transfer;
 
