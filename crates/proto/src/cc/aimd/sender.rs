@@ -58,9 +58,10 @@ pub struct AimdSender {
     /// When the last data packet left (the next one is due one interval later, at the current rate).
     last_send: Option<Instant>,
     agent: Option<Agent>,
-    /// The first packet sent after the last rate change, and whether none has been sent since it (§5.3).
-    first_after_change: Option<u32>,
-    change_unsent: bool,
+    /// The first packet sent after the last decrease, and whether none has been sent since it (§5.3's
+    /// freshness rule, [`AimdSender::fresh`]).
+    first_after_decrease: Option<u32>,
+    decrease_unsent: bool,
     /// The last report from anyone, and the last halving for silence.
     last_feedback: Instant,
     last_halving: Instant,
@@ -79,8 +80,8 @@ impl AimdSender {
             next_send: now,
             last_send: None,
             agent: None,
-            first_after_change: None,
-            change_unsent: false,
+            first_after_decrease: None,
+            decrease_unsent: false,
             last_feedback: now,
             last_halving: now,
             echoes: VecDeque::new(),
@@ -108,10 +109,9 @@ impl AimdSender {
         Duration::from_secs_f64(self.s / self.x.max(self.floor()))
     }
 
-    /// A new rate; feedback about earlier packets is ignored from now on (§5.3).
+    /// A new rate.
     fn set_rate(&mut self, x: f64) {
         self.x = x.max(self.floor());
-        self.change_unsent = true;
         // The next packet is due one interval at the new rate after the last: at one packet per 8 s a raise
         // would otherwise wait out the old interval, and the feedback that validates it with it (§5.3).
         if let Some(last) = self.last_send {
@@ -123,6 +123,8 @@ impl AimdSender {
     fn halve(&mut self, cause: ReductionCause) {
         let before = self.x;
         self.set_rate(self.x / 2.0);
+        // §5.3: feedback about packets sent before the decrease is ignored from now on.
+        self.decrease_unsent = true;
         self.push(CcEvent::Reduced {
             before,
             after: self.x,
@@ -130,10 +132,17 @@ impl AimdSender {
         });
     }
 
-    /// Whether feedback about `sqn` is about packets sent after the last change: "the source only adapts to PF/NF
-    /// with the sequence number higher than that of the first data packet sent after last rate adjustment" (§5.3).
+    /// Whether feedback about `sqn` is about packets sent after the last decrease. §5.3: "the source only adapts
+    /// to PF/NF with the sequence number higher than that of the first data packet sent after last rate
+    /// adjustment. This delay in action ensures that the source only adapts to newly experienced congestion."
+    /// The rule is read as guarding against congestion already answered, so the adjustment it counts from is a
+    /// decrease: applied after increases too, it would void the PF that follows every raise (that PF leaves the
+    /// agent before the first packet at the new rate arrives) and the rate would rise one packet every second RTT
+    /// against the same section's "increased one packet every RTT"; it would also void every loss of a packet
+    /// sent in the RTT before each raise. TCP, which §5.3 emulates, does the same: one reduction per window of
+    /// losses, an increase on every ACK.
     fn fresh(&self, sqn: u32) -> bool {
-        !self.change_unsent && self.first_after_change.is_none_or(|first| seq::gt(sqn, first))
+        !self.decrease_unsent && self.first_after_decrease.is_none_or(|first| seq::gt(sqn, first))
     }
 
     fn queue_echo(&mut self, addr: IpAddr, tr: u32, now: Instant) {
@@ -253,9 +262,9 @@ impl SenderController for AimdSender {
         // An idle sender does not bank credit beyond one interval.
         self.next_send = self.next_send.max(now - self.ipi()) + self.ipi();
         self.last_send = Some(now);
-        if self.change_unsent {
-            self.first_after_change = Some(sqn);
-            self.change_unsent = false;
+        if self.decrease_unsent {
+            self.first_after_decrease = Some(sqn);
+            self.decrease_unsent = false;
         }
         options.cc.aimd.data = Some(AimdData {
             ts: stamp(now),

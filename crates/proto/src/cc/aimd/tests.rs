@@ -129,6 +129,56 @@ fn paper_5_3_negative_feedback_halves_and_feedback_about_packets_before_the_chan
     assert_eq!(s.rate(), 25_000.0);
 }
 
+/// §5.3: "the rate is increased one packet every RTT", with the agent sending one PF per RTT. The freshness rule
+/// ("only adapts to PF/NF with the sequence number higher than that of the first data packet sent after last rate
+/// adjustment", which "ensures that the source only adapts to newly experienced congestion") is about congestion:
+/// the PF that follows an increase reports packets sent before it (the first packet after the raise reaches the
+/// agent about when that PF leaves) and still counts, so the rate rises every agent RTT, not every second one.
+#[test]
+fn paper_5_3_the_rate_rises_one_packet_every_agent_rtt() {
+    // The RTT the agent reported when it was elected: its capacity holds, and every PF may raise.
+    let rtt = 100u64;
+    let mut s = agent_sender();
+    let mut sent: Vec<(u64, u32)> = Vec::new();
+    let mut sqn = 10u32;
+    let mut t = 100u64;
+    let start = s.rate();
+    for k in 1..=10u64 {
+        let pf_at = 100 + k * rtt;
+        while t < pf_at {
+            if let Permit::At(due) = s.permit(ms(t)) {
+                t = (due.as_nanos() / 1_000_000).max(t + 1);
+                continue;
+            }
+            let mut o = OptionsRepr::default();
+            s.on_data_sent(ms(t), sqn, 1000, &mut o);
+            sent.push((t, sqn));
+            sqn += 1;
+        }
+        // The PF left the agent half an RTT ago and reports what had reached it: packets sent an RTT ago.
+        let seen = sent.iter().rev().find(|(at, _)| *at + rtt <= pf_at).map_or(9, |(_, q)| *q);
+        s.on_report(ms(pf_at), &report(ip(1), ReportKind::Positive, 0.01, rtt as u32, seen, ms(pf_at)));
+    }
+    let packets = (s.rate() - start) / (1000.0 / 0.1);
+    assert!(packets > 9.5, "{packets:.2} packets per RTT added over ten RTTs");
+}
+
+/// The freshness rule does guard decreases: after a halving, neither a PF nor an NF about packets sent before the
+/// first packet at the new rate moves it (one reduction per congestion event, and no increase before the new rate
+/// has been seen).
+#[test]
+fn paper_5_3_feedback_about_packets_before_a_halving_moves_nothing() {
+    let mut s = agent_sender();
+    send(&mut s, 100, 10, 5); // 10..14
+    s.on_report(ms(200), &report(ip(1), ReportKind::Negative, 0.01, 100, 12, ms(200)));
+    assert_eq!(s.rate(), 50_000.0);
+    send(&mut s, 210, 15, 5); // 15 is the first after the halving
+    s.on_report(ms(300), &report(ip(1), ReportKind::Positive, 0.01, 100, 14, ms(300)));
+    assert_eq!(s.rate(), 50_000.0, "a PF about packets before the halving");
+    s.on_report(ms(400), &report(ip(1), ReportKind::Positive, 0.01, 100, 16, ms(400)));
+    assert!(s.rate() > 50_000.0, "a PF about packets after it");
+}
+
 #[test]
 fn silence_of_the_agent_halves_after_four_rtts_and_drops_it_after_ten() {
     let mut s = agent_sender();
