@@ -152,21 +152,14 @@ pub fn fig10(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
             "§3: the minimum of n independent estimates; for n = 16 and eight loss intervals about 0.67 of one",
         ));
     }
-    if let Some(q50) = ctx.run(QUEUE_50) {
-        let (q, text, _) = ratio_to_tcp_mean(q50, SETTLE_S, q50.end_s())?;
-        checks.push(Check::report(
-            "variant queue-50pkt (ns-2's default queue on each circuit): TFMCC / mean TCP",
-            format!("{} ({text})", trim(q)),
-            "the paper gives no queue for its tail circuits",
-        ));
-    }
-    if let Some(w) = ctx.run(WINDOW_UNLIMITED) {
-        let (q, text, _) = ratio_to_tcp_mean(w, SETTLE_S, w.end_s())?;
-        checks.push(Check::report(
-            "variant tcp-window-unlimited (no TCP window limit): TFMCC / mean TCP",
-            format!("{} ({text})", trim(q)),
-            "the paper sets no TCP window; ns-2's default is 20 packets",
-        ));
+    for (variant, what, expected) in [
+        (QUEUE_50, "variant queue-50pkt (ns-2's default queue on each circuit)", "the paper gives no queue for its tail circuits"),
+        (WINDOW_UNLIMITED, "variant tcp-window-unlimited (no TCP window limit)", "the paper sets no TCP window; ns-2's default is 20 packets"),
+    ] {
+        if let Some(v) = ctx.run(variant) {
+            let (q, text, _) = ratio_to_tcp_mean(v, SETTLE_S, v.end_s())?;
+            checks.push(Check::report(&format!("{what}: TFMCC / mean TCP"), format!("{} ({text})", trim(q)), expected));
+        }
     }
     Ok(checks)
 }
