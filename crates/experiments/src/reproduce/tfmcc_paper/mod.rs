@@ -402,8 +402,9 @@ const FIG10_NOTE: &str = "Not reproduced: TFMCC / mean TCP 0.49, 0.60, 0.53, 0.4
     The paper gives neither the circuits' queue nor their delay nor a TCP window, and the ratio hangs on them \
     (scenarios/sweeps/tfmcc-fig10-circuits.toml, whole-run goodput, seeds 1–5): with ns-2's window of 20 packets \
     it runs from 0.27 (15 packets, 40 ms) to 1.53 (50 packets, 40 ms), and 0.7 appears only in the band where \
-    that window, not loss, starts to hold TCP back (25 packets at 40 ms: 0.62–0.69); with no window limit (variant tcp-window-unlimited, \
-    reported) it is 0.30–0.52 at every queue and delay tried, falling as the queue grows. So in no setup in \
+    that window, not loss, starts to hold TCP back (25 packets at 40 ms: 0.62–0.69); with no window limit \
+    (variant tcp-window-unlimited, reported) it is 0.30–0.52 at every queue and delay tried, falling as the queue \
+    grows. So in no setup in \
     which TCP can fill its circuit does TFMCC reach the paper's 70%: with sixteen independent bottlenecks it gets \
     about half of TCP's rate, the degradation §3 predicts, larger than the paper's figure states.";
 

@@ -152,10 +152,19 @@ pub fn fig10(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
             "§3: the minimum of n independent estimates; for n = 16 and eight loss intervals about 0.67 of one",
         ));
     }
-    for (variant, what, expected) in [
-        (QUEUE_50, "variant queue-50pkt (ns-2's default queue on each circuit)", "the paper gives no queue for its tail circuits"),
-        (WINDOW_UNLIMITED, "variant tcp-window-unlimited (no TCP window limit)", "the paper sets no TCP window; ns-2's default is 20 packets"),
-    ] {
+    let reported = [
+        (
+            QUEUE_50,
+            "variant queue-50pkt (ns-2's default queue on each circuit)",
+            "the paper gives no queue for its tail circuits",
+        ),
+        (
+            WINDOW_UNLIMITED,
+            "variant tcp-window-unlimited (no TCP window limit)",
+            "the paper sets no TCP window; ns-2's default is 20 packets",
+        ),
+    ];
+    for (variant, what, expected) in reported {
         if let Some(v) = ctx.run(variant) {
             let (q, text, _) = ratio_to_tcp_mean(v, SETTLE_S, v.end_s())?;
             checks.push(Check::report(&format!("{what}: TFMCC / mean TCP"), format!("{} ({text})", trim(q)), expected));

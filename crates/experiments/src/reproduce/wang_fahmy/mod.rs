@@ -120,8 +120,8 @@ pub fn experiments() -> Vec<Experiment> {
             figures: Some(figures::table2_congested),
             note: "The scenario now runs ns 2.1b5's TCP and 1000-byte PGM packets, as theirs did: TCP flow 4 gets 1.07 \
                    kbit/s on seed 1 (theirs 1.39; 0.36 with today's TCP); the trace below was taken before that \
-                   change and the measured lines above are current. Their sender (timeout_restart = \"wang-fahmy\": on a timeout W = 1 and T = −1/(2W), nothing sent until ACKs \
-                   return tokens, WF §IV-A) reproduces their problem, the first two checks: the acker's RTT (tens of \
+                   change and the measured lines above are current. Their sender (timeout_restart = \"wang-fahmy\": \
+                   on a timeout W = 1 and T = −1/(2W), nothing sent until ACKs return tokens, WF §IV-A) reproduces their problem, the first two checks: the acker's RTT (tens of \
                    seconds: three 50 kbit/s links each hold up to 120 packets, 28.8 s each; median ACK delay above) \
                    keeps the 1 s timer firing and the window reads 1 almost all the run. The third check does not \
                    reproduce on most seeds: the adaptive timeout ends the timeouts (11 instead of ~900) but not the low \
@@ -166,8 +166,8 @@ pub fn experiments() -> Vec<Experiment> {
             figures: None,
             note: "Reported only. With ns 2.1b5's TCP, as theirs, TCP flow 4 gets 5.15 and 7.53 kbit/s at ×2.5 and ×3.5 \
                    (theirs 4.97 and 7.24); the figures below were taken with today's TCP and 1400-byte packets, the \
-                   measured lines above are current. With their fixed 1 s timeout and restart (see wf-congested) Convoy's PGM gets about 2 kbit/s at \
-                   ×2.5 and 1.6 at ×3.5, below their figures (4.77–4.91 and 22–22.4 kbit/s), with the window at 1 \
+                   measured lines above are current. With their fixed 1 s timeout and restart (see wf-congested) \
+                   Convoy's PGM gets about 2 kbit/s at ×2.5 and 1.6 at ×3.5, below their figures (4.77–4.91 and 22–22.4 kbit/s), with the window at 1 \
                    almost all the run; with the adaptive timeout PGM gets more than with the fixed one and the \
                    timeouts stop. At ×3.5 they report PGM three times TCP flow 4 while the acker switches between PR3 \
                    and PR5; here PR5 holds it from about 20 s on and PGM stays near or below TCP flow 4.",
@@ -197,8 +197,8 @@ pub fn experiments() -> Vec<Experiment> {
             judge: dynamics::uncongested,
             figures: None,
             note: "Reported only, and different from the paper (traced with today's TCP and 1400-byte packets, before the \
-                   scenario took ns 2.1b5's; the measured lines above are current). At ×10 PR5, the receiver with the longest path and the \
-                   most loss, holds the acker role for almost the whole run (acker time above; theirs: PR3 736 s, PR5 \
+                   scenario took ns 2.1b5's; the measured lines above are current). At ×10 PR5, the receiver with \
+                   the longest path and the most loss, holds the acker role for almost the whole run (acker time above; theirs: PR3 736 s, PR5 \
                    173 s); with their fixed timeout and restart the window reads 1 almost all the run and PGM gets a \
                    few kbit/s, with the adaptive one about as much as TCP flow 4 (goodput lines above; theirs: \
                    74.15–76.56 vs ~7.8 kbit/s). At ×80 the router links (≥ 4 Mbit/s) are no bottleneck: every flow is \

@@ -162,7 +162,7 @@ fn paper_5_3_the_rate_rises_one_packet_every_agent_rtt() {
         s.on_report(ms(pf_at), &report(ip(1), ReportKind::Positive, 0.01, rtt as u32, seen, ms(pf_at)));
     }
     let packets = (s.rate() - start) / (1000.0 / 0.1);
-    assert!(packets > 9.5, "{packets:.2} packets per RTT added over ten RTTs");
+    assert!(packets > 9.5, "{packets:.2} packets added over ten agent RTTs");
 }
 
 #[test]
