@@ -189,9 +189,9 @@ fn reproduce(args: ReproduceArgs) -> ExitCode {
         Ok(verdicts) => {
             for v in &verdicts {
                 println!(
-                    "{:<28} {}  ({}/{} seeds)",
+                    "{:<28} {:<8}  ({}/{} seeds)",
                     v.id,
-                    if v.pass { "PASS" } else { "FAIL" },
+                    v.status.label(),
                     v.seeds.passed,
                     v.seeds.run
                 );

@@ -53,7 +53,7 @@ fn fig5_acker_and_fig4_nonlossy_verdicts() {
         serde_json::from_str(&std::fs::read_to_string(out.join("verdicts.json")).unwrap()).unwrap();
     for v in json.as_array().unwrap() {
         for key in [
-            "id", "source", "claim", "expected", "measured", "pass", "seeds",
+            "id", "source", "claim", "expected", "measured", "pass", "status", "seeds",
         ] {
             assert!(v.get(key).is_some(), "verdicts.json entry lacks `{key}`");
         }

@@ -42,7 +42,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use verdict::Check;
-pub use verdict::{SeedCount, Verdict};
+pub use verdict::{SeedCount, Status, Verdict};
 
 /// What `convoy reproduce` was asked to do.
 #[derive(Clone, Debug)]
@@ -286,6 +286,7 @@ fn judge(
         }
     }
     let checks = first.unwrap_or_default();
+    let status = Status::of(failures.len(), &checks);
     for plan in exp.runs {
         let dir = run_dir(Path::new(""), exp, plan.variant, 1);
         let base = opts.out.join(&dir);
@@ -316,7 +317,8 @@ fn judge(
             .iter()
             .map(|c| format!("{}: {}", c.what, c.measured))
             .collect(),
-        pass: passed == opts.seeds.max(1),
+        pass: status == Status::Pass,
+        status,
         seeds: SeedCount {
             run: opts.seeds.max(1),
             passed,

@@ -1,6 +1,6 @@
 //! verdicts.json and index.html: one page a person reads in a browser, offline (figures are SVG files beside it).
 
-use super::verdict::{Check, Verdict};
+use super::verdict::{Check, Status, Verdict};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -20,21 +20,21 @@ border-radius:3px;font-weight:bold}.reported{color:#fff;background:#7f8c8d;paddi
 font-weight:bold}.claim{font-style:italic}.note{background:#fff8e1;border-left:4px solid \
 #f1c40f;padding:.5em .8em}img{max-width:100%;border:1px solid #eee;margin:.4em 0}.small{color:#666;font-size:.9em}";
 
-fn badge(pass: bool) -> &'static str {
-    if pass {
-        "<span class=\"pass\">PASS</span>"
-    } else {
-        "<span class=\"fail\">FAIL</span>"
+fn badge(status: Status) -> &'static str {
+    match status {
+        Status::Pass => "<span class=\"pass\">PASS</span>",
+        Status::Fail => "<span class=\"fail\">FAIL</span>",
+        Status::Reported => "<span class=\"reported\">REPORTED</span>",
     }
 }
 
 /// A check's badge: REPORTED for a number without a claim, else PASS or FAIL.
 fn check_badge(c: &Check) -> &'static str {
-    if c.reported {
-        "<span class=\"reported\">REPORTED</span>"
-    } else {
-        badge(c.pass)
-    }
+    badge(match (c.reported, c.pass) {
+        (true, _) => Status::Reported,
+        (false, true) => Status::Pass,
+        (false, false) => Status::Fail,
+    })
 }
 
 /// Write `verdicts.json` and `index.html` into `out`.
@@ -43,12 +43,17 @@ pub fn write(out: &Path, verdicts: &[Verdict], wall_s: f64, seeds: u64) -> Resul
     let json = serde_json::to_string_pretty(verdicts).map_err(|e| e.to_string())? + "\n";
     std::fs::write(out.join("verdicts.json"), json).map_err(|e| format!("verdicts.json: {e}"))?;
     let passed = verdicts.iter().filter(|v| v.pass).count();
+    let reported = verdicts
+        .iter()
+        .filter(|v| v.status == Status::Reported)
+        .count();
     let mut h = String::new();
     let _ = write!(
         h,
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Convoy: reproduction report</title>\
          <style>{STYLE}</style></head><body><h1>Convoy: the seed papers' experiments, reproduced</h1>\
-         <p>{passed} of {} verdicts pass with seeds 1..{seeds} (a verdict passes only if it passes for every seed). \
+         <p>{passed} of {} verdicts pass with seeds 1..{seeds} (a verdict passes only if it passes for every seed; \
+         {reported} only report numbers, with no claim that could fail, and show REPORTED). \
          Ranges are those of shared/experiments.md; measured values are from seed 1. Run time {:.0} s.</p>\
          <table><tr><th>experiment</th><th>claim</th><th>verdict</th><th>seeds passed</th></tr>",
         verdicts.len(),
@@ -59,7 +64,7 @@ pub fn write(out: &Path, verdicts: &[Verdict], wall_s: f64, seeds: u64) -> Resul
             h,
             "<tr><td><a href=\"#{id}\">{id}</a></td><td>{}</td><td>{}</td><td>{}/{}</td></tr>",
             esc(&v.claim),
-            badge(v.pass),
+            badge(v.status),
             v.seeds.passed,
             v.seeds.run,
             id = esc(&v.id)
@@ -71,7 +76,7 @@ pub fn write(out: &Path, verdicts: &[Verdict], wall_s: f64, seeds: u64) -> Resul
             h,
             "<h2 id=\"{id}\">{id} {}</h2><p class=\"small\">Source: {}</p><p class=\"claim\">{}</p>\
              <table><tr><th>check</th><th>expected</th><th>measured (seed 1)</th><th></th></tr>",
-            badge(v.pass),
+            badge(v.status),
             esc(&v.source),
             esc(&v.claim),
             id = esc(&v.id)

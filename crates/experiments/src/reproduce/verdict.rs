@@ -116,6 +116,41 @@ pub fn trim(v: f64) -> String {
     }
 }
 
+/// What a verdict says: its claim held, did not, or nothing was judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Status {
+    /// Every judged check passed for every seed.
+    Pass,
+    /// Some check failed for some seed (or the verdict could not be computed).
+    Fail,
+    /// Every check only reports a number: there is no claim that could fail, so the verdict is not a pass.
+    Reported,
+}
+
+impl Status {
+    /// The status of an experiment from `failed_seeds` (seeds with a failing check) and the checks of one seed:
+    /// REPORTED when none of them is judged (experiments.md: "a verdict shown as PASS must be able to fail").
+    pub fn of(failed_seeds: usize, checks: &[Check]) -> Status {
+        if failed_seeds > 0 {
+            Status::Fail
+        } else if checks.iter().all(|c| c.reported) {
+            Status::Reported
+        } else {
+            Status::Pass
+        }
+    }
+
+    /// As the table and the report print it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Pass => "PASS",
+            Status::Fail => "FAIL",
+            Status::Reported => "REPORTED",
+        }
+    }
+}
+
 /// One experiment's outcome over all seeds.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Verdict {
@@ -129,8 +164,10 @@ pub struct Verdict {
     pub expected: Vec<String>,
     /// Measured values (seed 1), one per check.
     pub measured: Vec<String>,
-    /// Whether every check passed for every seed.
+    /// Whether every check passed for every seed and at least one of them is judged ([`Status::Pass`]).
     pub pass: bool,
+    /// PASS, FAIL or REPORTED (nothing judged).
+    pub status: Status,
     /// Seeds run and passed.
     pub seeds: SeedCount,
     /// The checks of seed 1, in full.
@@ -151,4 +188,30 @@ pub struct SeedCount {
     pub run: u64,
     /// How many passed.
     pub passed: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_verdict_without_a_judged_check_is_reported_never_pass() {
+        let reported = [
+            Check::report("a number", "1".into(), "2"),
+            Check::figure("a plot", "f.svg".into()),
+        ];
+        assert_eq!(Status::of(0, &reported), Status::Reported);
+        assert_eq!(Status::of(0, &[]), Status::Reported);
+        let judged = Check::range("a ratio", 1.0, 0.5, 2.0, "", "paper");
+        assert_eq!(
+            Status::of(0, &[reported[0].clone(), judged.clone()]),
+            Status::Pass
+        );
+        assert_eq!(Status::of(1, &[judged]), Status::Fail);
+        assert_eq!(
+            Status::of(1, &reported),
+            Status::Fail,
+            "a verdict that could not be computed fails"
+        );
+    }
 }
