@@ -86,6 +86,10 @@ fn ratio(run: &RunData, from: f64, to: f64) -> Result<(f64, String), String> {
     Ok((p / t.max(1.0), format!("{} vs {}", kbps(p), kbps(t))))
 }
 
+/// The longest-path variant with both sources on 1 ms access links (reported): identical paths phase-lock to the
+/// drop-tail bottleneck.
+pub(super) const LONGEST_IDENTICAL: &str = "longest-path-identical-paths";
+
 /// The verdict: main run (acker's RTT below the median receiver RTT for ≥ 50% of the time) and the
 /// `longest-path` variant (the longest-RTT receiver holds the acker ≥ 70%, pgmcc/TCP in [0.5, 2]).
 pub fn judge(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
@@ -189,5 +193,13 @@ pub fn judge(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     c4.measured = format!("{} ({rates6})", c4.measured);
     checks.push(c3);
     checks.push(c4);
+    if let Some(same) = ctx.run(LONGEST_IDENTICAL) {
+        let (q, rates) = ratio(same, SETTLE_S, same.end_s())?;
+        checks.push(Check::report(
+            "variant longest-path-identical-paths (both sources on 1 ms access links): pgmcc / TCP",
+            format!("{} ({rates})", trim(q)),
+            "drop-tail runs, where identical paths phase-lock to the queue (experiments.md)",
+        ));
+    }
     Ok(checks)
 }
