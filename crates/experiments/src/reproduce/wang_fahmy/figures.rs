@@ -104,12 +104,12 @@ pub fn table2_congested(ctx: &Ctx<'_>, dir: &Path) -> Result<Vec<String>, String
             r
         },
         {
-            let mut r = vec!["Convoy, fixed 1 s: ODATA received / sent".to_string()];
+            let mut r = vec!["Convoy, fixed timeout: ODATA received / sent".to_string()];
             r.extend(rf.iter().map(|x| pct(x.odata)));
             r
         },
         {
-            let mut r = vec!["Convoy, fixed 1 s: data delivered / sent".to_string()];
+            let mut r = vec!["Convoy, fixed timeout: data delivered / sent".to_string()];
             r.extend(rf.iter().map(|x| pct(x.delivered)));
             r
         },

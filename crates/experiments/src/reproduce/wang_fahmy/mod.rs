@@ -5,8 +5,8 @@
 //! Two topologies: the feedback-aggregation chain of their Figs 5–7 (scenarios/wf-aggregation*.toml) and the
 //! fairness-dynamics chain of their Fig. 8 and Tables I–II (scenarios/wf-congested.toml and the three files
 //! that differ from it only in scale, length and pgmcc settings). Their pgmcc is modelled by the scenario files
-//! (sequence-number RTT, RTT²·p, a fixed 1 s timeout without forced re-election); the variants named
-//! `*adaptive` run Convoy's adaptive timeout instead.
+//! (sequence-number RTT, RTT²·p, a fixed 4 s timeout, Rizzo's ns code's, without forced re-election); the
+//! variants named `*adaptive` run the adaptive timeout instead, nothing else changed.
 
 mod aggregation;
 mod common;
@@ -118,26 +118,16 @@ pub fn experiments() -> Vec<Experiment> {
             needs: &[],
             judge: dynamics::congested,
             figures: Some(figures::table2_congested),
-            note: "The scenario now runs ns 2.1b5's TCP and 1000-byte PGM packets, as theirs did: TCP flow 4 gets 1.07 \
-                   kbit/s on seed 1 (theirs 1.39; 0.36 with today's TCP); the trace below was taken before that \
-                   change and the measured lines above are current. Their sender (timeout_restart = \"wang-fahmy\": \
-                   on a timeout W = 1 and T = −1/(2W), nothing sent until ACKs return tokens, WF §IV-A) reproduces their problem, the first two checks: the acker's RTT (tens of \
-                   seconds: three 50 kbit/s links each hold up to 120 packets, 28.8 s each; median ACK delay above) \
-                   keeps the 1 s timer firing and the window reads 1 almost all the run. The third check does not \
-                   reproduce on most seeds: the adaptive timeout ends the timeouts (11 instead of ~900) but not the low \
-                   goodput. Traced on seed 1: with it the acker's SRTT is about 62 s and the session is clocked by that \
-                   path like TCP flow 4 beside it (both at a few hundred bit/s to 1.5 kbit/s), and no PGM packet leaves \
-                   in 840 of the 900 one-second bins; the fixed-timer sender is clocked by late ACKs instead, each \
-                   returning two tokens at W = 1 (below ssthresh), and sends somewhat more although its window reads 1. \
-                   So \"a TCP-like adaptive timeout would remedy this\" holds for the timeouts and the window, not for \
-                   the goodput on this path. Part of it is the draft's rule that any ACK or NAK from the acker \
-                   restarts the count of timeouts (draft §2.7): PR5, alive however slow, keeps the role; counting only \
-                   newly acknowledged packets instead re-elects after two timeouts, puts a nearer receiver in charge \
-                   for a while and raised the adaptive run's goodput (2.29 vs 1.47 kbit/s on seed 1, adaptive ahead \
-                   on 3 of 5 seeds) when tried. The draft's own restart under their timer (W = T = 1 and send a packet \
-                   each second, the fixed-draft line) gives a floor of one 1400-byte packet a second, about 11 \
-                   kbit/s, above the fair share of these links: that is what this experiment compared before their \
-                   rule was modelled. Their ×1 figures (PGM 3.95–4.26 kbit/s, TCP flow 4 1.39) lie between.",
+            note: "Reproduced on seeds 1–5. With their fixed timeout (4 s, Rizzo's ns code) and their restart \
+                   (timeout_restart = \"wang-fahmy\": W = 1 and T = −1/(2W), nothing sent until ACKs return tokens, WF \
+                   §IV-A) the acker's RTT (tens of seconds: three 50 kbit/s links each hold up to 120 packets; median \
+                   ACK delay above) keeps the timer firing and the window reads 1 almost all the run; the adaptive \
+                   timeout, with nothing else changed, ends the timeouts and gives more goodput on the mean over the \
+                   seeds (seed 1 alone: 1.77 against 1.70 kbit/s). Both runs stay below their ×1 figures (PGM \
+                   3.95–4.26 kbit/s): Convoy's PGM gets 1.7–1.8 kbit/s beside TCP flow 4's 1.23 (theirs 1.39, with \
+                   ns 2.1b5's TCP as here). The draft's own restart under their timer (W = T = 1 and send a packet, \
+                   the fixed-draft line) gives more, 2.6 kbit/s, because it sends one packet per timeout however late \
+                   the ACKs are.",
         },
         Experiment {
             id: "wf-medium",
@@ -153,24 +143,19 @@ pub fn experiments() -> Vec<Experiment> {
                 RunPlan {
                     variant: "x3.5-adaptive",
                     scenario: "wf-medium.toml",
-                    sets: &[
-                        "run.scale=3.5",
-                        "session.pgm.pgmcc.timeout=adaptive",
-                        "session.pgm.pgmcc.reelect_after=2",
-                        "session.pgm.pgmcc.timeout_restart=draft",
-                    ],
+                    sets: &["run.scale=3.5", "session.pgm.pgmcc.timeout=adaptive"],
                 },
             ],
             needs: &[],
             judge: dynamics::medium,
             figures: None,
-            note: "Reported only. With ns 2.1b5's TCP, as theirs, TCP flow 4 gets 5.15 and 7.53 kbit/s at ×2.5 and ×3.5 \
-                   (theirs 4.97 and 7.24); the figures below were taken with today's TCP and 1400-byte packets, the \
-                   measured lines above are current. With their fixed 1 s timeout and restart (see wf-congested) \
-                   Convoy's PGM gets about 2 kbit/s at ×2.5 and 1.6 at ×3.5, below their figures (4.77–4.91 and 22–22.4 kbit/s), with the window at 1 \
-                   almost all the run; with the adaptive timeout PGM gets more than with the fixed one and the \
-                   timeouts stop. At ×3.5 they report PGM three times TCP flow 4 while the acker switches between PR3 \
-                   and PR5; here PR5 holds it from about 20 s on and PGM stays near or below TCP flow 4.",
+            note: "Partly reproduced (3 of 5 seeds). At ×3.5 with their fixed timeout Convoy's PGM gets 20 kbit/s \
+                   against TCP flow 4's 8.8 on seed 1 (theirs 22–22.4 against 7.24) with the acker going from PR3 to \
+                   PR5 and back, as they describe; at ×2.5 it gets 2.9 against 5.9 (theirs 4.77–4.91 against 4.97), \
+                   PGM / TCP 0.49, just below the range: the acker is PR5 from 53 s on, its RTT stays above the 4 s \
+                   timer (212 timeouts, the window at 1 for 94% of the run), the problem their paper names, and the \
+                   adaptive timeout lifts PGM to 7 kbit/s. Seed 3 fails at ×3.5 (3.6 against 7.0): PR5 holds the role \
+                   and the timer fires as at ×2.5. TCP flow 4 comes within about 20% of their figures at both scales.",
         },
         Experiment {
             id: "wf-uncongested",
@@ -185,27 +170,21 @@ pub fn experiments() -> Vec<Experiment> {
                 RunPlan {
                     variant: "x80-adaptive",
                     scenario: "wf-uncongested.toml",
-                    sets: &[
-                        "run.scale=80",
-                        "session.pgm.pgmcc.timeout=adaptive",
-                        "session.pgm.pgmcc.reelect_after=2",
-                        "session.pgm.pgmcc.timeout_restart=draft",
-                    ],
+                    sets: &["run.scale=80", "session.pgm.pgmcc.timeout=adaptive"],
                 },
             ],
             needs: &[],
             judge: dynamics::uncongested,
             figures: None,
-            note: "Reported only, and different from the paper (traced with today's TCP and 1400-byte packets, before the \
-                   scenario took ns 2.1b5's; the measured lines above are current). At ×10 PR5, the receiver with \
-                   the longest path and the most loss, holds the acker role for almost the whole run (acker time above; theirs: PR3 736 s, PR5 \
-                   173 s); with their fixed timeout and restart the window reads 1 almost all the run and PGM gets a \
-                   few kbit/s, with the adaptive one about as much as TCP flow 4 (goodput lines above; theirs: \
-                   74.15–76.56 vs ~7.8 kbit/s). At ×80 the router links (≥ 4 Mbit/s) are no bottleneck: every flow is \
-                   held by its own 150 kbit/s access link, nothing is lost, no NAK is sent and PR1, the first reporter, \
-                   stays the acker. Their identical goodput at ×10 and ×80, with TCP flow 4 at ~7.8 kbit/s, means \
-                   their flows shared a bottleneck that did not scale — something in their Fig. 8, which the seed text \
-                   lacks, that this reconstruction (every host on its own access link) does not have.",
+            note: "Not reproduced, and from traces it is the reconstruction, not pgmcc. At ×10 PR5, the receiver with \
+                   the longest path and the most loss, holds the acker role for 95–98% of the run on every seed \
+                   (theirs: PR3 736 s, PR5 173 s); PGM gets 35 kbit/s against TCP flow 4's 24 (theirs 74–76.6 against \
+                   ~7.8), no timeout fires, and the adaptive run is the same run. At ×80 the router links (≥ 4 Mbit/s) \
+                   are no bottleneck: every flow is held by its own 150 kbit/s access link, nothing is lost, no NAK is \
+                   sent, PR1, the first reporter, stays the acker, and PGM (132 kbit/s) is just below TCP flow 4 (144). \
+                   Their identical goodput at ×10 and ×80, with TCP flow 4 at ~7.8 kbit/s, means their flows shared a \
+                   bottleneck that did not scale — something in their Fig. 8, which the seed text lacks, that this \
+                   reconstruction (every host on its own access link) does not have.",
         },
         Experiment {
             id: "wf-switch-inflation",
@@ -238,8 +217,8 @@ pub fn experiments() -> Vec<Experiment> {
             figures: Some(figures::fig11),
             note: "With their timeout rule (see wf-congested) the old acker keeps ACKing after the first switch (first \
                    check, as they observed) and its late ACKs open the window from 1 before the new acker's first ACK \
-                   (second check), though by little: the acker's RTT exceeds the 1 s timer within the first seconds \
-                   (the queues of the 50 kbit/s links fill), so each timeout takes the window back to 1. The mitigation \
+                   (second check: on seed 1 from 12.3 to 13.2 in the 21 s before it; on seed 5 it stays at 5.72, not \
+                   yet traced: 4 of 5 seeds). The mitigation \
                    old_acker_acks = \"tokens-only\" lets the old acker's ACKs give back the tokens of the packets sent \
                    before the switch but never grow the window; \"ignore\" (the draft's pseudo-code) drops them; the \
                    lines above show what each changes, and the adaptive-timeout variant shows the switches without \
