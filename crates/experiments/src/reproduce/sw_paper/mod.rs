@@ -165,14 +165,14 @@ const RED_ON_THE_BOTTLENECKS: &[&str] = &[
 ];
 
 const FIG2_NOTE: &str = "Partly reproduced (seeds 1–5 alike). The sessions share evenly, and less evenly as the RTT \
-    grows, as the paper says: the max/min throughput ratio is 1.13–1.15 at 60 ms, 1.3–1.4 at 200 ms and 2.05–2.14 at \
-    600 ms (the paper: 2.5 at 600 ms), drop-tail and RED alike. The aggregate reaches 97.5% of the link at 60 ms with \
-    drop-tail but 82–89% elsewhere (the check wants 90%, a figure of experiments.md, not the paper's). The scheme \
-    holds itself back: a sender adds a packet only when the agent's capacity 1/(RTT·√p) did not fall (§5.3), and \
-    as the queue fills the RTT rises, so increases stop before the link is full; at 600 ms only 64–70 packets are \
-    dropped in 100 s (0.1–0.2% loss), the link idles instead. At 60 ms with drop-tail the highest receiver loss is \
-    9.8% (RED 14%) against the paper's \"around 3%\": twenty paced senders of 50 packets/s each meet a full \
-    100-packet queue often, one loss per RTT of the agent halves the rate, and the next RTT adds it back.";
+    grows, as the paper says: on seed 1 the max/min throughput ratio is 1.13 at 60 ms, 1.15 at 200 ms and 2.12 at \
+    600 ms (RED 1.10, 1.15, 1.62; the paper: up to 2.5 at 600 ms). The loss claim fails at 60 ms: the highest \
+    receiver loss is 12% with drop-tail and 20% with RED against the paper's \"around 3%\" (≤ 6% judged), while it \
+    is 4–5% at 200 ms and below 0.5% at 600 ms. Twenty paced senders of 60–70 packets/s each meet a full queue \
+    often; since the scheme now rises one packet every agent RTT (§5.3), at 60 ms that is a packet per 60 ms per \
+    session, and the loss at this RTT rose from 9.8% (14% RED) when it rose every second RTT. Not yet traced \
+    against the paper's own setup (its queue and the sessions' start are not in the text). The bottleneck's \
+    utilization is reported: 0.79–0.99 (the paper gives no aggregate throughput).";
 
 const FIG4_NOTE: &str = "Reproduced on seeds 1, 3, 4 and 5, not on seed 2: the sessions get 1.4–1.9 times the TCP \
     flows' mean at every point on seed 1, and RED shares better than drop-tail at every flow count (1.53 against \
