@@ -18,6 +18,11 @@ pub struct ReceiverResult {
     pub delivered_bytes: u64,
     /// Goodput per interval, bits per second.
     pub goodput_series_bps: Vec<f64>,
+    /// NAK packets it sent (repair requests and pgmcc's election NAKs).
+    pub naks_sent: u64,
+    /// Of them, those that reached the source: fewer when network elements suppress NAKs (RFC 3208 §7.3; what
+    /// hides the worst receiver's reports, pgmcc paper §3.7, Wang and Fahmy §III).
+    pub naks_at_source: u64,
 }
 
 /// One flow's outcome.
@@ -71,7 +76,12 @@ fn active_secs(start: Instant, stop: Option<Instant>, end: Instant) -> f64 {
 }
 
 impl Network {
-    fn receiver_result(&self, agent: AgentId, end: Instant) -> Option<ReceiverResult> {
+    fn receiver_result(
+        &self,
+        agent: AgentId,
+        source: &crate::agents::pgm::PgmSenderAgent,
+        end: Instant,
+    ) -> Option<ReceiverResult> {
         let Agent::PgmReceiver(r) = &self.agents[agent.index()] else {
             return None;
         };
@@ -89,6 +99,8 @@ impl Network {
             loss_rate: r.loss_rate(),
             delivered_bytes: rec.delivered_bytes,
             goodput_series_bps: bins.rates().iter().map(|b| b * 8.0).collect(),
+            naks_sent: rec.naks_sent,
+            naks_at_source: source.naks_from(r.node),
         })
     }
 
@@ -105,7 +117,7 @@ impl Network {
                         let receivers: Vec<ReceiverResult> = f
                             .sinks
                             .iter()
-                            .filter_map(|a| self.receiver_result(*a, end))
+                            .filter_map(|a| self.receiver_result(*a, s, end))
                             .collect();
                         let slowest = receivers
                             .iter()

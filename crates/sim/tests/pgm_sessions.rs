@@ -173,6 +173,37 @@ fn network_elements_suppress_duplicate_naks() {
         naks <= forwarded && forwarded - naks <= 1,
         "forwarded {forwarded}, received {naks}"
     );
+    // Per receiver: what each sent and what of it reached the source, summing to the source's count; the
+    // suppressed ones are missing from the receivers' reach.
+    let (sent, reached): (u64, u64) = f
+        .receivers
+        .iter()
+        .map(|r| (r.naks_sent, r.naks_at_source))
+        .fold((0, 0), |(a, b), (s, r)| (a + s, b + r));
+    assert!(f.receivers.iter().all(|r| r.naks_at_source <= r.naks_sent));
+    assert_eq!(reached, naks);
+    assert!(
+        sent >= reached + ne[0].1.naks_suppressed,
+        "sent {sent}, reached {reached}, {:?}",
+        ne[0].1
+    );
+}
+
+#[test]
+fn without_suppression_every_nak_reaches_the_source() {
+    let mut net = two_branch(
+        5,
+        Some(NeConfig {
+            suppress_naks: false,
+            ..NeConfig::default()
+        }),
+    );
+    net.run(Instant::from_secs_f64(30.0));
+    let res = net.results();
+    let b = &res.flows[0].receivers[1];
+    assert!(b.naks_sent > 10, "B lost 2% and asked: {}", b.naks_sent);
+    // One sent in the link's last 20 ms may still be on its way.
+    assert!(b.naks_sent - b.naks_at_source <= 1, "{b:?}");
 }
 
 #[test]

@@ -92,6 +92,23 @@ pub fn switch_count(
     n
 }
 
+/// Acker switches within [from, to) that take the role away from `name`, to whichever receiver (elections in
+/// progress skipped: the change counts when the next acker is named).
+pub fn switches_away(switches: &[(f64, Option<String>)], name: &str, from: f64, to: f64) -> usize {
+    let mut prev: Option<&str> = None;
+    let mut n = 0;
+    for (t, next) in switches {
+        let Some(next) = next.as_deref() else {
+            continue;
+        };
+        if prev == Some(name) && next != name && *t >= from && *t < to {
+            n += 1;
+        }
+        prev = Some(next);
+    }
+    n
+}
+
 /// Mean of samples (t, v) with t in [from, to).
 pub fn sample_mean(samples: &[(f64, f64)], from: f64, to: f64) -> Option<f64> {
     let v: Vec<f64> = samples
@@ -150,6 +167,15 @@ mod tests {
         assert!((acker_share(&sw, "b", false, 2.0, 4.0) - 0.5).abs() < 1e-12);
         assert_eq!(switch_count(&sw, 0.0, 10.0, None), 2);
         assert_eq!(switch_count(&sw, 0.0, 3.5, Some(("a", "b"))), 1);
+        assert_eq!(switches_away(&sw, "a", 0.0, 10.0), 1);
+        assert_eq!(switches_away(&sw, "b", 0.0, 10.0), 1);
+        assert_eq!(switches_away(&sw, "b", 0.0, 3.5), 0);
+        let through_election = vec![
+            (1.0, Some("a".to_string())),
+            (2.0, None),
+            (2.0, Some("c".to_string())),
+        ];
+        assert_eq!(switches_away(&through_election, "a", 0.0, 10.0), 1);
         let (m, cov) = mean_and_cov(&bins, 1.0, 1.0, 3.0).unwrap();
         assert!(
             (m - 2.5).abs() < 1e-12 && (cov - 0.2).abs() < 1e-12,

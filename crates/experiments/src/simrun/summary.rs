@@ -71,6 +71,12 @@ pub struct ReceiverSummary {
     pub loss_rate: f64,
     /// Payload bytes delivered.
     pub delivered_bytes: u64,
+    /// NAK packets it sent.
+    #[serde(default)]
+    pub naks_sent: u64,
+    /// Of them, those that reached the source (network elements may suppress the rest).
+    #[serde(default)]
+    pub naks_at_source: u64,
 }
 
 /// An acker switch.
@@ -134,6 +140,8 @@ pub fn summarize(
                     goodput_bps: x.goodput_bps,
                     loss_rate: x.loss_rate,
                     delivered_bytes: x.delivered_bytes,
+                    naks_sent: x.naks_sent,
+                    naks_at_source: x.naks_at_source,
                 })
                 .collect(),
             switches: f

@@ -4,14 +4,16 @@ use crate::simrun::summary::Summary;
 
 /// Every metric, by the name grid files and results use. Flows: `goodput_bps` (multicast: the slowest receiver),
 /// `timeouts`, `switches` (acker, CLR or agent changes); receivers: `receiver_goodput_bps`, `loss_rate`,
-/// `delivered_bytes`; link directions: `utilization`, `drops`, `mean_queue_pkts`.
-pub const METRICS: [&str; 9] = [
+/// `delivered_bytes`, `naks_sent`, `naks_at_source`; link directions: `utilization`, `drops`, `mean_queue_pkts`.
+pub const METRICS: [&str; 11] = [
     "goodput_bps",
     "timeouts",
     "switches",
     "receiver_goodput_bps",
     "loss_rate",
     "delivered_bytes",
+    "naks_sent",
+    "naks_at_source",
     "utilization",
     "drops",
     "mean_queue_pkts",
@@ -53,6 +55,8 @@ pub fn rows(summary: &Summary, keep: &[String]) -> Vec<MetricRow> {
             push("receiver", &id, "receiver_goodput_bps", r.goodput_bps);
             push("receiver", &id, "loss_rate", r.loss_rate);
             push("receiver", &id, "delivered_bytes", r.delivered_bytes as f64);
+            push("receiver", &id, "naks_sent", r.naks_sent as f64);
+            push("receiver", &id, "naks_at_source", r.naks_at_source as f64);
         }
     }
     for l in &summary.links {

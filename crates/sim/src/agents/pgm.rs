@@ -28,6 +28,9 @@ pub struct SenderRecord {
     pub timeouts: u64,
     /// Window reductions on loss.
     pub loss_reductions: u64,
+    /// NAK packets that reached the source, per receiver index (scenario order): with network elements that
+    /// suppress NAKs, how many of each receiver's reports get through (pgmcc paper §3.7; Wang and Fahmy §III).
+    pub naks_from: Vec<u64>,
     /// When the controller's feedback rounds ended (TFMCC).
     pub round_ends: Vec<Instant>,
     /// When the controller first left its start-up phase, and its rate (or window) just before.
@@ -105,6 +108,7 @@ impl PgmSenderAgent {
                 switches: Vec::new(),
                 timeouts: 0,
                 loss_reductions: 0,
+                naks_from: vec![0; setup.receivers.len()],
                 startup_ended: None,
                 round_ends: Vec::new(),
                 samples: Vec::new(),
@@ -146,13 +150,26 @@ impl PgmSenderAgent {
         });
     }
 
+    /// NAK packets from the receiver at `node` that reached the source (network elements forward a NAK as
+    /// its receiver sent it, source address kept).
+    pub fn naks_from(&self, node: NodeId) -> u64 {
+        self.receiver_index
+            .get(&self.address_of(node))
+            .map_or(0, |&i| self.record.naks_from[i])
+    }
+
     /// Feedback arrived.
     pub fn on_packet(&mut self, now: Instant, packet: &Packet, out: &mut Outbox) {
         let Body::Pgm(bytes) = &packet.body else {
             return;
         };
+        let header = Header::new_unchecked(&bytes[..]);
+        if matches!(header.packet_type(), Ok(PacketType::Nak)) {
+            if let Some(&i) = self.receiver_index.get(&self.address_of(packet.src)) {
+                self.record.naks_from[i] += 1;
+            }
+        }
         if let Some(trace) = &mut self.record.trace {
-            let header = Header::new_unchecked(&bytes[..]);
             match (header.packet_type(), header.leading_sqn()) {
                 (Ok(PacketType::Ack), Some(rx_max)) => {
                     trace.marks.push((now, SeqMark::Ack(rx_max)))
@@ -282,6 +299,8 @@ pub struct ReceiverRecord {
     pub lost_sqns: u64,
     /// When its controller took its first RTT sample (TFMCC receivers).
     pub rtt_measured: Option<Instant>,
+    /// NAK packets it sent (repair requests and pgmcc's election NAKs alike).
+    pub naks_sent: u64,
     /// When it joined and left.
     pub joined: Option<Instant>,
     /// When it left.
@@ -358,6 +377,7 @@ impl PgmReceiverAgent {
                 lost_sqns: 0,
                 arrivals: None,
                 rtt_measured: None,
+                naks_sent: 0,
                 joined: None,
                 left: None,
                 told_to_leave: None,
@@ -481,6 +501,9 @@ impl PgmReceiverAgent {
         while let Some(t) = self.receiver.poll_transmit(now, buf) {
             // Upstream packets go to the source (the only unicast destination a receiver has).
             let _ = t.destination;
+            if t.packet_type == PacketType::Nak {
+                self.record.naks_sent += 1;
+            }
             packets.push(Packet {
                 size: t.len as u32 + UDP_IP_OVERHEAD,
                 src: self.node,

@@ -2,7 +2,7 @@
 
 pub use super::super::data::{RunData, SessionData};
 pub use super::super::experiment::{Ctx, RunPlan};
-pub use super::super::measure::{acker_share, mean, switch_count};
+pub use super::super::measure::{acker_share, mean, switch_count, switches_away};
 pub use super::super::verdict::{trim, Check};
 pub use convoy_sim::observe::SeqMark;
 

@@ -38,6 +38,11 @@ pub fn experiments() -> Vec<Experiment> {
                     sets: &["node.NE1.ne.suppress=false", "node.NE2.ne.suppress=false"],
                 },
                 RunPlan {
+                    variant: "timestamp-rtt",
+                    scenario: "wf-aggregation.toml",
+                    sets: &["session.pgm.pgmcc.rtt=timestamp"],
+                },
+                RunPlan {
                     variant: "convoy",
                     scenario: "wf-aggregation.toml",
                     sets: &[
@@ -52,18 +57,20 @@ pub fn experiments() -> Vec<Experiment> {
             needs: &[],
             judge: aggregation::aggregation,
             figures: None,
-            note: "Not reproduced: the sender switches between PR1 and PR4 occasionally (the checks above and the \
-                   failing seeds list the counts), not \"a number of times\", and NAK suppression is not what makes it \
-                   switch. Suppression does hide PR4's reports of shared losses (the NE counters above), but the \
-                   control run without suppression switches as often or more. While PR4 is the acker its ACKs \
-                   refresh its operating point on every packet, which no network element filters. The switches that \
-                   do occur come from the election Wang and Fahmy ran, with the RTT measured in packets: a NAK's \
-                   snd_max − rxw_lead is compared with the acker's value from its latest ACK, and at PR4's 7–8% loss \
-                   the window is a few packets, so the acker's RTT is often 1 packet; a debug trace of the election \
-                   showed each switch away from PR4 taken against an acker RTT of 1 packet (e.g. PR1 with 3 packets \
-                   and 1.4% loss against PR4's 1 packet and 6.4%), and PR4's next report switching back within a \
-                   fraction of a second. PR1 and PR2 share a branch and win the NAK race at random, so some brief \
-                   switches go to PR2, which the PR1↔PR4 count leaves out as experiments.md asks.",
+            note: "Not reproduced, and suppression is not the cause. With suppression the sender takes the role away \
+                   from PR4 once or twice a minute (seeds 1–5: 2, 1, 1, 1, 1), not \"a number of times\", and PR4 wins \
+                   it back within 0.05–0.3 s; without suppression (the control) it does so as often (0, 1, 3, 2, 1). \
+                   Suppression does hide PR4's reports of shared losses — about a quarter of its NAKs never reach the \
+                   sender (74–81% get through) — but while PR4 is the acker that costs nothing: its ACKs carry its loss \
+                   and RTT on every packet, and no network element filters ACKs. The switches that do occur come from \
+                   the election Wang and Fahmy ran, with the RTT measured in packets: a NAK's snd_max − rxw_lead is \
+                   compared with the acker's value from its latest ACK, and at PR4's 7–8% loss the window is a few \
+                   packets, so the acker's RTT is often 1 packet; each switch away from PR4 traced was taken against an \
+                   acker RTT of 1 packet (e.g. PR1 with 3 packets and 1.4% loss against PR4's 1 packet and 6.4%), and \
+                   the control that measures RTT from timestamps instead, nothing else changed, has no switch away \
+                   from PR4 on seeds 1–5. PR1 \
+                   and PR2 (and PR3, one hop further) sit in identical places and win the NAK race at random, so a \
+                   switch to any of them counts.",
         },
         Experiment {
             id: "wf-aggregation-fixed",
@@ -89,16 +96,12 @@ pub fn experiments() -> Vec<Experiment> {
             needs: &["wf-aggregation"],
             judge: aggregation::aggregation_fixed,
             figures: None,
-            note: "PR4 keeps the acker role (first check), but the switch count does not halve. The rx_loss-aware \
-                   elements let more NAKs through (the NE counters above), and a later NAK for the same loss may come \
-                   from PR1–PR3 as well as PR4, since any receiver whose filter reads higher than the forwarded one \
-                   passes. Each extra report is another chance to meet the acker at a 1-packet RTT (see \
-                   wf-aggregation), so more brief switches happen — the more so the faster the session runs (it runs faster since a loss \
-                   declared by the ACK that ends a window reduction no longer halves the window a second time, paper \
-                   §3.4) — but PR4's own NAK for the same loss now reaches the \
-                   sender too and switches back, mostly within tens of milliseconds. The fix does what pgmcc paper §3.7 \
-                   promises — the worst receiver's reports get through and it holds the role — and the second half \
-                   of the verdict fails because the base run has almost no switches to halve.",
+            note: "Reproduced on seeds 1–5. With elements that remember the forwarded NAK's rx_loss, 97–99% of PR4's \
+                   NAKs reach the sender against 74–81% with plain suppression (wf-aggregation), and PR4 holds the \
+                   role after 10 s. The fix does not remove the brief switches (seeds 1–5: 3, 0, 2, 0, 1 away from PR4, \
+                   against 2, 1, 1, 1, 1): they come from the packet-count RTT (see wf-aggregation), not from the \
+                   reports suppression hides, and every extra report that now gets through — PR1–PR3's as well as \
+                   PR4's — is another chance to meet the acker at a 1-packet RTT.",
         },
         Experiment {
             id: "wf-congested",
