@@ -53,10 +53,24 @@ pub struct LinkResult {
     pub name: String,
     /// Busy time within the run / run time (what is still queued at the end is not counted).
     pub utilization: f64,
+    /// Packets transmitted.
+    pub packets: u64,
     /// Packets dropped (queue and random loss).
     pub drops: u64,
     /// Time-average of waiting packets.
     pub mean_queue_pkts: f64,
+}
+
+impl LinkResult {
+    /// The fraction of the packets offered to the direction that it dropped.
+    pub fn loss(&self) -> f64 {
+        let offered = self.packets + self.drops;
+        if offered == 0 {
+            0.0
+        } else {
+            self.drops as f64 / offered as f64
+        }
+    }
 }
 
 /// A run's outcome.
@@ -207,6 +221,7 @@ impl Network {
             .map(|(i, l)| LinkResult {
                 name: self.link_name(LinkId(i as u32)),
                 utilization: (l.busy_until(end).as_secs_f64() / run).min(1.0),
+                packets: l.stats.tx_packets,
                 drops: l.stats.queue_drops + l.stats.loss_drops,
                 mean_queue_pkts: l.stats.queue_integral / run,
             })

@@ -38,6 +38,19 @@ pub struct SessionData {
     pub rtt_measured: Vec<(String, Option<f64>)>,
 }
 
+/// [`RunData::link_drops`] from a finished network.
+fn link_drops(net: &Network) -> Vec<(String, Vec<(f64, u64)>)> {
+    let queues = net.queue_samples();
+    let times: Vec<f64> = queues
+        .first()
+        .map(|(_, s)| s.iter().map(|(t, _)| t.as_secs_f64()).collect())
+        .unwrap_or_default();
+    net.drop_samples()
+        .into_iter()
+        .map(|(name, d)| (name, times.iter().copied().zip(d.iter().copied()).collect()))
+        .collect()
+}
+
 /// One run's data, detached from the simulator (so it can cross threads): the resolved scenario it ran and
 /// what was measured.
 #[derive(Clone, Debug)]
@@ -59,6 +72,9 @@ pub struct RunData {
     pub events: u64,
     /// Counters of the PGM network elements: (node name, counters).
     pub ne_stats: Vec<(String, convoy_sim::ne::NeStats)>,
+    /// Per observed link direction (named as in the results, `L1` or `L1:rev`), its drops so far at each queue
+    /// sample: (t in seconds, drops).
+    pub link_drops: Vec<(String, Vec<(f64, u64)>)>,
 }
 
 impl RunData {
@@ -148,7 +164,22 @@ impl RunData {
             sessions,
             events,
             ne_stats: net.ne_stats(),
+            link_drops: link_drops(net),
         }
+    }
+
+    /// The first instant at or after `from` by which link direction `link` had dropped more than it had at `from`
+    /// (to the queue samples' resolution); `None` if it is not observed or dropped nothing more.
+    pub fn first_drop_after(&self, link: &str, from: f64) -> Option<f64> {
+        let (_, s) = self.link_drops.iter().find(|(n, _)| n == link)?;
+        let before = s
+            .iter()
+            .take_while(|(t, _)| *t <= from)
+            .last()
+            .map_or(0, |(_, d)| *d);
+        s.iter()
+            .find(|(t, d)| *t > from && *d > before)
+            .map(|(t, _)| *t)
     }
 
     /// The flow called `name`.

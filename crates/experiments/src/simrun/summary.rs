@@ -95,6 +95,9 @@ pub struct LinkSummary {
     pub id: String,
     /// Busy time / run time.
     pub utilization: f64,
+    /// Packets transmitted.
+    #[serde(default)]
+    pub packets: u64,
     /// Packets dropped by the queue or the loss model.
     pub drops: u64,
     /// Time-average number of packets waiting.
@@ -163,6 +166,7 @@ pub fn summarize(
             utilization: l.utilization,
             drops: l.drops,
             mean_queue_pkts: l.mean_queue_pkts,
+            packets: l.packets,
         })
         .collect();
     Summary {

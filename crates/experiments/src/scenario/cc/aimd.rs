@@ -23,6 +23,8 @@ pub struct AimdSpec {
     pub margin: Option<f64>,
     /// Halve the rate when the agent changes (default true, §6.3).
     pub halve_on_switch: Option<bool>,
+    /// Gate increases on the RTT measured on each PF (default true) or on the agent's smoothed one (§5.3).
+    pub gate_on_sampled_rtt: Option<bool>,
 }
 
 impl SchemeKeys for AimdSpec {
@@ -53,6 +55,7 @@ impl SchemeKeys for AimdSpec {
             loss_window,
             margin,
             halve_on_switch: k.halve_on_switch.unwrap_or(d.halve_on_switch),
+            gate_on_sampled_rtt: k.gate_on_sampled_rtt.unwrap_or(d.gate_on_sampled_rtt),
         }))
     }
 }

@@ -10,7 +10,8 @@
 //!   the sender's data shows an agent no better than itself. The agent sends one positive or negative feedback
 //!   (PF/NF) per RTT with its capacity, RTT and "the sequence number of the last missing packet" (§5.3).
 //! * [`AimdSender`] — paces its rate; makes the worst notifier the agent, halving on a switch (§6.3, selectable);
-//!   adds one packet per RTT on a PF only if the agent's capacity did not fall, halves on an NF (§5.3), and "only
+//!   adds one packet per RTT on a PF only if the agent's capacity, with the RTT measured on that PF, did not fall
+//!   (the queue-building rule), halves on an NF (§5.3), and "only
 //!   adapts to PF/NF with the sequence number higher than that of the first data packet sent after last rate
 //!   adjustment" (§5.3); advertises the agent and its capacity on every packet.
 //!
@@ -50,6 +51,10 @@ pub struct AimdConfig {
     /// Halve the rate when the agent changes (§6.3: "when sender switches agent, it drops its transmission rate to
     /// half"), the paper's behaviour.
     pub halve_on_switch: bool,
+    /// Gate each increase on the agent's capacity with the RTT the sender measured on that PF (true, the paper's
+    /// "queue building up … the source anticipates it", §5.3), or with the agent's reported, smoothed RTT (false:
+    /// a gate that lags the queue by about eight RTTs; kept to show the difference, [`AimdSender`]).
+    pub gate_on_sampled_rtt: bool,
 }
 
 impl Default for AimdConfig {
@@ -60,6 +65,7 @@ impl Default for AimdConfig {
             loss_window: 500,
             margin: 0.1,
             halve_on_switch: true,
+            gate_on_sampled_rtt: true,
         }
     }
 }

@@ -166,6 +166,39 @@ fn paper_5_3_the_rate_rises_one_packet_every_agent_rtt() {
 }
 
 #[test]
+fn paper_5_3_a_queue_building_up_stops_the_increase_before_the_smoothed_rtt_shows_it() {
+    // The agent keeps reporting its smoothed 100 ms, but the sender measures each PF's echo: 100, 110, 120 ms
+    // as a queue builds (§5.3: "queue building up … increasing RTT and decreasing capacity, the source
+    // anticipates it and does not increase its rate"), then 90 ms as it drains.
+    let mut s = agent_sender();
+    let pf = |s: &mut AimdSender, at: u64, echo_ms: u64, sqn: u32| {
+        let mut r = report(ip(1), ReportKind::Positive, 0.01, 100, sqn, ms(at));
+        r.ts_echo = stamp(ms(at) - Duration::from_millis(echo_ms));
+        s.on_report(ms(at), &r);
+    };
+    send(&mut s, 100, 10, 10);
+    pf(&mut s, 250, 100, 19);
+    let first = s.rate();
+    assert!(first > 100_000.0, "a steady RTT lets the PF raise the rate");
+    // A microsecond more is the wire clock's rounding, not a queue: the rate still rises.
+    send(&mut s, 250, 20, 10);
+    let mut r = report(ip(1), ReportKind::Positive, 0.01, 100, 29, ms(350));
+    r.ts_echo = stamp(ms(350) - Duration::from_micros(100_001));
+    s.on_report(ms(350), &r);
+    let raised = s.rate();
+    assert!(raised > first, "1 µs is no queue");
+    for (k, echo) in [110u64, 120, 130].into_iter().enumerate() {
+        let at = 450 + 100 * k as u64;
+        send(&mut s, at - 100, 30 + 10 * k as u32, 10);
+        pf(&mut s, at, echo, 39 + 10 * k as u32);
+        assert_eq!(s.rate(), raised, "RTT {echo} ms measured: no increase");
+    }
+    send(&mut s, 650, 60, 10);
+    pf(&mut s, 750, 90, 69);
+    assert!(s.rate() > raised, "the queue drains: the capacity rises again and so does the rate");
+}
+
+#[test]
 fn silence_of_the_agent_halves_after_four_rtts_and_drops_it_after_ten() {
     let mut s = agent_sender();
     let due = s.poll_timeout().unwrap();
