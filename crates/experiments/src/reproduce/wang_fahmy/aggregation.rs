@@ -189,7 +189,7 @@ pub(super) fn aggregation_fixed(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
 fn convoy_variant(ctx: &Ctx<'_>, checks: &mut Vec<Check>) -> Result<(), String> {
     if let Some(cv) = ctx.run("convoy") {
         checks.push(report(
-            "variant with Convoy's defaults (timestamp RTT, the draft's formula, adaptive timeout)",
+            "variant with Convoy's defaults (timestamp RTT, the draft's formula, adaptive timeout, the draft's loss reaction)",
             agg_summary(cv)?,
             "(not in the paper)",
         ));

@@ -5,7 +5,8 @@
 //! Two topologies: the feedback-aggregation chain of their Figs 5–7 (scenarios/wf-aggregation*.toml) and the
 //! fairness-dynamics chain of their Fig. 8 and Tables I–II (scenarios/wf-congested.toml and the three files
 //! that differ from it only in scale, length and pgmcc settings). Their pgmcc is modelled by the scenario files
-//! (sequence-number RTT, RTT²·p, a fixed 4 s timeout, Rizzo's ns code's, without forced re-election); the
+//! (sequence-number RTT, RTT²·p, a fixed 4 s timeout and the loss reaction of Rizzo's ns code, without forced
+//! re-election); the
 //! variants named `*adaptive` run the adaptive timeout instead, nothing else changed.
 
 mod aggregation;
@@ -51,6 +52,7 @@ pub fn experiments() -> Vec<Experiment> {
                         "session.pgm.pgmcc.timeout=adaptive",
                         "session.pgm.pgmcc.reelect_after=2",
                         "session.pgm.pgmcc.timeout_restart=draft",
+                        "session.pgm.pgmcc.loss_reaction=draft",
                     ],
                 },
             ],
@@ -58,19 +60,18 @@ pub fn experiments() -> Vec<Experiment> {
             judge: aggregation::aggregation,
             figures: None,
             note: "Not reproduced, and suppression is not the cause. With suppression the sender takes the role away \
-                   from PR4 once or twice a minute (seeds 1–5: 2, 1, 1, 1, 1), not \"a number of times\", and PR4 wins \
-                   it back within 0.05–0.3 s; without suppression (the control) it does so as often (0, 1, 3, 2, 1). \
-                   Suppression does hide PR4's reports of shared losses — about a quarter of its NAKs never reach the \
-                   sender (74–81% get through) — but while PR4 is the acker that costs nothing: its ACKs carry its loss \
-                   and RTT on every packet, and no network element filters ACKs. The switches that do occur come from \
-                   the election Wang and Fahmy ran, with the RTT measured in packets: a NAK's snd_max − rxw_lead is \
-                   compared with the acker's value from its latest ACK, and at PR4's 7–8% loss the window is a few \
-                   packets, so the acker's RTT is often 1 packet; each switch away from PR4 traced was taken against an \
-                   acker RTT of 1 packet (e.g. PR1 with 3 packets and 1.4% loss against PR4's 1 packet and 6.4%), and \
-                   the control that measures RTT from timestamps instead, nothing else changed, has no switch away \
-                   from PR4 on seeds 1–5. PR1 \
-                   and PR2 (and PR3, one hop further) sit in identical places and win the NAK race at random, so a \
-                   switch to any of them counts.",
+                   from PR4 on one seed of five a number of times (seeds 1–5: 5, 0, 1, 0, 0), each time for under \
+                   half a second; without suppression (the control) it does so more often (3, 2, 3, 2, 3). \
+                   Suppression does hide PR4's reports of shared losses — a quarter of its NAKs never reach the \
+                   sender (73–79% get through) — but while PR4 is the acker that costs nothing: its ACKs carry its \
+                   loss and RTT on every packet, and no network element filters ACKs. The switches come from the \
+                   election Wang and Fahmy ran, with the RTT measured in packets: a NAK's snd_max − rxw_lead is \
+                   compared with the acker's value from its latest ACK, and at PR4's 7% loss the window is a few \
+                   packets, so the acker's RTT is often 1 packet; each switch away from PR4 traced was taken against \
+                   an acker RTT of 1 packet (e.g. PR1 with 3 packets and 1.4% loss against PR4's 1 packet and \
+                   6.4%), and the control that measures the RTT from timestamps instead, nothing else changed, has \
+                   no switch away from PR4 on seeds 1–5. PR1 and PR2 (and PR3, one hop further) sit in identical \
+                   places and win the NAK race at random, so a switch to any of them counts.",
         },
         Experiment {
             id: "wf-aggregation-fixed",
@@ -90,18 +91,19 @@ pub fn experiments() -> Vec<Experiment> {
                         "session.pgm.pgmcc.timeout=adaptive",
                         "session.pgm.pgmcc.reelect_after=2",
                         "session.pgm.pgmcc.timeout_restart=draft",
+                        "session.pgm.pgmcc.loss_reaction=draft",
                     ],
                 },
             ],
             needs: &["wf-aggregation"],
             judge: aggregation::aggregation_fixed,
             figures: None,
-            note: "Reproduced on seeds 1–5. With elements that remember the forwarded NAK's rx_loss, 97–99% of PR4's \
-                   NAKs reach the sender against 74–81% with plain suppression (wf-aggregation), and PR4 holds the \
-                   role after 10 s. The fix does not remove the brief switches (seeds 1–5: 3, 0, 2, 0, 1 away from PR4, \
-                   against 2, 1, 1, 1, 1): they come from the packet-count RTT (see wf-aggregation), not from the \
-                   reports suppression hides, and every extra report that now gets through — PR1–PR3's as well as \
-                   PR4's — is another chance to meet the acker at a 1-packet RTT.",
+            note: "Reproduced on seeds 1–5. With elements that remember the forwarded NAK's rx_loss, 96–99% of PR4's \
+                   NAKs reach the sender against 73–79% with plain suppression (wf-aggregation), and PR4 holds the \
+                   role after 10 s. The fix does not remove the brief switches (seeds 1–5: 3, 1, 2, 1, 0 away from \
+                   PR4, against 5, 0, 1, 0, 0): they come from the packet-count RTT (see wf-aggregation), not from \
+                   the reports suppression hides, and every extra report that now gets through — PR1–PR3's as well \
+                   as PR4's — is another chance to meet the acker at a 1-packet RTT.",
         },
         Experiment {
             id: "wf-congested",
@@ -125,12 +127,11 @@ pub fn experiments() -> Vec<Experiment> {
                    (timeout_restart = \"wang-fahmy\": W = 1 and T = −1/(2W), nothing sent until ACKs return tokens, WF \
                    §IV-A) the acker's RTT (tens of seconds: three 50 kbit/s links each hold up to 120 packets; median \
                    ACK delay above) keeps the timer firing and the window reads 1 almost all the run; the adaptive \
-                   timeout, with nothing else changed, ends the timeouts and gives more goodput on the mean over the \
-                   seeds (seed 1 alone: 1.77 against 1.70 kbit/s). Both runs stay below their ×1 figures (PGM \
-                   3.95–4.26 kbit/s): Convoy's PGM gets 1.7–1.8 kbit/s beside TCP flow 4's 1.23 (theirs 1.39, with \
-                   ns 2.1b5's TCP as here). The draft's own restart under their timer (W = T = 1 and send a packet, \
-                   the fixed-draft line) gives more, 2.6 kbit/s, because it sends one packet per timeout however late \
-                   the ACKs are.",
+                   timeout, with nothing else changed, ends the timeouts and gives more goodput (2.84 against 2.31 \
+                   kbit/s on the mean of seeds 1–5; seed 1: 2.38 against 1.70). Both stay below their ×1 figures (PGM \
+                   3.95–4.26 kbit/s) beside TCP flow 4's 1.23 kbit/s (theirs 1.39, with ns 2.1b5's TCP as here). The \
+                   draft's own restart under their timer (W = T = 1 and send a packet, the fixed-draft line) gives \
+                   2.6 kbit/s, because it sends one packet per timeout however late the ACKs are.",
         },
         Experiment {
             id: "wf-medium",
@@ -152,13 +153,15 @@ pub fn experiments() -> Vec<Experiment> {
             needs: &[],
             judge: dynamics::medium,
             figures: None,
-            note: "Partly reproduced (3 of 5 seeds). At ×3.5 with their fixed timeout Convoy's PGM gets 20 kbit/s \
-                   against TCP flow 4's 8.8 on seed 1 (theirs 22–22.4 against 7.24) with the acker going from PR3 to \
-                   PR5 and back, as they describe; at ×2.5 it gets 2.9 against 5.9 (theirs 4.77–4.91 against 4.97), \
+            note: "Partly reproduced (3 of 5 seeds). At ×3.5 with their fixed timeout Convoy's PGM gets 24.7 kbit/s \
+                   against TCP flow 4's 10 on seed 1 (theirs 22–22.4 against 7.24) with the acker going from PR3 to \
+                   PR5, as they describe; at ×2.5 it gets 2.9 against 5.9 (theirs 4.77–4.91 against 4.97), \
                    PGM / TCP 0.49, just below the range: the acker is PR5 from 53 s on, its RTT stays above the 4 s \
                    timer (212 timeouts, the window at 1 for 94% of the run), the problem their paper names, and the \
                    adaptive timeout lifts PGM to 7 kbit/s. Seed 3 fails at ×3.5 (3.6 against 7.0): PR5 holds the role \
-                   and the timer fires as at ×2.5. TCP flow 4 comes within about 20% of their figures at both scales.",
+                   and the timer fires as at ×2.5 (215 timeouts, the window's median 1 and the acker's RTT 3 s, where \
+                   the other seeds keep W at 10–15, an ACK every second or so, and time out 29–39 times, getting \
+                   22–26 kbit/s): with a fixed timer close to the acker's RTT both states hold once reached. TCP flow 4 comes within about 20% of their figures at both scales.",
         },
         Experiment {
             id: "wf-uncongested",
@@ -180,9 +183,9 @@ pub fn experiments() -> Vec<Experiment> {
             judge: dynamics::uncongested,
             figures: None,
             note: "Not reproduced, and from traces it is the reconstruction, not pgmcc. At ×10 PR5, the receiver with \
-                   the longest path and the most loss, holds the acker role for 95–98% of the run on every seed \
-                   (theirs: PR3 736 s, PR5 173 s); PGM gets 35 kbit/s against TCP flow 4's 24 (theirs 74–76.6 against \
-                   ~7.8), no timeout fires, and the adaptive run is the same run. At ×80 the router links (≥ 4 Mbit/s) \
+                   the longest path and the most loss, holds the acker role for 88–99% of the run (seeds 1–5: PR3 \
+                   0.5%, 2.2%, 6.4%, 3.2%, 11%; theirs: PR3 736 s, PR5 173 s); PGM gets 37–46 kbit/s against TCP \
+                   flow 4's 23–27 (theirs 74–76.6 against ~7.8), no timeout fires, and the adaptive run is the same run. At ×80 the router links (≥ 4 Mbit/s) \
                    are no bottleneck: every flow is held by its own 150 kbit/s access link, nothing is lost, no NAK is \
                    sent, PR1, the first reporter, stays the acker, and PGM (132 kbit/s) is just below TCP flow 4 (144). \
                    Their identical goodput at ×10 and ×80, with TCP flow 4 at ~7.8 kbit/s, means their flows shared a \
@@ -220,8 +223,10 @@ pub fn experiments() -> Vec<Experiment> {
             figures: Some(figures::fig11),
             note: "With their timeout rule (see wf-congested) the old acker keeps ACKing after the first switch (first \
                    check, as they observed) and its late ACKs open the window from 1 before the new acker's first ACK \
-                   (second check: on seed 1 from 12.3 to 13.2 in the 21 s before it; on seed 5 it stays at 5.72, not \
-                   yet traced: 4 of 5 seeds). The mitigation \
+                   (second check: on seed 1 from 12.3 to 13.2 in the 21 s before it; all five seeds). That needs the \
+                   loss reaction of Rizzo's ns code (the scenarios' loss_reaction = \"ns-code\"): under the draft's, \
+                   which freezes the window for the RTT after a loss, seed 5's first switch (78.4 s) fell inside such \
+                   an RTT — the acker's was 11 s — and the old acker's ACKs only returned tokens. The mitigation \
                    old_acker_acks = \"tokens-only\" lets the old acker's ACKs give back the tokens of the packets sent \
                    before the switch but never grow the window; \"ignore\" (the draft's pseudo-code) drops them; the \
                    lines above show what each changes, and the adaptive-timeout variant shows the switches without \

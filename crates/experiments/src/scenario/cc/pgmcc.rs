@@ -6,7 +6,7 @@ use crate::scenario::semantic::{fail, Res};
 use crate::scenario::locate::KeyPath;
 use crate::scenario::units::Dur;
 use convoy_proto::cc::pgmcc::{
-    ElectionTimer, LossEstimator, OldAckerAcks, PgmccConfig, RttMethod, StartUp, TimeoutPolicy,
+    ElectionTimer, LossEstimator, LossReaction, OldAckerAcks, PgmccConfig, RttMethod, StartUp, TimeoutPolicy,
     TimeoutRestart, TimestampUnit,
 };
 use convoy_proto::cc::CcConfig;
@@ -47,6 +47,9 @@ pub struct PgmccSpec {
     /// What a timeout does: "draft" (default: W = T = 1, send one) or "wang-fahmy" (W = 1, T = −1/(2W): wait
     /// for the outstanding packets' ACKs, as the code Wang and Fahmy ran).
     pub timeout_restart: Option<TimeoutRestartSpec>,
+    /// What a loss does: "draft" (default: halve and freeze the window for an RTT) or "ns-code" (Rizzo's ns-2
+    /// code: halve only from W ≥ 4 and outside a reduction, grow again as soon as T ≥ 0).
+    pub loss_reaction: Option<LossReactionSpec>,
     /// "count" (default), "tokens-only" or "ignore".
     pub old_acker_acks: Option<OldAckerSpec>,
     /// Timestamp unit: "us" (default) or "ms".
@@ -101,6 +104,16 @@ pub enum TimeoutRestartSpec {
     Draft,
     /// WF §IV-A: W = 1, T = −1/(2W).
     WangFahmy,
+}
+
+/// What a loss does to the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LossReactionSpec {
+    /// Draft §2.2.
+    Draft,
+    /// Rizzo's ns-2 code.
+    NsCode,
 }
 
 /// What ACKs of a former acker may do.
@@ -289,6 +302,11 @@ fn config(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
             None => d.timeout_restart,
             Some(TimeoutRestartSpec::Draft) => TimeoutRestart::Draft,
             Some(TimeoutRestartSpec::WangFahmy) => TimeoutRestart::WangFahmy,
+        },
+        loss_reaction: match g.loss_reaction {
+            None => d.loss_reaction,
+            Some(LossReactionSpec::Draft) => LossReaction::Draft,
+            Some(LossReactionSpec::NsCode) => LossReaction::NsCode,
         },
         old_acker_acks: match g.old_acker_acks {
             None => d.old_acker_acks,

@@ -95,6 +95,22 @@ pub enum TimeoutRestart {
     WangFahmy,
 }
 
+/// What a detected loss does to the window, and what ACKs do in the RTT after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossReaction {
+    /// Draft §2.2: W is realigned to the packets in flight and halved, T −= W/2, and "all window manipulation is
+    /// suspended for the subsequent RTT" (until feedback for a packet sent after the loss): ACKs then return
+    /// tokens only. The default.
+    Draft,
+    /// Rizzo's ns-2 pgmcc code (PgmccSrcAckProc, read in its public C port, ROSS-org/ROSS at 6a01165,
+    /// models/rossnet/modules/network/multicast/pgmcc.c), the code the pgmcc paper's and Wang and Fahmy's
+    /// simulations ran: W is realigned to the packets in flight; when T < 0 (a reduction already under way)
+    /// T += 1 and W is not halved, when W < 4 T = 1 and W is not halved, else W /= 2 and T = 1 − W. Further
+    /// losses are ignored for one RTT (paper §3.4: "we do not react to further congestion events for the next
+    /// RTT"), but the window is not frozen: an ACK grows W whenever T ≥ 0 and returns tokens only while T < 0.
+    NsCode,
+}
+
 /// What ACKs from a receiver that is no longer the acker may do to the window (WF §IV-A).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OldAckerAcks {
@@ -207,6 +223,8 @@ pub struct PgmccConfig {
     pub reelect_after_timeouts: u32,
     /// What a timeout does to the window and the tokens.
     pub timeout_restart: TimeoutRestart,
+    /// What a loss does to the window, and what the ACKs of the following RTT do.
+    pub loss_reaction: LossReaction,
     /// Treatment of ACKs from a previous acker.
     pub old_acker_acks: OldAckerAcks,
     /// Timestamp units on the wire.
@@ -251,6 +269,7 @@ impl Default for PgmccConfig {
             timeout: TimeoutPolicy::default(),
             reelect_after_timeouts: 2,
             timeout_restart: TimeoutRestart::Draft,
+            loss_reaction: LossReaction::Draft,
             old_acker_acks: OldAckerAcks::Count,
             tstamp_unit: TimestampUnit::Micros,
             loss_estimator: LossEstimator::Ewma { weight: 65000 },

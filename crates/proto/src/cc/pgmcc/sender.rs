@@ -2,7 +2,8 @@
 
 use super::{
     AckTracker, AckerElection, ElectionOutcome, Feedback, FeedbackKind, OldAckerAcks, PgmccConfig,
-    OpeningPace, RepairTokens, RttMethod, StartUpExit, TimeoutPolicy, TimeoutRestart, TokenWindow,
+    LossReaction, OpeningPace, RepairTokens, RttMethod, StartUpExit, TimeoutPolicy, TimeoutRestart,
+    TokenWindow,
 };
 use crate::cc::event_queue::EventQueue;
 use crate::cc::{CcEvent, CcSnapshot, Permit, ReductionCause, SenderController};
@@ -308,7 +309,12 @@ impl PgmccSender {
                     self.recovery_point = None;
                 }
             }
-            if self.recovery_point.is_some() || tokens_only {
+            if tokens_only {
+                self.window.on_ack_suspended(outcome.newly_acked);
+            } else if self.config.loss_reaction == LossReaction::NsCode {
+                self.window.on_ack_ns(outcome.newly_acked);
+                self.bound_start_up(now);
+            } else if self.recovery_point.is_some() {
                 self.window.on_ack_suspended(outcome.newly_acked);
             } else {
                 self.window.on_ack(outcome.newly_acked);
@@ -325,11 +331,18 @@ impl PgmccSender {
                 // network without an ACK to return its token. Counting it out keeps T = W − packets in flight,
                 // the realignment principle of paper §3.4; otherwise every further loss in that RTT shrinks the
                 // effective window until only a timeout restarts the session.
-                self.window.on_ack_suspended(outcome.lost);
+                // (Rizzo's ns code counts it as acknowledged.)
+                match self.config.loss_reaction {
+                    LossReaction::Draft => self.window.on_ack_suspended(outcome.lost),
+                    LossReaction::NsCode => self.window.on_ack_ns(outcome.lost),
+                }
             } else {
                 // Repairs whose tokens are still out are in flight too (module `repair_tokens`).
                 let in_flight = self.tracker.in_flight_after(rx_max) + self.repair_tokens.outstanding();
-                let before = self.window.on_loss(in_flight);
+                let before = match self.config.loss_reaction {
+                    LossReaction::Draft => self.window.on_loss(in_flight),
+                    LossReaction::NsCode => self.window.on_loss_ns(in_flight),
+                };
                 if self.start_up.on_congestion() || self.tcp_threshold() {
                     self.end_start_up(self.window.w);
                 }

@@ -80,6 +80,33 @@ impl TokenWindow {
         before
     }
 
+    /// `n` packets acknowledged under [`super::LossReaction::NsCode`]: while T < 0 (after a reduction) they
+    /// return tokens only, else they open the window as [`TokenWindow::on_ack`] does (Rizzo's ns code:
+    /// `deltaW = 0` when `token_ < 0`).
+    pub fn on_ack_ns(&mut self, n: u32) {
+        if self.t < 0.0 {
+            self.t = (self.t + f64::from(n)).min(self.w);
+        } else {
+            self.on_ack(n);
+        }
+    }
+
+    /// Loss reaction of Rizzo's ns code ([`super::LossReaction::NsCode`]): W realigned to the `in_flight`
+    /// packets; then T += 1 if T < 0, T = 1 if W < 4, else W /= 2 and T = 1 − W. Returns W before the reduction.
+    pub fn on_loss_ns(&mut self, in_flight: u32) -> f64 {
+        let before = self.w;
+        self.w = f64::from(in_flight).max(1.0);
+        if self.t < 0.0 {
+            self.t += 1.0;
+        } else if self.w < 4.0 {
+            self.t = 1.0;
+        } else {
+            self.w /= 2.0;
+            self.t = 1.0 - self.w;
+        }
+        before
+    }
+
     /// Lower W to `max` if above, taking the tokens of the difference (T = W − packets in flight stays true,
     /// paper §3.4): the start-up's bound on the window (module `startup`).
     pub fn cap(&mut self, max: f64) {
@@ -242,5 +269,38 @@ mod tests {
         w.on_loss(0);
         assert_eq!(w.w, 1.0);
         assert_eq!(w.t, 1.0);
+    }
+
+    #[test]
+    fn ns_code_loss_halves_from_four_and_acks_grow_the_window_once_tokens_are_repaid() {
+        let mut w = TokenWindow::new(6.0);
+        w.w = 10.0;
+        w.t = 0.0;
+        // A full window of 10 in flight: W = 5, T = 1 − 5.
+        assert_eq!(w.on_loss_ns(10), 10.0);
+        assert_eq!((w.w, w.t), (5.0, -4.0));
+        // While T < 0 the ACKs repay tokens and W holds …
+        w.on_ack_ns(4);
+        assert_eq!((w.w, w.t), (5.0, 0.0));
+        // … then, still within the RTT after the loss, they grow it (Rizzo's `deltaW = 0` only for T < 0).
+        w.on_ack_ns(1);
+        assert_eq!(w.w, 6.0, "below SSTHRESH 6: one packet per ACK");
+        w.on_ack_ns(1);
+        assert!((w.w - (6.0 + 1.0 / 6.0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ns_code_loss_below_four_or_during_a_reduction_does_not_halve() {
+        let mut w = TokenWindow::new(6.0);
+        w.w = 3.0;
+        w.t = 0.0;
+        w.on_loss_ns(3);
+        assert_eq!((w.w, w.t), (3.0, 1.0), "W < 4: realigned, T = 1");
+        w.w = 12.0;
+        w.t = -3.0;
+        w.on_loss_ns(8);
+        assert_eq!((w.w, w.t), (8.0, -2.0), "T < 0: realigned to the pipe, T += 1");
+        w.on_loss_ns(0);
+        assert_eq!(w.w, 1.0, "never below one");
     }
 }
