@@ -230,8 +230,8 @@ fn a_job_array_on_a_real_slurm_gives_the_local_results_row_for_row() {
         fs::read(dir.0.join("local/results.parquet")).unwrap(),
         "results.parquet"
     );
-    // 6 runs × (3 flow metrics + 2 receivers × 3 + 6 link directions × 3), and the header.
-    assert_eq!(local.lines().count(), 1 + 6 * 27);
+    // 6 runs × (3 flow metrics + 2 receivers × 5 + 6 link directions × 3), and the header.
+    assert_eq!(local.lines().count(), 1 + 6 * 31);
 
     // A lost result: collect names it and writes a job array for it alone.
     let first = merged.lines().nth(1).unwrap().split(',').next().unwrap();
