@@ -39,6 +39,7 @@ pub mod cc;
 pub mod harness;
 pub mod hostile;
 pub mod loss_filter;
+pub mod parity;
 pub mod payload;
 pub mod receiver;
 pub mod rtt;
