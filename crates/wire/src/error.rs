@@ -268,6 +268,13 @@ pub enum EmitErrorKind {
         /// Payload length.
         len: usize,
     },
+    /// A field set to a value its definition does not allow (what a parser would refuse).
+    BadField {
+        /// The value given.
+        value: u32,
+        /// What the value must be.
+        expected: &'static str,
+    },
 }
 
 impl fmt::Display for EmitErrorKind {
@@ -298,6 +305,7 @@ impl fmt::Display for EmitErrorKind {
             Self::PayloadTooLong { len } => {
                 write!(f, "{len} payload bytes do not fit the 16-bit TSDU length")
             }
+            Self::BadField { value, expected } => write!(f, "{value}, expected {expected}"),
         }
     }
 }

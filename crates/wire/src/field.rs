@@ -148,6 +148,15 @@ pub mod option {
     /// OPT_JOIN: minimum SQN.
     pub const JOIN_MIN_SQN: Field = 4..8;
 
+    /// OPT_PARITY_PRM, OPT_PARITY_GRP, OPT_CURR_TGSIZE: their length (RFC 3208 §11.8).
+    pub const PARITY_OPTION_LEN: usize = 8;
+    /// OPT_PARITY_PRM: the transmission group size (PARITY_PRM_TGS); its P and O bits are in byte 3.
+    pub const PARITY_PRM_TGS: Field = 4..8;
+    /// OPT_PARITY_GRP: the parity group number (PRM_GROUP).
+    pub const PARITY_GRP_NUMBER: Field = 4..8;
+    /// OPT_CURR_TGSIZE: the actual transmission group size (PRM_ATGSIZE).
+    pub const CURR_TGSIZE: Field = 4..8;
+
     /// OPT_CONVOY_RECEIVER_STATUS: application-chosen session token.
     pub const CONVOY_STATUS_TOKEN: Field = 4..8;
     /// OPT_CONVOY_RECEIVER_STATUS: application-defined state code.

@@ -75,7 +75,8 @@
 //!
 //! The header options byte uses the bit values of the implementations, not the literal RFC
 //! (pgm-wire.md §1.9 D11): 0x01 OPT_PRESENT, 0x02 OPT_NETWORK, 0x40 OPT_VAR_PKTLEN, 0x80
-//! OPT_PARITY ([`flags`]). On emission OPT_NETWORK is set exactly when OPT_NAK_LIST is present;
+//! OPT_PARITY ([`flags`]). On emission OPT_NETWORK is set exactly when a network-significant option is present
+//! (OPT_NAK_LIST, OPT_PARITY_PRM, OPT_CURR_TGSIZE except on ODATA: [`OptionsRepr::is_network_significant`]);
 //! on receipt it is not checked. Parity (FEC) packets are rejected by [`PacketRepr::parse`].
 //!
 //! The TSDU length must equal the bytes after the options exactly, and must be 0 except on
@@ -109,7 +110,7 @@
 //! * Known options must have exactly their length; a known option appearing twice is an error
 //!   ([`ParseErrorKind::DuplicateOption`]) rather than a silent choice between two values.
 //! * Unknown options are skipped, and may repeat: the other RFC options (OPT_NAK_BO_IVL,
-//!   OPT_NAK_BO_RNG, OPT_REDIRECT, OPT_PARITY_*, OPT_CURR_TGSIZE, OPT_NBR_UNREACH,
+//!   OPT_NAK_BO_RNG, OPT_REDIRECT, OPT_NBR_UNREACH,
 //!   OPT_PATH_NLA, OPT_CR, OPT_CRQST), OPT_INVALID (0x7F), Convoy's reserved codes and anything
 //!   else.
 //!
@@ -121,6 +122,9 @@
 //! | 0x01 | OPT_FRAGMENT | 16 | `[4]` first SQN, `[8]` offset, `[12]` APDU length (§9.2; the RFC text says 12, its figure and every implementation 16) | `fragment` |
 //! | 0x02 | OPT_NAK_LIST | 4+4N, N ≤ 62 | `[4…]` SQNs; network-significant | `nak_list` |
 //! | 0x03 | OPT_JOIN | 8 | `[4]` minimum SQN | `join` |
+//! | 0x08 | OPT_PARITY_PRM | 8 | `[3]` P 0x02 (pro-active), O 0x01 (on-demand), one at least; `[4]` transmission group size; network-significant (§11.8.1; OpenPGM swaps P and O, pgm-wire.md §1.9 D3) | `parity.params` |
+//! | 0x09 | OPT_PARITY_GRP | 8 | `[4]` parity group number, not 0 (§11.8.2) | `parity.group` |
+//! | 0x0A | OPT_CURR_TGSIZE | 8 | `[4]` actual transmission group size; network-significant except on ODATA (§11.8.3) | `parity.curr_tg_size` |
 //! | 0x0D | OPT_SYN | 4 | – | `syn` |
 //! | 0x0E | OPT_FIN | 4 | – | `fin` |
 //! | 0x0F | OPT_RST | 4 | `[3]` N bit 0x40, error code 0x3F | `rst` (whole byte 3) |

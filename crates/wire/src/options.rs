@@ -15,11 +15,17 @@
 //! * known options must have their exact length, and a known option appearing twice is an error
 //!   ([`crate::ParseErrorKind::DuplicateOption`]); unknown options (any other type, e.g.
 //!   OPT_NAK_BO_IVL, OPT_REDIRECT, OPT_CR, OPT_INVALID 0x7F, Convoy's reserved 0x3D–0x3F) are
-//!   skipped and may repeat.
+//!   skipped and may repeat;
+//! * OPT_PARITY_PRM must set P or O, and OPT_PARITY_GRP's group number must not be 0 (RFC 3208 §11.8).
 
 use crate::cc::{CcOption, CcOptions};
 use crate::field::{be16, be32, byte, option as field};
-use crate::{FragmentOption, PacketType, ParseError, ParseErrorKind, ReceiverStatus};
+use crate::{FragmentOption, PacketType, ParityParams, ParseError, ParseErrorKind, ReceiverStatus};
+
+/// OPT_PARITY_PRM byte 3: P, pro-active parity (RFC 3208 §11.8.1; pgm-wire.md §1.9 D3).
+pub const PARITY_PRM_PRO: u8 = 0x02;
+/// OPT_PARITY_PRM byte 3: O, on-demand parity.
+pub const PARITY_PRM_OND: u8 = 0x01;
 
 /// Option type codes (the low 7 bits of the option's first byte), RFC 3208 §9,
 /// pgm-wire.md §1.3–1.4, and Convoy's own (0x30–0x3F).
@@ -42,11 +48,11 @@ pub mod opt {
     pub const NAK_BO_RNG: u8 = 0x05;
     /// OPT_REDIRECT (skipped).
     pub const REDIRECT: u8 = 0x07;
-    /// OPT_PARITY_PRM (skipped).
+    /// OPT_PARITY_PRM (network-significant).
     pub const PARITY_PRM: u8 = 0x08;
-    /// OPT_PARITY_GRP (skipped).
+    /// OPT_PARITY_GRP.
     pub const PARITY_GRP: u8 = 0x09;
-    /// OPT_CURR_TGSIZE (skipped).
+    /// OPT_CURR_TGSIZE (network-significant except on ODATA).
     pub const CURR_TGSIZE: u8 = 0x0A;
     /// OPT_NBR_UNREACH (skipped).
     pub const NBR_UNREACH: u8 = 0x0B;
@@ -426,6 +432,12 @@ pub enum PgmOption<'a> {
     NakList(NakList<'a>),
     /// OPT_JOIN with the minimum sequence number.
     Join(u32),
+    /// OPT_PARITY_PRM.
+    ParityPrm(ParityParams),
+    /// OPT_PARITY_GRP with the parity group number.
+    ParityGrp(u32),
+    /// OPT_CURR_TGSIZE with the actual transmission group size.
+    CurrTgsize(u32),
     /// OPT_SYN.
     Syn,
     /// OPT_FIN.
@@ -483,6 +495,25 @@ fn exact_len(
     }
 }
 
+fn bad_field(
+    raw: &RawOption<'_>,
+    pt: Option<PacketType>,
+    field: &'static str,
+    value: u32,
+    expected: &'static str,
+) -> ParseError {
+    ParseError::new(
+        pt,
+        raw.name(),
+        raw.offset(),
+        ParseErrorKind::BadField {
+            field,
+            value,
+            expected,
+        },
+    )
+}
+
 impl<'a> PgmOption<'a> {
     /// Decode a raw option. Known options must have their exact length (and a known AFI);
     /// unknown types decode as [`PgmOption::Unknown`].
@@ -520,6 +551,36 @@ impl<'a> PgmOption<'a> {
             opt::JOIN => {
                 exact_len(&raw, pt, 8, "8")?;
                 Self::Join(be32(b, field::JOIN_MIN_SQN.start))
+            }
+            opt::PARITY_PRM => {
+                exact_len(&raw, pt, field::PARITY_OPTION_LEN, "8")?;
+                let bits = raw.specific_byte() & (PARITY_PRM_PRO | PARITY_PRM_OND);
+                if bits == 0 {
+                    return Err(bad_field(
+                        &raw,
+                        pt,
+                        "P/O bits",
+                        0,
+                        "P (0x02) or O (0x01) set",
+                    ));
+                }
+                Self::ParityPrm(ParityParams {
+                    proactive: bits & PARITY_PRM_PRO != 0,
+                    on_demand: bits & PARITY_PRM_OND != 0,
+                    tg_size: be32(b, field::PARITY_PRM_TGS.start),
+                })
+            }
+            opt::PARITY_GRP => {
+                exact_len(&raw, pt, field::PARITY_OPTION_LEN, "8")?;
+                let group = be32(b, field::PARITY_GRP_NUMBER.start);
+                if group == 0 {
+                    return Err(bad_field(&raw, pt, "PRM_GROUP", 0, "not 0"));
+                }
+                Self::ParityGrp(group)
+            }
+            opt::CURR_TGSIZE => {
+                exact_len(&raw, pt, field::PARITY_OPTION_LEN, "8")?;
+                Self::CurrTgsize(be32(b, field::CURR_TGSIZE.start))
             }
             opt::SYN => {
                 exact_len(&raw, pt, 4, "4")?;
@@ -589,6 +650,9 @@ impl<'a> PgmOption<'a> {
             Self::Fragment(_) => opt::FRAGMENT,
             Self::NakList(_) => opt::NAK_LIST,
             Self::Join(_) => opt::JOIN,
+            Self::ParityPrm(_) => opt::PARITY_PRM,
+            Self::ParityGrp(_) => opt::PARITY_GRP,
+            Self::CurrTgsize(_) => opt::CURR_TGSIZE,
             Self::Syn => opt::SYN,
             Self::Fin => opt::FIN,
             Self::Rst(_) => opt::RST,

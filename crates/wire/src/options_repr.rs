@@ -1,7 +1,9 @@
 //! [`OptionsRepr`]: collecting decoded options, and emitting them in Convoy's order.
 //!
-//! Emission order: OPT_LENGTH, then the network-significant OPT_NAK_LIST (RFC 3208 §9.1: they
-//! come before receiver-only options), then OPT_FRAGMENT, OPT_JOIN, OPT_SYN, OPT_FIN, OPT_RST,
+//! Emission order: OPT_LENGTH, then the network-significant OPT_NAK_LIST, OPT_PARITY_PRM and
+//! OPT_CURR_TGSIZE (RFC 3208 §9.1: they come before receiver-only options; OPT_CURR_TGSIZE is
+//! receiver-only on ODATA, and early there too), then OPT_PARITY_GRP, OPT_FRAGMENT, OPT_JOIN, OPT_SYN,
+//! OPT_FIN, OPT_RST,
 //! the congestion-control schemes' options ([`crate::cc`]: schemes in registration order) and
 //! OPT_CONVOY_RECEIVER_STATUS, OPT_CONVOY_NEEDS and OPT_CONVOY_AUTH (last, so its tag sits at the end of
 //! the options). The END bit is set
@@ -9,7 +11,9 @@
 //! not emitted.
 
 use crate::field::{option as field, put16, put32};
-use crate::options::{opt, Options, PgmOption, MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS};
+use crate::options::{
+    opt, Options, PgmOption, MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS, PARITY_PRM_OND, PARITY_PRM_PRO,
+};
 use crate::{EmitError, EmitErrorKind, OptionsRepr, PacketType};
 
 /// Length of OPT_CONVOY_RECEIVER_STATUS.
@@ -22,10 +26,13 @@ impl OptionsRepr {
         self.count() == 0
     }
 
-    /// True when a network-significant option (OPT_NAK_LIST with at least one entry) is set;
-    /// the header then carries OPT_NETWORK.
-    pub fn is_network_significant(&self) -> bool {
+    /// True when a network-significant option is set on a packet of `packet_type`: OPT_NAK_LIST with at
+    /// least one entry, OPT_PARITY_PRM, or OPT_CURR_TGSIZE on anything but ODATA (RFC 3208 §9, §11.8); the
+    /// header then carries OPT_NETWORK.
+    pub fn is_network_significant(&self, packet_type: PacketType) -> bool {
         !self.nak_list.is_empty()
+            || self.parity.params.is_some()
+            || (self.parity.curr_tg_size.is_some() && packet_type != PacketType::Odata)
     }
 
     /// Number of options emitted, counting OPT_LENGTH; 0 when [`OptionsRepr::is_empty`].
@@ -39,6 +46,7 @@ impl OptionsRepr {
             + usize::from(self.receiver_status.is_some())
             + usize::from(!self.needs.is_empty())
             + usize::from(self.auth.is_some())
+            + self.parity.count()
             + self.cc.iter().count();
         if n == 0 {
             0
@@ -59,6 +67,7 @@ impl OptionsRepr {
         }
         len += self.fragment.map_or(0, |_| field::FRAGMENT_LEN);
         len += self.join.map_or(0, |_| 8);
+        len += field::PARITY_OPTION_LEN * self.parity.count();
         len +=
             4 * (usize::from(self.syn) + usize::from(self.fin) + usize::from(self.rst.is_some()));
         len += self.receiver_status.map_or(0, |_| RECEIVER_STATUS_LEN);
@@ -89,6 +98,31 @@ impl OptionsRepr {
                 },
             });
         }
+        let bad = |field, value, expected| {
+            Err(EmitError {
+                packet_type,
+                field,
+                kind: EmitErrorKind::BadField { value, expected },
+            })
+        };
+        if self
+            .parity
+            .params
+            .is_some_and(|p| !p.proactive && !p.on_demand)
+        {
+            return bad(
+                "options.parity.params",
+                0,
+                "pro-active or on-demand set (RFC 3208 §11.8.1)",
+            );
+        }
+        if self.parity.group == Some(0) {
+            return bad(
+                "options.parity.group",
+                0,
+                "a group number above 0 (RFC 3208 §11.8.2)",
+            );
+        }
         let count = self.count();
         if count > MAX_OPTIONS {
             return Err(EmitError {
@@ -111,6 +145,9 @@ impl OptionsRepr {
                 PgmOption::Fragment(f) => r.fragment = Some(f),
                 PgmOption::NakList(l) => r.nak_list = l.iter().collect(),
                 PgmOption::Join(j) => r.join = Some(j),
+                PgmOption::ParityPrm(p) => r.parity.params = Some(p),
+                PgmOption::ParityGrp(g) => r.parity.group = Some(g),
+                PgmOption::CurrTgsize(n) => r.parity.curr_tg_size = Some(n),
                 PgmOption::Syn => r.syn = true,
                 PgmOption::Fin => r.fin = true,
                 PgmOption::Rst(b) => r.rst = Some(b),
@@ -145,6 +182,7 @@ impl OptionsRepr {
                 put32(w.buf, at + field::VALUE + 4 * i, *sqn);
             }
         }
+        self.emit_parity(&mut w);
         if let Some(f) = self.fragment {
             let at = w.header(opt::FRAGMENT, field::FRAGMENT_LEN);
             put32(w.buf, at + field::FRAG_FIRST_SQN.start, f.first_sqn);
@@ -196,6 +234,27 @@ impl OptionsRepr {
         }
         w.buf[w.last + field::TYPE] |= opt::END;
         w.pos
+    }
+}
+
+impl OptionsRepr {
+    /// OPT_PARITY_PRM and OPT_CURR_TGSIZE (network-significant), then OPT_PARITY_GRP.
+    fn emit_parity(&self, w: &mut OptWriter<'_>) {
+        let len = field::PARITY_OPTION_LEN;
+        if let Some(p) = self.parity.params {
+            let at = w.header(opt::PARITY_PRM, len);
+            w.buf[at + field::SPECIFIC] = if p.proactive { PARITY_PRM_PRO } else { 0 }
+                | if p.on_demand { PARITY_PRM_OND } else { 0 };
+            put32(w.buf, at + field::PARITY_PRM_TGS.start, p.tg_size);
+        }
+        if let Some(n) = self.parity.curr_tg_size {
+            let at = w.header(opt::CURR_TGSIZE, len);
+            put32(w.buf, at + field::CURR_TGSIZE.start, n);
+        }
+        if let Some(g) = self.parity.group {
+            let at = w.header(opt::PARITY_GRP, len);
+            put32(w.buf, at + field::PARITY_GRP_NUMBER.start, g);
+        }
     }
 }
 

@@ -190,6 +190,41 @@ pub struct AuthOption {
     pub tag: [u8; 16],
 }
 
+/// OPT_PARITY_PRM (type 0x08, 8 bytes), RFC 3208 §11.8.1: a source's parity parameters, on SPMs only. The P and
+/// O bits are byte 3's 0x02 and 0x01 as the RFC and Wireshark have them (OpenPGM swaps them, pgm-wire.md §1.9
+/// D3); at least one is set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ParityParams {
+    /// P (PARITY_PRM_PRO): the source sends pro-active parity.
+    pub proactive: bool,
+    /// O (PARITY_PRM_OND): the source answers parity NAKs with on-demand parity.
+    pub on_demand: bool,
+    /// PARITY_PRM_TGS: the transmission group size k (the largest when groups vary), a power of 2.
+    pub tg_size: u32,
+}
+
+/// The parity options of RFC 3208 §11.8, all 8 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct ParityOptions {
+    /// 0x08 OPT_PARITY_PRM, on SPMs (network-significant).
+    pub params: Option<ParityParams>,
+    /// 0x09 OPT_PARITY_GRP: the group of k parity packets a parity packet numbered beyond k − 1 belongs to
+    /// (PRM_GROUP, never 0), on parity packets only.
+    pub group: Option<u32>,
+    /// 0x0A OPT_CURR_TGSIZE: the actual size of a truncated transmission group, on its last ODATA, its parity
+    /// packets and SPMs (network-significant except on ODATA).
+    pub curr_tg_size: Option<u32>,
+}
+
+impl ParityOptions {
+    /// How many of the three are set.
+    pub fn count(&self) -> usize {
+        usize::from(self.params.is_some())
+            + usize::from(self.group.is_some())
+            + usize::from(self.curr_tg_size.is_some())
+    }
+}
+
 /// All options of a packet that Convoy understands. Unknown options are skipped on parse;
 /// OPT_LENGTH is implied (written whenever any option is set).
 #[derive(Clone, Debug, PartialEq, Eq, Default, Hash)]
@@ -217,6 +252,8 @@ pub struct OptionsRepr {
     pub auth: Option<AuthOption>,
     /// The congestion-control schemes' options ([`crate::cc`]).
     pub cc: CcOptions,
+    /// The parity options (RFC 3208 §11.8).
+    pub parity: ParityOptions,
 }
 
 /// A whole PGM packet.
@@ -388,7 +425,7 @@ impl<'a> PacketRepr<'a> {
         if !self.options.is_empty() {
             opt_flags |= flags::OPT_PRESENT;
         }
-        if self.options.is_network_significant() {
+        if self.options.is_network_significant(self.packet_type()) {
             opt_flags |= flags::OPT_NETWORK;
         }
         out[field::header::OPTIONS] = opt_flags;

@@ -5,7 +5,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use convoy_wire::cc::pgmcc::PgmccOption;
 use convoy_wire::{
     checksum, BlockRange, BodyRepr, CcOption, EmitErrorKind, Gsi, OptionsRepr, Packet, PacketRepr,
-    PacketType, ParseError, ParseErrorKind, PgmOption, ReceiverStatus, MAX_NEEDS,
+    PacketType, ParityOptions, ParityParams, ParseError, ParseErrorKind, PgmOption, ReceiverStatus,
+    MAX_NEEDS,
 };
 
 fn hex(s: &str) -> Vec<u8> {
@@ -657,4 +658,92 @@ fn convoy_receiver_status_wrong_length() {
         msg(&p),
         "SPMR: OPT_CONVOY_RECEIVER_STATUS at offset 20: length 12 is not 16"
     );
+}
+
+#[test]
+fn rfc3208_11_8_parity_options() {
+    // OPT_PARITY_PRM on an SPM: P (0x02) and a group of 16.
+    let p = with_options(SPM, "00 04 000c | 88 08 0002 00000010");
+    let r = PacketRepr::parse(&p).unwrap();
+    assert_eq!(
+        r.options.parity.params,
+        Some(ParityParams {
+            proactive: true,
+            on_demand: false,
+            tg_size: 16
+        })
+    );
+    // Neither P nor O, and a parity group numbered 0, are what §11.8 forbids.
+    assert_eq!(
+        msg(&with_options(SPM, "00 04 000c | 88 08 0000 00000010")),
+        "SPM: OPT_PARITY_PRM at offset 40: field P/O bits is 0, expected P (0x02) or O (0x01) set"
+    );
+    assert_eq!(
+        msg(&with_options(SPM, "00 04 000c | 89 08 0000 00000000")),
+        "SPM: OPT_PARITY_GRP at offset 40: field PRM_GROUP is 0, expected not 0"
+    );
+    assert_eq!(
+        msg(&with_options(SPM, "00 04 0008 | 8a 04 0000")),
+        "SPM: OPT_CURR_TGSIZE at offset 40: length 4 is not 8"
+    );
+    // OPT_NETWORK: OPT_PARITY_PRM always, OPT_CURR_TGSIZE except on ODATA.
+    let network = |body: BodyRepr, payload: &[u8], parity: ParityOptions| {
+        let x = repr_with(
+            body,
+            OptionsRepr {
+                parity,
+                ..OptionsRepr::default()
+            },
+            payload,
+        );
+        let mut buf = vec![0u8; x.buffer_len()];
+        x.emit(&mut buf).unwrap();
+        assert_eq!(PacketRepr::parse(&buf).unwrap().options.parity, parity);
+        buf[5] & 0x02 != 0
+    };
+    let spm = BodyRepr::Spm {
+        sqn: 1,
+        trail: 0,
+        lead: 0,
+        path_nla: IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)),
+    };
+    let odata = BodyRepr::Odata { sqn: 3, trail: 0 };
+    let rdata = BodyRepr::Rdata { sqn: 3, trail: 0 };
+    let tgs = ParityOptions {
+        curr_tg_size: Some(5),
+        ..ParityOptions::default()
+    };
+    let prm = ParityOptions {
+        params: Some(ParityParams {
+            proactive: false,
+            on_demand: true,
+            tg_size: 32,
+        }),
+        ..ParityOptions::default()
+    };
+    assert!(network(spm, b"", prm));
+    assert!(!network(odata, b"x", tgs));
+    assert!(network(rdata, b"x", tgs));
+    assert!(network(spm, b"", tgs));
+    // Emission refuses what parsing would.
+    let bad = ParityOptions {
+        params: Some(ParityParams {
+            proactive: false,
+            on_demand: false,
+            tg_size: 8,
+        }),
+        ..ParityOptions::default()
+    };
+    let x = repr_with(
+        spm,
+        OptionsRepr {
+            parity: bad,
+            ..OptionsRepr::default()
+        },
+        b"",
+    );
+    let mut buf = vec![0u8; x.buffer_len()];
+    let e = x.emit(&mut buf).unwrap_err();
+    assert_eq!(e.field, "options.parity.params");
+    assert!(matches!(e.kind, EmitErrorKind::BadField { value: 0, .. }));
 }

@@ -6,8 +6,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use convoy_wire::{
     checksum, AuthOption, BlockRange, BodyRepr, CcOptions, FragmentOption, Gsi, Header,
-    OptionsRepr, Packet, PacketRepr, PacketType, PgmOption, PgmccData, PgmccFeedback, PgmccOptions,
-    ReceiverStatus, MAX_NAK_LIST, MAX_NEEDS,
+    OptionsRepr, Packet, PacketRepr, PacketType, ParityOptions, ParityParams, PgmOption, PgmccData,
+    PgmccFeedback, PgmccOptions, ReceiverStatus, MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -91,7 +91,7 @@ fn options(rng: &mut ChaCha8Rng) -> OptionsRepr {
     } else {
         below(rng, MAX_NAK_LIST + 1)
     };
-    OptionsRepr {
+    let mut o = OptionsRepr {
         fragment: chance(rng, 3).then(|| FragmentOption {
             first_sqn: rng.next_u32(),
             offset: rng.next_u32(),
@@ -138,7 +138,21 @@ fn options(rng: &mut ChaCha8Rng) -> OptionsRepr {
                 count: rng.next_u32(),
             })
             .collect(),
+        parity: ParityOptions {
+            params: chance(rng, 4).then(|| ParityParams {
+                proactive: chance(rng, 2),
+                on_demand: true,
+                tg_size: rng.next_u32(),
+            }),
+            group: chance(rng, 4).then(|| rng.next_u32().max(1)),
+            curr_tg_size: chance(rng, 4).then(|| rng.next_u32()),
+        },
+    };
+    // A packet carries at most 16 options (RFC 3208 §9): the parity ones go first when there would be more.
+    if o.count() > MAX_OPTIONS {
+        o.parity = ParityOptions::default();
     }
+    o
 }
 
 /// A valid emitted packet of type `t`.

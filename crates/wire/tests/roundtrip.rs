@@ -5,8 +5,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use convoy_wire::{
     AuthOption, BlockRange, BodyRepr, CcOptions, DetachedRepr, EmitErrorKind, FragmentOption, Gsi,
-    OptionsRepr, Packet, PacketRepr, PgmOption, PgmccData, PgmccFeedback, PgmccOptions,
-    ReceiverStatus, MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS,
+    OptionsRepr, Packet, PacketRepr, ParityOptions, ParityParams, PgmOption, PgmccData,
+    PgmccFeedback, PgmccOptions, ReceiverStatus, MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS,
 };
 use proptest::collection::vec;
 use proptest::option::of;
@@ -138,6 +138,20 @@ fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
                 ..CcOptions::default()
             },
         );
+    // RFC 3208 §11.8's options, on a third of the packets (more would push most packets past 16 options).
+    let parity = prop_oneof![
+        2 => Just(ParityOptions::default()),
+        1 => (
+            of((any::<bool>(), any::<u32>()).prop_map(|(proactive, tg_size)| ParityParams {
+                proactive,
+                on_demand: !proactive || tg_size % 2 == 0,
+                tg_size,
+            })),
+            of(1..=u32::MAX),
+            of(any::<u32>()),
+        )
+            .prop_map(|(params, group, curr_tg_size)| ParityOptions { params, group, curr_tg_size }),
+    ];
     (
         fragment,
         vec(any::<u32>(), 0..=max_nak),
@@ -146,10 +160,19 @@ fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
         any::<bool>(),
         of(any::<u8>()),
         (status, needs, auth),
-        pgmcc,
+        (pgmcc, parity),
     )
         .prop_map(
-            |(fragment, nak_list, join, syn, fin, rst, (receiver_status, needs, auth), cc)| {
+            |(
+                fragment,
+                nak_list,
+                join,
+                syn,
+                fin,
+                rst,
+                (receiver_status, needs, auth),
+                (cc, parity),
+            )| {
                 OptionsRepr {
                     fragment,
                     nak_list,
@@ -161,6 +184,7 @@ fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
                     needs,
                     auth,
                     cc,
+                    parity,
                 }
             },
         )
@@ -244,6 +268,15 @@ fn every_option_at_once_is_too_many() {
             },
             ..CcOptions::default()
         },
+        parity: ParityOptions {
+            params: Some(ParityParams {
+                proactive: true,
+                on_demand: true,
+                tg_size: 16,
+            }),
+            group: Some(1),
+            curr_tg_size: Some(7),
+        },
     };
     let count = options.count();
     assert!(count > MAX_OPTIONS, "{count} options");
@@ -295,7 +328,7 @@ proptest! {
         prop_assert_eq!(view.options().count(), x.options.count());
         prop_assert_eq!(view.options_bytes().len(), x.options.buffer_len());
         prop_assert_eq!(view.has_options(), !x.options.is_empty());
-        prop_assert_eq!(view.is_network_significant(), !x.options.nak_list.is_empty());
+        prop_assert_eq!(view.is_network_significant(), x.options.is_network_significant(x.packet_type()));
         let raw: Vec<_> = view.raw_options().collect::<Result<_, _>>().unwrap();
         for (i, o) in raw.iter().enumerate() {
             prop_assert_eq!(o.is_end(), i + 1 == raw.len() && i > 0);
