@@ -30,7 +30,8 @@ pub enum ParseErrorKind {
         /// The type nibble found.
         code: u8,
     },
-    /// The options byte has OPT_PARITY or OPT_VAR_PKTLEN: FEC parity packets are not supported.
+    /// The options byte has OPT_PARITY on a packet type without a parity form, or OPT_VAR_PKTLEN without
+    /// OPT_PARITY or on other than ODATA and RDATA (RFC 3208 §11.3).
     UnsupportedFlags {
         /// The whole options byte (header byte 5).
         flags: u8,
@@ -123,7 +124,7 @@ impl fmt::Display for ParseErrorKind {
             Self::UnknownPacketType { code } => write!(f, "unknown packet type 0x{code:02x}"),
             Self::UnsupportedFlags { flags } => write!(
                 f,
-                "options byte 0x{flags:02x} marks a parity (FEC) packet, which is not supported"
+                "options byte 0x{flags:02x} sets a parity flag this packet type cannot carry (OPT_PARITY 0x80 on ODATA, RDATA, NAK, NNAK and NCF only; OPT_VAR_PKTLEN 0x40 beside it on ODATA and RDATA only)"
             ),
             Self::ChecksumMismatch { computed, found } => {
                 write!(f, "computed 0x{computed:04x}, packet has 0x{found:04x}")

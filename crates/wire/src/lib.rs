@@ -77,7 +77,12 @@
 //! (pgm-wire.md §1.9 D11): 0x01 OPT_PRESENT, 0x02 OPT_NETWORK, 0x40 OPT_VAR_PKTLEN, 0x80
 //! OPT_PARITY ([`flags`]). On emission OPT_NETWORK is set exactly when a network-significant option is present
 //! (OPT_NAK_LIST, OPT_PARITY_PRM, OPT_CURR_TGSIZE except on ODATA: [`OptionsRepr::is_network_significant`]);
-//! on receipt it is not checked. Parity (FEC) packets are rejected by [`PacketRepr::parse`].
+//! on receipt it is not checked. OPT_PARITY and OPT_VAR_PKTLEN are the two options RFC 3208 §11.3 encodes
+//! directly in this byte: they are [`ParityOptions::parity`] and [`ParityOptions::var_pktlen`], allowed where the
+//! RFC has them (OPT_PARITY on ODATA and RDATA, a parity packet, and on NAK, NNAK and NCF, a parity NAK;
+//! OPT_VAR_PKTLEN beside it on ODATA and RDATA) and refused elsewhere on parse and emit
+//! ([`ParityOptions::flags_allowed`], [`ParseErrorKind::UnsupportedFlags`]). A parity packet's OPT_FRAGMENT is the
+//! encoded option of §11.2 and is written with F (OP_ENCODED) set.
 //!
 //! The TSDU length must equal the bytes after the options exactly, and must be 0 except on
 //! ODATA and RDATA (RFC 3208 §8: "Only data packet headers … may be followed … by application
@@ -131,6 +136,7 @@
 //! | 0x33 | OPT_CONVOY_RECEIVER_STATUS | 16 | `[4]` u32 token, `[8]` u32 state, `[12]` u32 detail | `receiver_status` |
 //! | 0x3B | OPT_CONVOY_NEEDS | 4+8N, 1 ≤ N ≤ 31 | `[4+8i]` u32 first block, `[8+8i]` u32 count | `needs` |
 //! | 0x3C | OPT_CONVOY_AUTH | 44 | `[3]` 0x01 payload encrypted, `[4]` 16-byte sender identity, `[20]` u64 counter, `[28]` 16-byte AEAD tag | `auth` |
+//! | 0x3D | OPT_CONVOY_PARITY_CODE | 4 | `[3]` the parity code, 1 = Convoy's Reed–Solomon over GF(2^16) ([`options::PARITY_CODE_RS16`]); on SPMs beside OPT_PARITY_PRM | `parity.code` |
 //!
 //! OPT_CONVOY_RECEIVER_STATUS (Convoy's own, see below) rides on an SPMR sent unicast to the
 //! source: an application status report from a receiver (values application-defined; Convoy's
@@ -152,10 +158,10 @@
 //!
 //! Option types 0x30–0x3F are reserved for Convoy: 0x30–0x32 and 0x39–0x3A are pgmcc's (above), 0x33 is
 //! OPT_CONVOY_RECEIVER_STATUS, 0x34–0x35 are TFMCC's ([`cc::tfmcc`]), 0x36–0x38 aimd's ([`cc::aimd`]), 0x3B is
-//! OPT_CONVOY_NEEDS, 0x3C OPT_CONVOY_AUTH (a keyed session's tag: [`AuthOption`]), 0x3D–0x3F are left for
-//! later schemes' modules. Other
-//! implementations skip them (Wireshark shows them as unknown). All are receiver-significant
-//! (not network-significant), bytes 2–3 are zero.
+//! OPT_CONVOY_NEEDS, 0x3C OPT_CONVOY_AUTH (a keyed session's tag: [`AuthOption`]), 0x3D
+//! OPT_CONVOY_PARITY_CODE (the parity code, [`ParityOptions::code`]), 0x3E–0x3F are left for later schemes'
+//! modules. Other implementations skip them (Wireshark shows them as unknown). All are receiver-significant
+//! (not network-significant), byte 2 is zero.
 //!
 //! ## Emission
 //!
@@ -193,7 +199,7 @@ pub use error::{EmitError, EmitErrorKind, ParseError, ParseErrorKind};
 pub use header::{flags, Header};
 pub use options::{
     opt, NakList, NeedList, Options, PgmOption, RawOption, RawOptions, AUTH_ENCRYPTED,
-    MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS, OPT_LENGTH_LEN,
+    MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS, OPT_LENGTH_LEN, PARITY_CODE_RS16,
 };
 pub use packet::Packet;
 pub use repr::*;

@@ -11,7 +11,8 @@
 //!   on OPT_LENGTH itself is ignored (OpenPGM, Wireshark and tcpdump skip OPT_LENGTH before
 //!   looking for END);
 //! * at most [`MAX_OPTIONS`] options, counting OPT_LENGTH;
-//! * option byte 2 (reserved/F/OPX) is ignored; byte 3 is ignored except by OPT_RST;
+//! * option byte 2 (reserved/F/OPX) is ignored (Convoy writes F only on a parity packet's OPT_FRAGMENT);
+//!   byte 3 is ignored except by OPT_RST;
 //! * known options must have their exact length, and a known option appearing twice is an error
 //!   ([`crate::ParseErrorKind::DuplicateOption`]); unknown options (any other type, e.g.
 //!   OPT_NAK_BO_IVL, OPT_REDIRECT, OPT_CR, OPT_INVALID 0x7F, Convoy's reserved 0x3D–0x3F) are
@@ -76,6 +77,9 @@ pub mod opt {
     pub const CONVOY_NEEDS: u8 = 0x3B;
     /// OPT_CONVOY_AUTH: the authentication tag of a keyed session's packet ([`crate::AuthOption`]).
     pub const CONVOY_AUTH: u8 = 0x3C;
+    /// OPT_CONVOY_PARITY_CODE: the code of the source's parity packets, on SPMs beside OPT_PARITY_PRM
+    /// ([`crate::ParityOptions::code`]).
+    pub const CONVOY_PARITY_CODE: u8 = 0x3D;
     /// Last type code reserved for Convoy.
     pub const CONVOY_LAST: u8 = 0x3F;
     /// OPT_INVALID: written by a network element that invalidates an option (skipped).
@@ -105,6 +109,7 @@ pub mod opt {
             CONVOY_RECEIVER_STATUS => "OPT_CONVOY_RECEIVER_STATUS",
             CONVOY_NEEDS => "OPT_CONVOY_NEEDS",
             CONVOY_AUTH => "OPT_CONVOY_AUTH",
+            CONVOY_PARITY_CODE => "OPT_CONVOY_PARITY_CODE",
             INVALID => "OPT_INVALID",
             t => match crate::cc::CcOptions::type_name(t) {
                 Some(name) => name,
@@ -124,8 +129,19 @@ pub const MAX_NEEDS: usize = 31;
 /// Length of OPT_LENGTH, and the minimum length of any option.
 pub const OPT_LENGTH_LEN: usize = 4;
 
+/// OPT_CONVOY_PARITY_CODE byte 3: Convoy's parity code, Reed–Solomon over GF(2^16) as the `reed-solomon-simd`
+/// crate builds it for k parity packets of a group of k (convoy-proto's `parity` module). A receiver decodes parity
+/// only from a source that names this code: OpenPGM's parity (GF(2^8)) is another code.
+pub const PARITY_CODE_RS16: u8 = 1;
+
 /// OPT_CONVOY_AUTH byte 3: the payload is encrypted.
 pub const AUTH_ENCRYPTED: u8 = 0x01;
+
+/// Option byte 2: F (OP_ENCODED), written on a parity packet's OPT_FRAGMENT, whose value is the parity of the
+/// group's fragment options (RFC 3208 §9.1 and §11.2 "Payload-specific options"; 0x04 as the RFC and Wireshark
+/// have it, OpenPGM writes 0x08: pgm-wire.md §1.9 D2). Ignored on receipt: a parity packet's OPT_FRAGMENT is
+/// always encoded.
+pub const OP_ENCODED: u8 = 0x04;
 
 /// OPT_RST byte 3: the N bit.
 pub const RST_N_BIT: u8 = 0x40;
@@ -438,6 +454,8 @@ pub enum PgmOption<'a> {
     ParityGrp(u32),
     /// OPT_CURR_TGSIZE with the actual transmission group size.
     CurrTgsize(u32),
+    /// 0x3D OPT_CONVOY_PARITY_CODE with its code byte.
+    ParityCode(u8),
     /// OPT_SYN.
     Syn,
     /// OPT_FIN.
@@ -602,6 +620,10 @@ impl<'a> PgmOption<'a> {
                     detail: be32(b, field::CONVOY_STATUS_DETAIL.start),
                 })
             }
+            opt::CONVOY_PARITY_CODE => {
+                exact_len(&raw, pt, 4, "4")?;
+                Self::ParityCode(raw.specific_byte())
+            }
             opt::CONVOY_AUTH => {
                 exact_len(&raw, pt, field::AUTH_LEN, "44")?;
                 let mut sender = [0u8; 16];
@@ -653,6 +675,7 @@ impl<'a> PgmOption<'a> {
             Self::ParityPrm(_) => opt::PARITY_PRM,
             Self::ParityGrp(_) => opt::PARITY_GRP,
             Self::CurrTgsize(_) => opt::CURR_TGSIZE,
+            Self::ParityCode(_) => opt::CONVOY_PARITY_CODE,
             Self::Syn => opt::SYN,
             Self::Fin => opt::FIN,
             Self::Rst(_) => opt::RST,

@@ -2,7 +2,7 @@
 //!
 //! Emission order: OPT_LENGTH, then the network-significant OPT_NAK_LIST, OPT_PARITY_PRM and
 //! OPT_CURR_TGSIZE (RFC 3208 §9.1: they come before receiver-only options; OPT_CURR_TGSIZE is
-//! receiver-only on ODATA, and early there too), then OPT_PARITY_GRP, OPT_FRAGMENT, OPT_JOIN, OPT_SYN,
+//! receiver-only on ODATA, and early there too), then OPT_PARITY_GRP, OPT_CONVOY_PARITY_CODE, OPT_FRAGMENT, OPT_JOIN, OPT_SYN,
 //! OPT_FIN, OPT_RST,
 //! the congestion-control schemes' options ([`crate::cc`]: schemes in registration order) and
 //! OPT_CONVOY_RECEIVER_STATUS, OPT_CONVOY_NEEDS and OPT_CONVOY_AUTH (last, so its tag sits at the end of
@@ -12,7 +12,8 @@
 
 use crate::field::{option as field, put16, put32};
 use crate::options::{
-    opt, Options, PgmOption, MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS, PARITY_PRM_OND, PARITY_PRM_PRO,
+    opt, Options, PgmOption, MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS, OP_ENCODED, PARITY_PRM_OND,
+    PARITY_PRM_PRO,
 };
 use crate::{EmitError, EmitErrorKind, OptionsRepr, PacketType};
 
@@ -67,7 +68,9 @@ impl OptionsRepr {
         }
         len += self.fragment.map_or(0, |_| field::FRAGMENT_LEN);
         len += self.join.map_or(0, |_| 8);
-        len += field::PARITY_OPTION_LEN * self.parity.count();
+        len += field::PARITY_OPTION_LEN
+            * (self.parity.count() - usize::from(self.parity.code.is_some()));
+        len += self.parity.code.map_or(0, |_| 4);
         len +=
             4 * (usize::from(self.syn) + usize::from(self.fin) + usize::from(self.rst.is_some()));
         len += self.receiver_status.map_or(0, |_| RECEIVER_STATUS_LEN);
@@ -148,6 +151,7 @@ impl OptionsRepr {
                 PgmOption::ParityPrm(p) => r.parity.params = Some(p),
                 PgmOption::ParityGrp(g) => r.parity.group = Some(g),
                 PgmOption::CurrTgsize(n) => r.parity.curr_tg_size = Some(n),
+                PgmOption::ParityCode(c) => r.parity.code = Some(c),
                 PgmOption::Syn => r.syn = true,
                 PgmOption::Fin => r.fin = true,
                 PgmOption::Rst(b) => r.rst = Some(b),
@@ -185,6 +189,9 @@ impl OptionsRepr {
         self.emit_parity(&mut w);
         if let Some(f) = self.fragment {
             let at = w.header(opt::FRAGMENT, field::FRAGMENT_LEN);
+            if self.parity.parity {
+                w.buf[at + field::OPX] = OP_ENCODED;
+            }
             put32(w.buf, at + field::FRAG_FIRST_SQN.start, f.first_sqn);
             put32(w.buf, at + field::FRAG_OFFSET.start, f.offset);
             put32(w.buf, at + field::FRAG_APDU_LEN.start, f.apdu_len);
@@ -238,7 +245,8 @@ impl OptionsRepr {
 }
 
 impl OptionsRepr {
-    /// OPT_PARITY_PRM and OPT_CURR_TGSIZE (network-significant), then OPT_PARITY_GRP.
+    /// OPT_PARITY_PRM and OPT_CURR_TGSIZE (network-significant), then OPT_PARITY_GRP and
+    /// OPT_CONVOY_PARITY_CODE.
     fn emit_parity(&self, w: &mut OptWriter<'_>) {
         let len = field::PARITY_OPTION_LEN;
         if let Some(p) = self.parity.params {
@@ -254,6 +262,10 @@ impl OptionsRepr {
         if let Some(g) = self.parity.group {
             let at = w.header(opt::PARITY_GRP, len);
             put32(w.buf, at + field::PARITY_GRP_NUMBER.start, g);
+        }
+        if let Some(c) = self.parity.code {
+            let at = w.header(opt::CONVOY_PARITY_CODE, 4);
+            w.buf[at + field::SPECIFIC] = c;
         }
     }
 }

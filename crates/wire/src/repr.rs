@@ -203,9 +203,19 @@ pub struct ParityParams {
     pub tg_size: u32,
 }
 
-/// The parity options of RFC 3208 §11.8, all 8 bytes.
+/// The parity options of RFC 3208 §11: the two the header's options byte encodes directly (§11.3) and the three
+/// option extensions of §11.8, all 8 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct ParityOptions {
+    /// OPT_PARITY (options byte 0x80): on ODATA and RDATA, a parity packet whose DATA_SQN is the group's
+    /// TG_SQN plus its parity number (§11.2); on NAK, NNAK and NCF, a parity NAK (or its confirmation) whose
+    /// SQN is the group's TG_SQN plus NAK_PKT_CNT, the number of parity packets asked for less one (§11.3.1–2).
+    /// On a parity packet, OPT_FRAGMENT is the encoded option of §11.2 ("Payload-specific options"), emitted
+    /// with OP_ENCODED set.
+    pub parity: bool,
+    /// OPT_VAR_PKTLEN (options byte 0x40), with OPT_PARITY on ODATA and RDATA only: the group's TSDUs differ in
+    /// length, and each coded packet ends with its TSDU length (§11.2, "Variable TSDU length").
+    pub var_pktlen: bool,
     /// 0x08 OPT_PARITY_PRM, on SPMs (network-significant).
     pub params: Option<ParityParams>,
     /// 0x09 OPT_PARITY_GRP: the group of k parity packets a parity packet numbered beyond k − 1 belongs to
@@ -214,14 +224,29 @@ pub struct ParityOptions {
     /// 0x0A OPT_CURR_TGSIZE: the actual size of a truncated transmission group, on its last ODATA, its parity
     /// packets and SPMs (network-significant except on ODATA).
     pub curr_tg_size: Option<u32>,
+    /// 0x3D OPT_CONVOY_PARITY_CODE (4 bytes, the code in byte 3): the code of the source's parity packets, on SPMs
+    /// beside OPT_PARITY_PRM. RFC 3208 §11 leaves the code to the implementation; a receiver decodes only a code it
+    /// knows ([`crate::options::PARITY_CODE_RS16`], Convoy's).
+    pub code: Option<u8>,
 }
 
 impl ParityOptions {
-    /// How many of the three are set.
+    /// Whether a packet of `packet_type` may carry the header's OPT_PARITY (`parity`) and OPT_VAR_PKTLEN
+    /// (`var_pktlen`) flags: OPT_PARITY on ODATA and RDATA (parity packets) and on NAK, NNAK and NCF (parity
+    /// NAKs), OPT_VAR_PKTLEN only beside it on ODATA and RDATA (RFC 3208 §11.3).
+    pub fn flags_allowed(packet_type: PacketType, parity: bool, var_pktlen: bool) -> bool {
+        use PacketType::*;
+        let parity_ok = !parity || matches!(packet_type, Odata | Rdata | Nak | Nnak | Ncf);
+        let var_ok = !var_pktlen || (parity && packet_type.is_data());
+        parity_ok && var_ok
+    }
+
+    /// How many of the four option extensions are set (the header's two flags are not options).
     pub fn count(&self) -> usize {
         usize::from(self.params.is_some())
             + usize::from(self.group.is_some())
             + usize::from(self.curr_tg_size.is_some())
+            + usize::from(self.code.is_some())
     }
 }
 
@@ -294,8 +319,8 @@ impl core::fmt::Display for Tsi {
 impl<'a> PacketRepr<'a> {
     /// Parse a PGM packet (the UDP payload with UDP encapsulation), verifying the checksum
     /// first: it must match, and 0 ("no checksum") is accepted except on ODATA and RDATA.
-    /// Then the structure is validated as by [`Packet::new_checked`], and parity (FEC) packets
-    /// are rejected.
+    /// Then the structure is validated as by [`Packet::new_checked`], and the header's parity flags
+    /// against the packet type ([`ParityOptions::flags_allowed`]).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, ParseError> {
         let packet_type = Header::new_checked(bytes)?.packet_type()?;
         packet::verify_checksum(packet_type, bytes)?;
@@ -306,17 +331,20 @@ impl<'a> PacketRepr<'a> {
     /// for packets whose checksum was already verified or is known to be absent).
     pub fn parse_without_checksum(bytes: &'a [u8]) -> Result<Self, ParseError> {
         let packet = Packet::new_checked(bytes)?;
-        if packet.is_parity() {
+        let flags = packet.options_flags();
+        let parity = flags & flags::OPT_PARITY != 0;
+        let var_pktlen = flags & flags::OPT_VAR_PKTLEN != 0;
+        if !ParityOptions::flags_allowed(packet.packet_type(), parity, var_pktlen) {
             return Err(ParseError::new(
                 Some(packet.packet_type()),
                 "options flags",
                 field::header::OPTIONS,
-                ParseErrorKind::UnsupportedFlags {
-                    flags: packet.options_flags(),
-                },
+                ParseErrorKind::UnsupportedFlags { flags },
             ));
         }
-        let options = OptionsRepr::from_options(packet.options());
+        let mut options = OptionsRepr::from_options(packet.options());
+        options.parity.parity = parity;
+        options.parity.var_pktlen = var_pktlen;
         let payload_start = bytes.len() - packet.payload().len();
         Ok(Self {
             source_port: packet.source_port(),
@@ -393,6 +421,21 @@ impl<'a> PacketRepr<'a> {
                 kind: EmitErrorKind::PayloadTooLong { len },
             });
         }
+        if !ParityOptions::flags_allowed(
+            packet_type,
+            self.options.parity.parity,
+            self.options.parity.var_pktlen,
+        ) {
+            return Err(EmitError {
+                packet_type,
+                field: "options.parity",
+                kind: EmitErrorKind::BadField {
+                    value: u32::from(self.options.parity.parity)
+                        | u32::from(self.options.parity.var_pktlen) << 1,
+                    expected: "OPT_PARITY on ODATA, RDATA, NAK, NNAK or NCF only; OPT_VAR_PKTLEN with it on ODATA or RDATA (RFC 3208 §11.3)",
+                },
+            });
+        }
         self.options.check(packet_type)
     }
 
@@ -427,6 +470,12 @@ impl<'a> PacketRepr<'a> {
         }
         if self.options.is_network_significant(self.packet_type()) {
             opt_flags |= flags::OPT_NETWORK;
+        }
+        if self.options.parity.parity {
+            opt_flags |= flags::OPT_PARITY;
+        }
+        if self.options.parity.var_pktlen {
+            opt_flags |= flags::OPT_VAR_PKTLEN;
         }
         out[field::header::OPTIONS] = opt_flags;
         out[field::header::GSI].copy_from_slice(&self.gsi.0);

@@ -443,17 +443,94 @@ fn tsdu_length() {
 }
 
 #[test]
-fn parity_rejected_by_repr_only() {
+fn rfc3208_11_3_parity_flags_on_the_types_that_have_a_parity_form() {
+    // OPT_PARITY on ODATA: a parity packet, its payload the parity bytes.
     let mut p = hex(ODATA);
     p[5] |= 0x80;
     checksum::fill(&mut p);
+    let r = PacketRepr::parse(&p).unwrap();
+    assert!(r.options.parity.parity && !r.options.parity.var_pktlen);
+    assert_eq!(r.payload, b"hello");
+    assert!(Packet::new_checked(&p[..]).unwrap().is_parity());
+    // OPT_PARITY with OPT_VAR_PKTLEN on ODATA; OPT_PARITY on a NAK (a parity NAK).
+    p[5] |= 0x40;
+    checksum::fill(&mut p);
+    assert!(PacketRepr::parse(&p).unwrap().options.parity.var_pktlen);
+    let mut nak = hex(NAK);
+    nak[5] = 0x80;
+    checksum::fill(&mut nak);
+    assert!(PacketRepr::parse(&nak).unwrap().options.parity.parity);
+    // OPT_VAR_PKTLEN alone, OPT_VAR_PKTLEN on a NAK, OPT_PARITY on an SPM: no such packets.
+    let mut p = hex(ODATA);
+    p[5] = 0x41;
+    checksum::fill(&mut p);
     assert_eq!(
         msg(&p),
-        "ODATA: options flags at offset 5: options byte 0x81 marks a parity (FEC) packet, which is not supported"
+        "ODATA: options flags at offset 5: options byte 0x41 sets a parity flag this packet type cannot carry \
+         (OPT_PARITY 0x80 on ODATA, RDATA, NAK, NNAK and NCF only; OPT_VAR_PKTLEN 0x40 beside it on ODATA and \
+         RDATA only)"
     );
-    let view = Packet::new_checked(&p[..]).unwrap();
-    assert!(view.is_parity());
-    assert_eq!(view.payload(), b"hello");
+    nak[5] = 0xc0;
+    checksum::fill(&mut nak);
+    assert_eq!(
+        parse_err(&nak).kind,
+        ParseErrorKind::UnsupportedFlags { flags: 0xc0 }
+    );
+    let mut spm = hex(SPM);
+    spm[5] = 0x80;
+    checksum::fill(&mut spm);
+    assert_eq!(
+        parse_err(&spm).kind,
+        ParseErrorKind::UnsupportedFlags { flags: 0x80 }
+    );
+}
+
+#[test]
+fn rfc3208_11_2_a_parity_packets_fragment_option_is_written_encoded() {
+    let fragment = convoy_wire::FragmentOption {
+        first_sqn: 0x0102_0304,
+        offset: 5,
+        apdu_len: 6,
+    };
+    let emit = |parity: bool| {
+        let x = repr_with(
+            BodyRepr::Rdata { sqn: 16, trail: 0 },
+            OptionsRepr {
+                fragment: Some(fragment),
+                parity: ParityOptions {
+                    parity,
+                    ..ParityOptions::default()
+                },
+                ..OptionsRepr::default()
+            },
+            b"pp",
+        );
+        let mut buf = vec![0u8; x.buffer_len()];
+        x.emit(&mut buf).unwrap();
+        let back = PacketRepr::parse(&buf).unwrap();
+        assert_eq!(back.options.fragment, Some(fragment));
+        assert_eq!(back.options.parity.parity, parity);
+        // OPT_LENGTH, then OPT_FRAGMENT: its byte 2 carries F (OP_ENCODED, 0x04) on a parity packet only.
+        let at = 16 + 8 + 4;
+        assert_eq!(buf[at] & 0x7f, 0x01);
+        (buf[5], buf[at + 2])
+    };
+    assert_eq!(emit(true), (0x81, 0x04));
+    assert_eq!(emit(false), (0x01, 0x00));
+    // Emission refuses the flags where parsing would.
+    let x = repr_with(
+        BodyRepr::Spmr,
+        OptionsRepr {
+            parity: ParityOptions {
+                parity: true,
+                ..ParityOptions::default()
+            },
+            ..OptionsRepr::default()
+        },
+        b"",
+    );
+    let e = x.emit(&mut [0u8; 64]).unwrap_err();
+    assert_eq!(e.field, "options.parity");
 }
 
 #[test]
@@ -685,6 +762,14 @@ fn rfc3208_11_8_parity_options() {
     assert_eq!(
         msg(&with_options(SPM, "00 04 0008 | 8a 04 0000")),
         "SPM: OPT_CURR_TGSIZE at offset 40: length 4 is not 8"
+    );
+    // Convoy's parity code beside it (0x3D, 4 bytes, the code in byte 3).
+    let p = with_options(SPM, "00 04 0010 | 08 08 0001 00000010 | bd 04 0001");
+    let r = PacketRepr::parse(&p).unwrap();
+    assert_eq!(r.options.parity.code, Some(convoy_wire::PARITY_CODE_RS16));
+    assert_eq!(
+        msg(&with_options(SPM, "00 04 000c | bd 08 0001 00000000")),
+        "SPM: OPT_CONVOY_PARITY_CODE at offset 40: length 8 is not 4"
     );
     // OPT_NETWORK: OPT_PARITY_PRM always, OPT_CURR_TGSIZE except on ODATA.
     let network = |body: BodyRepr, payload: &[u8], parity: ParityOptions| {

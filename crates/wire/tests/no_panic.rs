@@ -146,6 +146,8 @@ fn options(rng: &mut ChaCha8Rng) -> OptionsRepr {
             }),
             group: chance(rng, 4).then(|| rng.next_u32().max(1)),
             curr_tg_size: chance(rng, 4).then(|| rng.next_u32()),
+            code: chance(rng, 4).then(|| rng.next_u32() as u8),
+            ..ParityOptions::default()
         },
     };
     // A packet carries at most 16 options (RFC 3208 §9): the parity ones go first when there would be more.
@@ -169,6 +171,11 @@ fn valid_packet(rng: &mut ChaCha8Rng, t: PacketType) -> Vec<u8> {
         options: options(rng),
         payload: &payload,
     };
+    let mut repr = repr;
+    // RFC 3208 §11.3's header flags, where the type has a parity form.
+    repr.options.parity.parity = chance(rng, 3) && ParityOptions::flags_allowed(t, true, false);
+    repr.options.parity.var_pktlen =
+        chance(rng, 2) && ParityOptions::flags_allowed(t, repr.options.parity.parity, true);
     let mut buf = vec![0u8; repr.buffer_len()];
     repr.emit(&mut buf).expect("valid repr emits");
     buf

@@ -149,8 +149,15 @@ fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
             })),
             of(1..=u32::MAX),
             of(any::<u32>()),
+            of(any::<u8>()),
         )
-            .prop_map(|(params, group, curr_tg_size)| ParityOptions { params, group, curr_tg_size }),
+            .prop_map(|(params, group, curr_tg_size, code)| ParityOptions {
+                params,
+                group,
+                curr_tg_size,
+                code,
+                ..ParityOptions::default()
+            }),
     ];
     (
         fragment,
@@ -201,13 +208,21 @@ fn parts(max_nak: usize) -> impl Strategy<Value = Parts> {
         body(),
         prop_oneof![Just(OptionsRepr::default()), options(max_nak)],
         vec(any::<u8>(), 0..300),
+        (any::<bool>(), any::<bool>()),
     )
-        .prop_map(|(sp, dp, gsi, body, options, mut payload)| {
-            if !body.packet_type().is_data() {
-                payload.clear();
-            }
-            (sp, dp, gsi, body, options, payload)
-        })
+        .prop_map(
+            |(sp, dp, gsi, body, mut options, mut payload, (parity, var))| {
+                let pt = body.packet_type();
+                if !pt.is_data() {
+                    payload.clear();
+                }
+                // RFC 3208 §11.3's header flags, on the types that have a parity form.
+                options.parity.parity = parity && ParityOptions::flags_allowed(pt, true, false);
+                options.parity.var_pktlen =
+                    var && ParityOptions::flags_allowed(pt, options.parity.parity, true);
+                (sp, dp, gsi, body, options, payload)
+            },
+        )
 }
 
 fn repr(p: &Parts) -> PacketRepr<'_> {
@@ -276,6 +291,7 @@ fn every_option_at_once_is_too_many() {
             }),
             group: Some(1),
             curr_tg_size: Some(7),
+            ..ParityOptions::default()
         },
     };
     let count = options.count();
@@ -333,8 +349,9 @@ proptest! {
         for (i, o) in raw.iter().enumerate() {
             prop_assert_eq!(o.is_end(), i + 1 == raw.len() && i > 0);
             if i > 0 {
-                // (OPT_LENGTH's bytes 2–3 hold the total.)
-                prop_assert_eq!(o.opx_byte(), 0);
+                // (OPT_LENGTH's bytes 2–3 hold the total; a parity packet's OPT_FRAGMENT is encoded, F = 0x04.)
+                let encoded = x.options.parity.parity && o.option_type() == 0x01;
+                prop_assert_eq!(o.opx_byte(), if encoded { 0x04 } else { 0 });
             }
         }
         if let Some(PgmOption::Length(total)) = view.options().next() {
