@@ -22,6 +22,7 @@ use convoy_proto::auth::AuthConfig;
 use convoy_proto::cc::fixed::FixedConfig;
 use convoy_proto::cc::pgmcc::{StartUp, TimeoutPolicy};
 use convoy_proto::cc::CcConfig;
+use convoy_proto::sender::ParityConfig;
 use convoy_proto::RepairPacing;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::net::SocketAddr;
@@ -58,6 +59,17 @@ fn parse_cc(s: &str) -> Result<CcChoice, String> {
 fn parse_repairs(s: &str) -> Result<RepairPacing, String> {
     RepairPacing::from_name(s)
         .ok_or_else(|| format!("no repair pacing `{s}`; choose controller or rate-limit"))
+}
+
+/// `--parity`: a configuration, or none (`off`).
+#[derive(Clone, Copy, Debug)]
+struct ParityChoice(Option<ParityConfig>);
+
+fn parse_parity(s: &str) -> Result<ParityChoice, String> {
+    if s == "off" {
+        return Ok(ParityChoice(None));
+    }
+    ParityConfig::parse(s).map(|p| ParityChoice(Some(p)))
 }
 
 fn parse_pgmcc_start(s: &str) -> Result<StartUp, String> {
@@ -167,6 +179,12 @@ pub struct SendArgs {
     /// Data rate with `--cc fixed` (20Mbit, 1Gbit, 2MB/s, ...).
     #[arg(long, value_parser = parse_rate_bps, default_value = "100Mbit")]
     rate: u64,
+    /// Parity repairs (RFC 3208 §11, docs/parity.md): `K` groups the data in transmission groups of K packets
+    /// (a power of 2 up to 128) and answers a receiver missing j packets of a group with j parity packets, any
+    /// of which repairs any loss of the group at every receiver; `K+H` also sends H parity packets after every
+    /// group, counted by the controller like data (for live streams); `off` repairs packet by packet.
+    #[arg(long, value_parser = parse_parity, default_value = "off")]
+    parity: ParityChoice,
     /// Maximum rate of all data (PGM rate limiter), e.g. 500Mbit.
     #[arg(long, value_parser = parse_rate_bps)]
     rate_max: Option<u64>,
@@ -202,7 +220,7 @@ pub struct SendArgs {
     #[arg(long, value_parser = parse_duration)]
     wait: Option<Duration>,
     /// After the data, give up on receivers when nothing progresses for this long (also the longest close). Once
-    /// every receiver heard from has reported, the source ends at once; otherwise it lingers 2 s for late repairs.
+    /// every receiver heard from has reported, the source ends at once; otherwise it lingers 3 s for late repairs.
     #[arg(long, value_parser = parse_duration, default_value = "30s")]
     finish_timeout: Duration,
     /// Send only what the receivers lack: after the manifest, wait (at most --resume-wait) for every receiver
@@ -398,6 +416,7 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         repair_pacing: args.repairs,
         feedback_timeout: (!args.feedback_timeout.is_zero()).then_some(args.feedback_timeout),
         packet_trace: args.common.packet_trace.clone(),
+        parity: args.parity.0,
     };
     let mut tx = match source_setup.open(&g) {
         Ok(t) => t,
@@ -450,8 +469,17 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
     if !args.common.quiet {
         let mbit = report.bytes as f64 * 8.0 / report.seconds.max(1e-9) / 1e6;
         eprintln!(
-            "sent {} bytes in {} files in {:.2} s ({mbit:.1} Mbit/s), {} repairs, {} acker changes",
-            report.bytes, report.files, report.seconds, s.rdata_packets, report.acker_changes
+            "sent {} bytes in {} files in {:.2} s ({mbit:.1} Mbit/s), {} repairs{}, {} acker changes",
+            report.bytes,
+            report.files,
+            report.seconds,
+            s.rdata_packets + s.parity_packets,
+            if s.parity_packets > 0 {
+                format!(" ({} parity)", s.parity_packets)
+            } else {
+                String::new()
+            },
+            report.acker_changes
         );
         if args.resume {
             eprintln!(

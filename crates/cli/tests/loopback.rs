@@ -469,7 +469,7 @@ fn sending_to_nobody_is_incomplete_unless_fire_and_forget() {
     }
 }
 
-/// When every receiver heard from has reported, the source closes after its OPT_FIN instead of lingering 2 s for
+/// When every receiver heard from has reported, the source closes after its OPT_FIN instead of lingering 3 s for
 /// repairs nobody will ask for (issue: a 6-byte file took 2.0 s).
 #[test]
 fn the_source_closes_at_once_when_every_receiver_reported() {
@@ -509,7 +509,7 @@ fn the_source_closes_at_once_when_every_receiver_reported() {
         serde_json::from_str(&fs::read_to_string(stats).unwrap()).unwrap();
     assert_eq!(json["closed"], true);
     let closing = json["closing_seconds"].as_f64().unwrap();
-    // The engine lingers 2 s (SenderConfig::linger) when it must; here it need not.
+    // The engine lingers 3 s (SenderConfig::linger) when it must; here it need not.
     assert!(
         closing < 1.0,
         "closing took {closing} s: the source lingered"

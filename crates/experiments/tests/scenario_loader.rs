@@ -311,6 +311,18 @@ fn bad_values_name_line_and_key() {
             "link[2].between",
             "itself",
         ),
+        (
+            "pgmcc = { c = 1.0",
+            "parity = \"12\"\npgmcc = { c = 1.0",
+            "session[0].parity",
+            "a power of 2 from 2 to 128",
+        ),
+        (
+            "pgmcc = { c = 1.0",
+            "parity = \"16+2\"\npgmcc = { c = 1.0",
+            "session[0].parity",
+            "parity through PGM network elements is not simulated",
+        ),
     ];
     for (from, to, key, msg) in cases {
         let text = BASE.replacen(from, to, 1);

@@ -15,12 +15,15 @@
 //! * `op % 4 == 3`: an application call chosen by the next byte (write an APDU of that many bytes, close,
 //!   status report, supply a repair).
 //!
+//! The script's first byte also configures the endpoint: bit 0 a fixed-rate controller, bit 1 a keyed session,
+//! bit 2 (sender) parity over groups of 4, bit 3 with it pro-active parity.
+//!
 //! After every record the outputs are drained in the documented order and every transmitted packet must parse.
 
 use crate::auth::{AuthConfig, PacketSealer, SessionKey};
 use crate::cc::CcConfig;
 use crate::receiver::{LateJoin, Receiver, ReceiverConfig};
-use crate::sender::{Sender, SenderConfig, SenderEvent};
+use crate::sender::{ParityConfig, Sender, SenderConfig, SenderEvent};
 use crate::time::Instant;
 use convoy_wire::{checksum, PacketRepr, ReceiverStatus};
 use std::net::{IpAddr, Ipv4Addr};
@@ -145,6 +148,14 @@ pub fn run_sender(data: &[u8]) {
     config.repair_rate_max = Some(1_000_000);
     if data.first().is_some_and(|b| b & 1 == 1) {
         config.cc = CcConfig::Fixed(Default::default());
+    }
+    // Bit 2: parity over groups of 4, with pro-active parity when bit 3 is set too (RFC 3208 §11).
+    if let Some(&b) = data.first().filter(|&&b| b & 4 != 0) {
+        config.parity = Some(ParityConfig {
+            group_size: 4,
+            proactive: u32::from(b >> 3 & 1),
+            on_demand: true,
+        });
     }
     let (auth, mut peer) = keyed(data, 2);
     config.auth = auth;

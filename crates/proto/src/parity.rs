@@ -21,12 +21,57 @@
 //! as a variable-length one, with one zero byte between the padded TSDU and the appended length. Either way a
 //! parity packet's length and its OPT_VAR_PKTLEN flag alone give the layout ([`ShardLayout::from_parity`]): the
 //! length always sits in a shard's last two bytes.
+//!
+//! # Payload-specific options: §11.2
+//!
+//! When a data packet of the group carries OPT_FRAGMENT, every parity packet carries the option encoded: the
+//! parity of the group's fragment options, so that a restored packet gets its option back. Convoy codes the
+//! option's 12 value bytes in the same code as the payload, as a prefix of each coded TSDU
+//! ([`coded_tsdu`]): a parity packet's first [`FRAGMENT_PREFIX`] coded bytes are its OPT_FRAGMENT value, the
+//! rest its payload. Deviation: the RFC codes the option's byte 3 too, whose U bit (OP_ENCODED_NULL) marks the
+//! packets without the option; Convoy codes those as 12 zero bytes instead, which no real fragment option is (its
+//! APDU length is never 0), so a restored all-zero option means none ([`fragment_of_prefix`]).
 
 use reed_solomon_simd::{ReedSolomonDecoder, ReedSolomonEncoder};
 
 /// Largest transmission group, and so largest parity number + 1 (§11.2: TG_SQN and PKT_SQN share the 32-bit
 /// sequence number; OpenPGM caps k at 128 with GF(2^8)).
 pub const MAX_GROUP: usize = 128;
+
+/// Bytes of OPT_FRAGMENT's value a coded TSDU begins with when the group carries fragment options.
+pub const FRAGMENT_PREFIX: usize = 12;
+
+/// A data packet as the code sees it: its TSDU, after its fragment option's value (zeros without one) when
+/// `with_fragments` (some packet of the group has one).
+pub fn coded_tsdu(
+    tsdu: &[u8],
+    fragment: Option<convoy_wire::FragmentOption>,
+    with_fragments: bool,
+) -> Vec<u8> {
+    if !with_fragments {
+        return tsdu.to_vec();
+    }
+    let mut v = Vec::with_capacity(FRAGMENT_PREFIX + tsdu.len());
+    let f = fragment.map_or([0; 3], |f| [f.first_sqn, f.offset, f.apdu_len]);
+    f.iter().for_each(|x| v.extend_from_slice(&x.to_be_bytes()));
+    v.extend_from_slice(tsdu);
+    v
+}
+
+/// The fragment option a coded prefix holds (its first [`FRAGMENT_PREFIX`] bytes; shorter is none): `None` when
+/// all zero (a packet without the option).
+pub fn fragment_of_prefix(prefix: &[u8]) -> Option<convoy_wire::FragmentOption> {
+    let p = prefix.get(..FRAGMENT_PREFIX)?;
+    if p.iter().all(|&b| b == 0) {
+        return None;
+    }
+    let word = |i: usize| u32::from_be_bytes([p[i], p[i + 1], p[i + 2], p[i + 3]]);
+    Some(convoy_wire::FragmentOption {
+        first_sqn: word(0),
+        offset: word(4),
+        apdu_len: word(8),
+    })
+}
 
 /// Why a group could not be coded or restored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -432,6 +477,29 @@ mod tests {
         assert_eq!(
             decode(4, ShardLayout::from_parity(7, false), &two, &[]).unwrap_err(),
             ParityError::Layout { shard_len: 7 }
+        );
+    }
+
+    #[test]
+    fn rfc3208_11_2_fragment_options_travel_in_the_code() {
+        let f = convoy_wire::FragmentOption {
+            first_sqn: 9,
+            offset: 1400,
+            apdu_len: 4000,
+        };
+        let group = [
+            coded_tsdu(b"first", Some(f), true),
+            coded_tsdu(b"no option", None, true),
+        ];
+        let (layout, parity) = encode(&refs(&group)).unwrap();
+        let restored = decode(2, layout, &[(1, &group[1][..])], &[(0, &parity[0])]).unwrap();
+        let (prefix, tsdu) = restored[0].1.split_at(FRAGMENT_PREFIX);
+        assert_eq!((fragment_of_prefix(prefix), tsdu), (Some(f), &b"first"[..]));
+        assert_eq!(fragment_of_prefix(&group[1]), None, "zeros: no option");
+        assert_eq!(
+            coded_tsdu(b"x", Some(f), false),
+            b"x",
+            "a group without options codes TSDUs alone"
         );
     }
 

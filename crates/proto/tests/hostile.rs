@@ -5,6 +5,7 @@
 mod common;
 
 use convoy_proto::cc::CcConfig;
+use convoy_proto::sender::ParityConfig;
 use convoy_proto::{Instant, Sender, SenderConfig};
 use convoy_wire::PacketType;
 use std::net::{IpAddr, Ipv4Addr};
@@ -39,6 +40,52 @@ fn sender_that_sent(
 /// A NAK to `s` for `sqn` and the sequence numbers in `list` (OPT_NAK_LIST).
 fn nak(s: &Sender, sqn: u32, list: Vec<u32>) -> Vec<u8> {
     common::nak(s.tsi(), SRC, GROUP, sqn, list)
+}
+
+/// A parity NAK (RFC 3208 §11.3.1) to `s` for the group from `tg`, asking for `count` parity packets.
+fn parity_nak(s: &Sender, tg: u32, count: u32) -> Vec<u8> {
+    let mut b = common::nak(s.tsi(), SRC, GROUP, tg + count - 1, Vec::new());
+    b[5] |= 0x80;
+    convoy_wire::checksum::fill(&mut b);
+    b
+}
+
+#[test]
+fn a_flood_of_parity_naks_asking_for_every_parity_packet_is_capped_by_the_repair_rate() {
+    let repair_rate = 100_000; // bytes per second
+    let (mut s, mut now) = sender_that_sent(256, 1400, |c| {
+        c.repair_rate_max = Some(repair_rate);
+        c.parity = Some(ParityConfig::on_demand(16));
+    });
+    let mut buf = vec![0u8; 2000];
+    let attacker = IpAddr::V4(Ipv4Addr::new(10, 9, 9, 9));
+    let start = now;
+    let mut parity_bytes = 0u64;
+    // Ten seconds of 1600 NAKs per second, each asking for all sixteen parity packets of one of the sixteen
+    // groups: 2.2 MB/s of parity asked for.
+    while now < start + Duration::from_secs(10) {
+        for g in 0..16u32 {
+            s.handle_datagram(now, attacker, &parity_nak(&s, g * 16, 16));
+        }
+        while let Some(t) = s.poll_transmit(now, &mut buf) {
+            if t.packet_type == PacketType::Rdata {
+                parity_bytes += t.len as u64;
+            }
+        }
+        now += Duration::from_millis(10);
+        s.handle_timeout(now);
+    }
+    let cap = repair_rate * 10 + repair_rate / 50 + 4 * 1500;
+    assert!(
+        parity_bytes > repair_rate * 8,
+        "parity flowed: {parity_bytes}"
+    );
+    assert!(
+        parity_bytes <= cap,
+        "parity {parity_bytes} B exceeds the cap {cap} B"
+    );
+    assert_eq!(s.stats().rdata_packets, 0, "no selective repairs");
+    assert!(s.stats().parity_naks >= 16_000);
 }
 
 #[test]
@@ -82,8 +129,11 @@ fn a_nak_flood_is_capped_by_the_repair_rate() {
 #[test]
 fn rfc3208_7_4_a_thousand_naks_for_one_packet_get_one_ncf_and_one_repair_per_interval() {
     let (mut s, now) = sender_that_sent(20, 1000, |c| {
-        assert_eq!(c.nak_elim_ivl, Duration::ZERO, "off by default");
-        c.nak_elim_ivl = Duration::from_millis(250);
+        assert_eq!(
+            c.nak_elim_ivl,
+            Duration::from_millis(250),
+            "one repair per loss by default"
+        );
     });
     let mut buf = vec![0u8; 2000];
     let count = |s: &mut Sender, now: Instant, buf: &mut [u8]| {

@@ -221,6 +221,7 @@ mod tests {
             record_arrivals: true,
             rate_max: None,
             nak_elim_ivl: None,
+            parity: None,
             repair_pacing: RepairPacing::RateLimit,
             rxw: None,
             keyed: None,

@@ -137,6 +137,8 @@ pub struct SessionSpec {
     /// A keyed session (`convoy_proto::auth`): every packet carries OPT_CONVOY_AUTH, its payload encrypted
     /// when `Some(true)`. The key and each endpoint's identity come from the run's seed.
     pub keyed: Option<bool>,
+    /// Parity repairs at the source (RFC 3208 §11; receivers learn of them from SPMs).
+    pub parity: Option<convoy_proto::sender::ParityConfig>,
 }
 
 /// The keyed-session configuration of endpoint `endpoint` of session `spec` in a run seeded with `seed`: the
@@ -524,6 +526,7 @@ impl Network {
             sc.nak_elim_ivl = ivl;
         }
         sc.repair_pacing = spec.repair_pacing;
+        sc.parity = spec.parity;
         sc.auth = session_auth(self.seed, &spec, "source");
         let receiver_addrs: Vec<_> = spec
             .receivers

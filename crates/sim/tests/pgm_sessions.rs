@@ -59,6 +59,7 @@ fn session(name: &str, source: NodeId, receivers: &[(&str, NodeId, f64)], c: f64
         repair_pacing: RepairPacing::RateLimit,
         rxw: None,
         keyed: None,
+        parity: None,
     }
 }
 

@@ -13,6 +13,7 @@ use convoy_proto::rxw::RxwConfig;
 use convoy_proto::{Instant, RepairPacing};
 use convoy_sim::agents::udp::UdpPattern;
 use convoy_sim::tcp::{TcpConfig, TcpVariant};
+use convoy_sim::NodeKind;
 use convoy_sim::{NodeId, SessionReceiver, SessionSpec};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -294,6 +295,18 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> 
     if stop.is_some_and(|t| t <= start) {
         return fail(&p.key("stop"), "the session stops before it starts");
     }
+    if s.parity.is_some()
+        && cx
+            .nodes
+            .iter()
+            .any(|n| matches!(n.kind, NodeKind::PgmRouter(_)))
+    {
+        return fail(
+            &p.key("parity"),
+            "parity through PGM network elements is not simulated (RFC 3208 §11.6: their repair state per \
+             transmission group): route the session over kind = \"router\" nodes",
+        );
+    }
     let payload = s.payload.map_or(1400, |b| b.0);
     if !(1..=65_000).contains(&payload) {
         return fail(
@@ -432,6 +445,7 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> 
             .map_or(RepairPacing::default(), RepairsSpec::pacing),
         rxw,
         keyed: s.keyed.map(|k| k == KeyedSpec::Encrypted),
+        parity: s.parity.map(|p| p.0),
     })
 }
 

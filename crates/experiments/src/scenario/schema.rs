@@ -151,6 +151,34 @@ impl RepairsSpec {
     }
 }
 
+/// A session's parity (`parity = "16"` or `"16+2"`, or the group size alone as a number).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParitySpec(pub convoy_proto::sender::ParityConfig);
+
+impl<'de> Deserialize<'de> for ParitySpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = ParitySpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a transmission group size k, or \"k+h\" with h pro-active parity packets per group")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<ParitySpec, E> {
+                convoy_proto::sender::ParityConfig::parse(s)
+                    .map(ParitySpec)
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<ParitySpec, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<ParitySpec, E> {
+                self.visit_str(&v.to_string())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// `[[node]]`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -353,6 +381,9 @@ macro_rules! session_file_spec {
             pub nak_elim: Option<Dur>,
             /// How the source paces repairs: "rate-limit" (default) or "controller".
             pub repairs: Option<crate::scenario::schema::RepairsSpec>,
+            /// Parity repairs (RFC 3208 §11): "k" (on demand over groups of k) or "k+h" (and h pro-active parity
+            /// packets per group).
+            pub parity: Option<crate::scenario::schema::ParitySpec>,
             /// A keyed session: "authenticated" (every packet carries OPT_CONVOY_AUTH) or "encrypted" (its data
             /// payloads encrypted too); key and identities from the run's seed (docs/keyed-sessions.md).
             pub keyed: Option<crate::scenario::schema::KeyedSpec>,

@@ -8,6 +8,7 @@ use super::source::SendReport;
 use crate::{GroupOptions, NetReceiver, NetSender};
 use convoy_proto::auth::AuthConfig;
 use convoy_proto::cc::CcConfig;
+use convoy_proto::sender::ParityConfig;
 use convoy_proto::{LateJoin, ReceiverConfig, RepairPacing, SenderConfig};
 use std::io;
 use std::path::PathBuf;
@@ -42,6 +43,8 @@ pub struct SourceSetup {
     pub packet_trace: Option<PathBuf>,
     /// A keyed session (`--key-file`); the identity is drawn afresh at [`SourceSetup::open`].
     pub auth: Option<AuthConfig>,
+    /// Parity repairs (`convoy send --parity`; RFC 3208 §11).
+    pub parity: Option<ParityConfig>,
 }
 
 /// `auth` with a fresh random identity from the operating system ([`convoy_proto::auth::AuthConfig::identity`]).
@@ -69,6 +72,7 @@ impl SourceSetup {
         c.nak_elim_ivl = TRANSFER_NAK_ELIM;
         c.txw_max_packets = self.txw_packets.max(1);
         c.repair_pacing = self.repair_pacing;
+        c.parity = self.parity;
     }
 
     /// Open the source on `group`.
@@ -163,9 +167,11 @@ pub fn send_stats(tx: &NetSender, report: &SendReport, exit_code: u8) -> serde_j
         "files": report.files,
         "seconds": report.seconds,
         "goodput_bps": report.bytes as f64 * 8.0 / report.seconds.max(1e-9),
-        "packets": { "odata": s.odata_packets, "rdata": s.rdata_packets, "spm": s.spms, "ncf": s.ncfs },
+        "packets": { "odata": s.odata_packets, "rdata": s.rdata_packets, "parity": s.parity_packets, "spm": s.spms, "ncf": s.ncfs },
         "odata_bytes": s.odata_bytes,
         "rdata_bytes": s.rdata_bytes,
+        "parity_bytes": s.parity_bytes,
+        "parity_naks": s.parity_naks,
         "wire_bytes": io.bytes_sent,
         "naks": s.naks,
         "nak_sqns": s.nak_sqns,
@@ -204,6 +210,13 @@ pub fn recv_stats(rx: &NetReceiver, report: &RecvReport) -> serde_json::Value {
         "malformed": s.malformed,
         "refused": s.refused,
         "sqns_lost": w.sqns_lost,
+        "parity": rx.receiver().parity_stats().map(|p| serde_json::json!({
+            "received": p.parity_received,
+            "unused": p.parity_unused,
+            "restored": p.restored,
+            "naks": p.parity_naks,
+            "decode_errors": p.decode_errors,
+        })),
         "peak_rss_bytes": crate::procfs::vm_bytes("VmHWM"),
         "buffer": {
             "max_bytes": rx.receiver().config().rxw.max_buffered_bytes,
@@ -235,6 +248,7 @@ mod tests {
             feedback_timeout: None,
             packet_trace: None,
             auth: None,
+            parity: None,
         };
         let mut c = SenderConfig::new(ip(1), ip(2));
         setup.configure(&mut c);

@@ -311,7 +311,7 @@ impl Session<'_> {
             let p = Progress {
                 bytes: self.bytes,
                 total: self.total,
-                repairs: s.stats().rdata_packets,
+                repairs: s.stats().rdata_packets + s.stats().parity_packets,
                 acker: s.cc_snapshot().acker.map(|a| a.to_string()),
                 receivers: Some((
                     self.receivers.finished(self.transfer_id),
@@ -518,7 +518,7 @@ impl Session<'_> {
         self.last_activity = std::time::Instant::now();
         let packets_sent = |tx: &NetSender| {
             let s = tx.sender().stats();
-            s.odata_packets + s.rdata_packets
+            s.odata_packets + s.rdata_packets + s.parity_packets
         };
         let mut last_sent = packets_sent(self.tx);
         loop {

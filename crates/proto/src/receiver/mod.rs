@@ -12,7 +12,7 @@ use crate::cc::{
     CcConfig, FeedbackPacket, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, UpstreamPath,
 };
 use crate::payload::Payload;
-use crate::rxw::{Delivery, Fragment, ReceiveWindow, Room, RxwConfig, RxwStats};
+use crate::rxw::{Arrival, Delivery, Fragment, ReceiveWindow, Room, RxwConfig, RxwStats};
 use crate::time::Instant;
 use crate::transmit::{Destination, Transmit};
 use convoy_wire::{
@@ -26,7 +26,11 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 mod in_order;
+mod parity_groups;
+mod parity_repair;
 pub use in_order::InOrder;
+pub use parity_groups::{ParityArrival, ParityGroups, ParityStats, Restored};
+use parity_repair::NakOut;
 #[cfg(test)]
 mod in_order_tests;
 
@@ -200,6 +204,12 @@ pub struct Receiver {
     sealer: Option<Box<PacketSealer>>,
     config: ReceiverConfig,
     rng: ChaCha8Rng,
+    /// The source's parity, once an SPM announced it (RFC 3208 §11.5, module `parity_groups`).
+    parity: Option<Box<ParityGroups>>,
+    /// NAKs built from the window's due sequence numbers, waiting to go one per poll.
+    naks: VecDeque<NakOut>,
+    /// SPM_LEAD of the latest SPM.
+    spm_lead: Option<u32>,
 }
 
 impl std::fmt::Debug for Receiver {
@@ -231,7 +241,15 @@ impl Receiver {
             opener: config.auth.as_ref().map(|a| Box::new(PacketOpener::new(a))),
             dest_port: config.dest_port,
             config,
+            parity: None,
+            naks: VecDeque::new(),
+            spm_lead: None,
         }
+    }
+
+    /// The parity counters, once the source announced parity.
+    pub fn parity_stats(&self) -> Option<&ParityStats> {
+        self.parity.as_ref().map(|p| p.stats())
     }
 
     /// The configuration.
@@ -419,6 +437,8 @@ impl Receiver {
                     self.fin_lead = Some(lead);
                 }
                 self.rxw.on_spm(now, &mut self.rng, trail, lead);
+                self.spm_lead = Some(lead);
+                self.parity_on_spm(&packet.options.parity, lead);
             }
             BodyRepr::Odata { sqn, trail } | BodyRepr::Rdata { sqn, trail } => {
                 let is_odata = matches!(packet.body, BodyRepr::Odata { .. });
@@ -440,6 +460,9 @@ impl Receiver {
                         source_nla: from,
                         group_nla: self.config.group,
                     });
+                }
+                if packet.options.parity.parity {
+                    return self.on_parity_data(now, packet, payload);
                 }
                 let fragment = packet.options.fragment.map(Fragment::from);
                 let len = crate::cc::packet_size(match payload {
@@ -471,8 +494,13 @@ impl Receiver {
                         w.on_shared_data(now, rng, sqn, trail, fragment, p)
                     }
                 };
-                if stored.is_err() {
-                    self.stats.rejected += 1;
+                match stored {
+                    Err(_) => self.stats.rejected += 1,
+                    Ok(Arrival::New | Arrival::Repaired) if self.parity.is_some() => {
+                        let (f, n) = (packet.options.fragment, packet.options.parity.curr_tg_size);
+                        self.parity_keep(now, sqn, payload, f, n);
+                    }
+                    Ok(_) => {}
                 }
             }
             BodyRepr::Ncf { sqn, .. } => {
@@ -481,6 +509,11 @@ impl Receiver {
                     return;
                 }
                 self.stats.ncfs += 1;
+                if packet.options.parity.parity {
+                    self.parity_on_ncf(now, sqn);
+                    self.drain(now);
+                    return;
+                }
                 let mut sqns = vec![sqn];
                 sqns.extend_from_slice(&packet.options.nak_list);
                 self.rxw.on_ncf(now, &sqns);
@@ -546,8 +579,12 @@ impl Receiver {
         if self.status_out.is_some() {
             return self.emit_status(buf);
         }
-        let sqns = self.rxw.poll_nak(now)?;
-        self.emit_nak(now, sqns, buf)
+        while self.naks.is_empty() {
+            let sqns = self.rxw.poll_nak(now)?;
+            self.queue_naks(now, sqns);
+        }
+        let nak = self.naks.pop_front()?;
+        self.emit_nak(now, nak, buf)
     }
 
     /// The controller's feedback packet (pgmcc: an ACK or an election NAK).
@@ -590,15 +627,28 @@ impl Receiver {
         })
     }
 
-    /// A repair NAK for `sqns` (the first in the header, the rest in OPT_NAK_LIST), with the controller's
-    /// report.
+    /// A repair NAK: selective (the first sequence number in the header, the rest in OPT_NAK_LIST) or a parity
+    /// NAK (RFC 3208 §11.3.1), with the controller's report.
     #[inline(never)]
-    fn emit_nak(&mut self, now: Instant, sqns: Vec<u32>, buf: &mut [u8]) -> Option<Transmit> {
+    fn emit_nak(&mut self, now: Instant, nak: NakOut, buf: &mut [u8]) -> Option<Transmit> {
         let (tsi, path) = (self.tsi?, self.upstream?);
-        let (&first, rest) = sqns.split_first()?;
-        let mut options = OptionsRepr {
-            nak_list: rest.to_vec(),
-            ..OptionsRepr::default()
+        let (first, mut options) = match nak {
+            NakOut::Selective(sqns) => {
+                let (&first, rest) = sqns.split_first()?;
+                let options = OptionsRepr {
+                    nak_list: rest.to_vec(),
+                    ..OptionsRepr::default()
+                };
+                (first, options)
+            }
+            NakOut::Parity(sqn) => {
+                if let Some(p) = self.parity.as_mut() {
+                    p.nak_sent();
+                }
+                let mut options = OptionsRepr::default();
+                options.parity.parity = true;
+                (sqn, options)
+            }
         };
         // Paper §3.2: every NAK carries the receiver report.
         self.cc.add_nak_report(now, &mut options);
@@ -619,7 +669,9 @@ impl Receiver {
     /// The next instant at which there is work.
     pub fn poll_timeout(&self) -> Option<Instant> {
         let window = self.tsi.and_then(|_| self.rxw.poll_timeout());
-        Instant::earliest(window, self.cc.poll_timeout())
+        // NAKs built and waiting go at once.
+        let naks = (!self.naks.is_empty()).then_some(self.rxw.latest());
+        Instant::earliest(Instant::earliest(window, naks), self.cc.poll_timeout())
     }
 
     /// Next event: session and controller events first, then deliveries in sequence order (every APDU and

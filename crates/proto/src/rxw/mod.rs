@@ -28,6 +28,7 @@
 mod budget;
 mod deliver;
 mod fragment;
+mod groups;
 mod in_order;
 mod timer;
 mod types;

@@ -424,15 +424,17 @@ impl PgmReceiverAgent {
         } else {
             None
         };
+        // Original data only: pro-active parity (ODATA with OPT_PARITY, RFC 3208 §11.3) is not a data packet.
         let odata_sqn = match parsed {
             Some(p) => match p.header.body {
-                BodyRepr::Odata { sqn, .. } => Some(sqn),
+                BodyRepr::Odata { sqn, .. } if !p.header.options.parity.parity => Some(sqn),
                 _ => None,
             },
             None => {
                 let header = Header::new_unchecked(&datagram[..]);
+                let parity = header.options_flags() & convoy_wire::flags::OPT_PARITY != 0;
                 match (header.packet_type(), header.leading_sqn()) {
-                    (Ok(PacketType::Odata), sqn) => sqn,
+                    (Ok(PacketType::Odata), sqn) if !parity => sqn,
                     _ => None,
                 }
             }

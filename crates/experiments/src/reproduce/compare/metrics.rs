@@ -94,7 +94,7 @@ pub fn measure(r: &RunData) -> Result<Metrics, String> {
 
 /// Bytes the session put on its source's link, both ways, IP and UDP headers included.
 fn source_link_bytes(s: &SenderStats) -> u64 {
-    let sent = s.odata_packets + s.rdata_packets + s.spms + s.ncfs;
+    let sent = s.odata_packets + s.rdata_packets + s.parity_packets + s.spms + s.ncfs;
     let overhead = u64::from(UDP_IP_OVERHEAD);
     s.pgm_bytes_sent + sent * overhead + s.pgm_bytes_received + s.datagrams_received * overhead
 }

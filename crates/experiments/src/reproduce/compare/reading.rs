@@ -3,7 +3,7 @@
 use super::super::verdict::Check;
 use super::metrics::Metrics;
 use super::rows::{label, spread, Row};
-use super::{CONTROLLERS, REPAIRS_BESIDE};
+use super::{CONTROLLERS, PARITY, PARITY_WIRE_MAX, REPAIRS_BESIDE};
 
 /// The controller in `cands` (name, value) with the least (`least`) or greatest value; ties go to table order.
 fn best<'a>(cands: &[(&'a str, f64)], least: bool) -> Option<&'a str> {
@@ -38,10 +38,62 @@ fn tally(wins: &[(&str, &str)], all: &[&str]) -> String {
 /// where TCP runs beside it), smooth streams (the lowest coefficient of variation) and changes (the fastest reaction)
 /// best, scenario by scenario, from the seeds' means.
 pub fn reading(table: &[Row<'_>]) -> Vec<Check> {
-    let (scenarios, ablations): (Vec<Row<'_>>, Vec<Row<'_>>) =
-        table.iter().cloned().partition(|(row, _)| !row.ends_with(REPAIRS_BESIDE));
+    let variant = |row: &str| row.ends_with(REPAIRS_BESIDE) || row.ends_with(PARITY);
+    let (scenarios, variants): (Vec<Row<'_>>, Vec<Row<'_>>) =
+        table.iter().cloned().partition(|(row, _)| !variant(row));
     let mut checks = winners(&scenarios);
-    checks.extend(ablations.iter().filter_map(|a| repairs_reading(a, &scenarios)));
+    for v in &variants {
+        if v.0.ends_with(PARITY) {
+            checks.extend(parity_checks(v, &scenarios));
+        } else {
+            checks.extend(repairs_reading(v, &scenarios));
+        }
+    }
+    checks
+}
+
+/// A parity row against its scenario's own row (selective repairs), per controller, and the judged target: at most
+/// [`PARITY_WIRE_MAX`] bytes on the source's link per delivered byte, the mean over the seeds.
+fn parity_checks(parity: &Row<'_>, scenarios: &[Row<'_>]) -> Vec<Check> {
+    let Some(base) = parity.0.strip_suffix(PARITY) else {
+        return Vec::new();
+    };
+    let Some((_, selective)) = scenarios.iter().find(|(row, _)| label(row) == label(base)) else {
+        return Vec::new();
+    };
+    let figures = |m: &[Metrics]| {
+        Some((
+            mean(m, |x| Some(x.wire_bytes_per_delivered))?,
+            mean(m, |x| Some(100.0 * x.receiver_loss))?,
+            mean(m, |x| Some(x.rate_bps / 1000.0))?,
+        ))
+    };
+    let parts: Vec<String> = parity
+        .1
+        .iter()
+        .zip(selective)
+        .filter_map(|((cc, p), (_, s))| {
+            let ((pw, pl, pr), (sw, sl, sr)) = (figures(p)?, figures(s)?);
+            Some(format!(
+                "{cc} {pw:.2} against {sw:.2} bytes on the source's link per delivered byte, receivers' loss \
+                 {pl:.1}% against {sl:.1}%, rate {pr:.0} against {sr:.0} kbit/s"
+            ))
+        })
+        .collect();
+    let mut checks = vec![Check::figure(
+        &format!("reading, {}: parity repairs against selective repairs", label(base)),
+        parts.join("; "),
+    )];
+    for (cc, m) in &parity.1 {
+        let wire = mean(m, |x| Some(x.wire_bytes_per_delivered)).unwrap_or(f64::INFINITY);
+        checks.push(Check::at_most(
+            &format!("{}, {cc}: bytes on the source's link per delivered byte with parity", label(base)),
+            wire,
+            PARITY_WIRE_MAX,
+            "",
+            "Convoy's target for parity repairs (issue: one parity packet repairs a different loss at every receiver)",
+        ));
+    }
     checks
 }
 

@@ -1,0 +1,214 @@
+//! Parity repairs (RFC 3208 §11) in whole sessions over the in-memory harness: receivers losing different
+//! packets, repaired by parity, byte-exact.
+
+use convoy_proto::cc::fixed::FixedConfig;
+use convoy_proto::cc::CcConfig;
+use convoy_proto::harness::{Harness, HarnessConfig, PathConfig};
+use convoy_proto::sender::ParityConfig;
+use convoy_proto::Instant;
+use std::time::Duration;
+
+fn path(loss: f64) -> PathConfig {
+    PathConfig {
+        delay: Duration::from_millis(20),
+        loss,
+        rate_bps: Some(20_000_000),
+        queue_packets: 200,
+        upstream_loss: 0.0,
+    }
+}
+
+/// `receivers` receivers each losing `loss` of their packets independently, `apdus` APDUs of `apdu_size` bytes
+/// at a fixed 5 Mbit/s, with `parity` at the source.
+fn session(
+    receivers: usize,
+    loss: f64,
+    apdus: u64,
+    apdu_size: usize,
+    parity: Option<ParityConfig>,
+) -> Harness {
+    let mut config = HarnessConfig::new(7, vec![path(loss); receivers], apdus);
+    config.apdu_size = apdu_size;
+    config.sender.cc = CcConfig::Fixed(FixedConfig {
+        rate_bytes_per_s: 625_000,
+        burst: Duration::from_millis(20),
+    });
+    config.sender.parity = parity;
+    for (r, _) in &mut config.receivers {
+        r.cc = config.sender.cc.clone();
+    }
+    let mut h = Harness::new(config);
+    h.run_until(Instant::from_secs_f64(600.0));
+    h
+}
+
+fn assert_byte_exact(h: &Harness, receivers: usize, apdus: u64) {
+    for i in 0..receivers {
+        let o = h.outcome(i);
+        assert_eq!(
+            (o.delivered, o.mismatch, o.lost_sqns),
+            (apdus, None, 0),
+            "receiver {i}: {o:?}"
+        );
+    }
+    assert!(h.sender().is_closed());
+}
+
+#[test]
+fn rfc3208_11_on_demand_parity_repairs_a_different_loss_at_every_receiver() {
+    let (n, apdus) = (10, 2000);
+    let selective = session(n, 0.02, apdus, 1400, None);
+    let parity = session(n, 0.02, apdus, 1400, Some(ParityConfig::on_demand(16)));
+    assert_byte_exact(&selective, n, apdus);
+    assert_byte_exact(&parity, n, apdus);
+    let (s, p) = (selective.sender().stats(), parity.sender().stats());
+    let repairs = |st: &convoy_proto::sender::SenderStats| st.rdata_packets + st.parity_packets;
+    // Ten receivers each losing 2% lose 1 − 0.98¹⁰ ≈ 18% of the packets somewhere, about 2.9 per group of 16,
+    // each repaired selectively; a group needs only as many parity packets as its worst receiver lost, about
+    // 1.2: under half as many repairs.
+    assert!(
+        repairs(p) * 2 < repairs(s),
+        "parity {} (selective {}, parity {}) vs selective {}",
+        repairs(p),
+        p.rdata_packets,
+        p.parity_packets,
+        repairs(s)
+    );
+    assert!(p.parity_naks > 0);
+    let restored: u64 = (0..n)
+        .map(|i| parity.receiver(i).parity_stats().unwrap().restored)
+        .sum();
+    assert!(restored > 0, "receivers restored packets from parity");
+}
+
+#[test]
+fn rfc3208_11_2_fragments_and_a_short_last_group_come_back_with_their_options() {
+    // APDUs of 3 packets (OPT_FRAGMENT on each, coded into the parity), and 301 APDUs: 903 packets, the last
+    // group 7 of 16 long (OPT_CURR_TGSIZE).
+    let (n, apdus) = (5, 301);
+    let h = session(n, 0.03, apdus, 4000, Some(ParityConfig::on_demand(16)));
+    assert_byte_exact(&h, n, apdus);
+    assert!(h.sender().stats().parity_packets > 0);
+}
+
+#[test]
+fn rfc3208_11_4_proactive_parity_repairs_without_asking() {
+    let (n, apdus) = (5, 1600);
+    let config = ParityConfig {
+        group_size: 16,
+        proactive: 2,
+        on_demand: true,
+    };
+    let h = session(n, 0.01, apdus, 1400, Some(config));
+    assert_byte_exact(&h, n, apdus);
+    let st = h.sender().stats();
+    // Two per group of sixteen, sent whatever the losses; few receivers lose more than two of a group.
+    assert!(st.parity_packets >= 2 * 100, "{st:?}");
+    let naks: u64 = (0..n)
+        .map(|i| h.receiver(i).parity_stats().unwrap().parity_naks)
+        .sum();
+    let restored: u64 = (0..n)
+        .map(|i| h.receiver(i).parity_stats().unwrap().restored)
+        .sum();
+    assert!(
+        naks * 4 < restored,
+        "{naks} parity NAKs for {restored} packets restored"
+    );
+}
+
+#[test]
+fn rfc3208_11_5_receivers_losing_more_than_a_round_of_parity_ask_again_until_whole() {
+    // A quarter of every path's packets lost, parity included: groups need several rounds, and a receiver may
+    // lose more of a group than its first parity NAK asked for.
+    let (n, apdus) = (4, 600);
+    let h = session(n, 0.25, apdus, 1400, Some(ParityConfig::on_demand(16)));
+    assert_byte_exact(&h, n, apdus);
+    let naks: u64 = (0..n)
+        .map(|i| h.receiver(i).parity_stats().unwrap().parity_naks)
+        .sum();
+    assert!(naks > 0);
+}
+
+/// A source announcing parity without naming Convoy's code (OpenPGM's parity is GF(2^8) Reed–Solomon, another
+/// code): its parity packets are not decoded with the wrong code, and losses are NAKed selectively.
+#[test]
+fn parity_of_another_code_is_ignored_not_decoded() {
+    use convoy_proto::{Receiver, ReceiverConfig};
+    use convoy_wire::{BodyRepr, Gsi, OptionsRepr, PacketRepr, ParityOptions, ParityParams};
+    use std::net::{IpAddr, Ipv4Addr};
+    let src = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+    let group = IpAddr::V4(Ipv4Addr::new(239, 1, 1, 1));
+    let mut r = Receiver::new(
+        ReceiverConfig::new(IpAddr::V4(Ipv4Addr::new(10, 0, 1, 1)), group),
+        1,
+    );
+    let packet = |body, parity: ParityOptions, payload: &[u8]| {
+        let repr = PacketRepr {
+            source_port: 1000,
+            dest_port: 7500,
+            gsi: Gsi([1; 6]),
+            body,
+            options: OptionsRepr {
+                parity,
+                ..OptionsRepr::default()
+            },
+            payload,
+        };
+        let mut b = vec![0u8; repr.buffer_len()];
+        repr.emit(&mut b).unwrap();
+        b
+    };
+    let params = ParityParams {
+        proactive: true,
+        on_demand: true,
+        tg_size: 4,
+    };
+    let spm = BodyRepr::Spm {
+        sqn: 0,
+        trail: 0,
+        lead: 0,
+        path_nla: src,
+    };
+    let announce = ParityOptions {
+        params: Some(params),
+        ..ParityOptions::default()
+    };
+    let t = Instant::ZERO;
+    r.handle_datagram(t, src, &packet(spm, announce, b""));
+    for sqn in [0u32, 1, 3] {
+        let odata = BodyRepr::Odata { sqn, trail: 0 };
+        r.handle_datagram(t, src, &packet(odata, ParityOptions::default(), b"data"));
+    }
+    let parity = ParityOptions {
+        parity: true,
+        ..ParityOptions::default()
+    };
+    r.handle_datagram(
+        t,
+        src,
+        &packet(BodyRepr::Odata { sqn: 0, trail: 0 }, parity, b"pppp"),
+    );
+    assert!(
+        r.parity_stats().is_none(),
+        "no parity without Convoy's code"
+    );
+    assert_eq!(r.stats().odata, 3, "the parity packet is not data");
+    // Packet 2 is NAKed selectively.
+    let mut buf = vec![0u8; 1500];
+    let later = t + Duration::from_secs(1);
+    r.handle_timeout(later);
+    let nak = std::iter::from_fn(|| {
+        r.poll_transmit(later, &mut buf)
+            .map(|x| buf[..x.len].to_vec())
+    })
+    .map(|b| {
+        PacketRepr::parse(&b)
+            .map(|p| (p.body, p.options.parity.parity))
+            .unwrap()
+    })
+    .find(|(b, _)| matches!(b, BodyRepr::Nak { .. }));
+    assert!(
+        matches!(nak, Some((BodyRepr::Nak { sqn: 2, .. }, false))),
+        "{nak:?}"
+    );
+}
