@@ -2,7 +2,9 @@
 //! random (independent loss), receiver 1 also behind a 10 Mbit/s tbf (the slowest path). Needs root; without it
 //! the tests print SKIPPED and pass. Both are `#[ignore]`d (about a minute each) and run by
 //! `bench/netns-fleet.sh` for every controller; they print figures and assert only that every copy is
-//! byte-exact. `CONVOY_NETNS_CC` names the controller (default tfmcc), `CONVOY_NETNS_BYTES` the file size.
+//! byte-exact. `CONVOY_NETNS_CC` names the controller (default tfmcc), `CONVOY_NETNS_BYTES` the file size,
+//! `CONVOY_NETNS_RECEIVERS` the fleet's size (default 20) and `CONVOY_NETNS_PARITY` the source's `--parity`
+//! (default: the default).
 
 mod common;
 
@@ -14,19 +16,33 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// Receivers in the fleet lab.
-const RECEIVERS: usize = 20;
+/// Receivers in the fleet lab (`CONVOY_NETNS_RECEIVERS`, default 20).
+fn receivers() -> usize {
+    std::env::var("CONVOY_NETNS_RECEIVERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20)
+}
+
+/// `--cc` and, when `CONVOY_NETNS_PARITY` says, `--parity`.
+fn send_args(cc: &str) -> Vec<String> {
+    let mut args = vec!["--cc".to_string(), cc.to_string()];
+    if let Ok(p) = std::env::var("CONVOY_NETNS_PARITY") {
+        args.extend(["--parity".to_string(), p]);
+    }
+    args
+}
 
 /// The controller under test.
 fn controller() -> String {
     std::env::var("CONVOY_NETNS_CC").unwrap_or_else(|_| "tfmcc".into())
 }
 
-/// The lab: `RECEIVERS` receivers with 1% random loss on the session's port, receiver 1 behind 10 Mbit/s.
+/// The lab: [`receivers`] receivers with 1% random loss on the session's port, receiver 1 behind 10 Mbit/s.
 fn fleet_lab(tag: &str) -> Option<Lab> {
-    let lab = Lab::new(tag, RECEIVERS)?;
+    let lab = Lab::new(tag, receivers())?;
     lab.shape(1, "10mbit", 65_536).unwrap();
-    for host in 1..=RECEIVERS {
+    for host in 1..=receivers() {
         lab.random_loss(host, PORT, 1).unwrap();
     }
     Some(lab)
@@ -55,13 +71,15 @@ fn twenty_lossy_receivers_one_behind_10mbit_byte_exact() {
         .unwrap_or(30_000_000);
     let dir = Scratch::new(&format!("netns-fleet-{cc}"));
     let src = file(&dir, "data.bin", len);
+    let args = send_args(&cc);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let s = transfer_to_all(
         &lab,
         &dir,
         &src,
-        RECEIVERS,
+        receivers(),
         Duration::from_secs(600),
-        &["--cc", &cc],
+        &args,
     );
     let goodput = s["goodput_bps"].as_f64().unwrap_or(0.0);
     let share = |tcp: Option<f64>| {
@@ -71,15 +89,18 @@ fn twenty_lossy_receivers_one_behind_10mbit_byte_exact() {
         )
     };
     eprintln!(
-        "{cc} fleet of {RECEIVERS} (1% loss each, one behind 10 Mbit/s), {:.0} MB byte-exact: goodput {:.2} Mbit/s; \
-         TCP Reno alone on the slowest path {}, with its 1% loss {}; {} ODATA, {} RDATA, {:.2} bytes on the source's wire per \
-         byte of the file; {} NAKs, {} acker changes",
+        "{cc} fleet of {} (1% loss each, one behind 10 Mbit/s, parity {}), {:.0} MB byte-exact: goodput {:.2} Mbit/s; \
+         TCP Reno alone on the slowest path {}, with its 1% loss {}; {} ODATA, {} RDATA, {} parity, {:.3} bytes on the \
+         source's wire per byte of the file; {} NAKs, {} acker changes",
+        receivers(),
+        std::env::var("CONVOY_NETNS_PARITY").unwrap_or_else(|_| "default".into()),
         len as f64 / 1e6,
         goodput / 1e6,
         share(tcp),
         share(lossy_tcp),
         s["packets"]["odata"],
         s["packets"]["rdata"],
+        s["packets"]["parity"],
         s["wire_bytes"].as_f64().unwrap_or(0.0) / len as f64,
         s["naks"],
         s["acker_changes"],
@@ -97,20 +118,19 @@ fn twenty_lossy_receivers_beside_tcp() {
     let Some(lab) = fleet_lab("ft") else { return };
     let dir = Scratch::new(&format!("netns-fleet-tcp-{cc}"));
     let src = file(&dir, "data.bin", 150_000_000);
-    let outs: Vec<PathBuf> = (1..=RECEIVERS)
-        .map(|i| dir.0.join(format!("out{i}")))
-        .collect();
-    let _rx: Vec<Guard> = (1..=RECEIVERS)
-        .map(|i| recv(&lab, i, &outs[i - 1], &[]))
-        .collect();
+    let n = receivers();
+    let outs: Vec<PathBuf> = (1..=n).map(|i| dir.0.join(format!("out{i}"))).collect();
+    let _rx: Vec<Guard> = (1..=n).map(|i| recv(&lab, i, &outs[i - 1], &[])).collect();
     same_loss_for_tcp(&lab);
     let stats = dir.0.join("send.json");
-    let waiting = RECEIVERS.to_string();
+    let waiting = n.to_string();
+    let args = send_args(&cc);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let _tx = send(
         &lab,
         &src,
         &stats,
-        &["--wait-receivers", &waiting, "--wait", "30s", "--cc", &cc],
+        &[&["--wait-receivers", &waiting, "--wait", "30s"][..], &args].concat(),
     );
     std::thread::sleep(Duration::from_secs(8));
     let partial = outs[1].join("data.bin.partial");
@@ -122,7 +142,7 @@ fn twenty_lossy_receivers_beside_tcp() {
     let after = (size(&partial), Instant::now());
     let convoy = (after.0 - before.0) as f64 * 8.0 / (after.1 - before.1).as_secs_f64();
     eprintln!(
-        "{cc} fleet of {RECEIVERS} beside TCP Reno (1% loss too) through 10 Mbit/s for 30 s: convoy {:.2} Mbit/s, TCP {:.2} \
+        "{cc} fleet of {n} beside TCP Reno (1% loss too) through 10 Mbit/s for 30 s: convoy {:.2} Mbit/s, TCP {:.2} \
          Mbit/s, ratio {:.2}",
         convoy / 1e6,
         tcp / 1e6,

@@ -392,7 +392,7 @@ fn stop_capture(mut capture: Guard) {
 /// A 1.5 MB transfer under `cc` to two receivers (host 1 losing 3%), captured and compared (module docs).
 /// A session under `cc` from host 0 to hosts 1 and 2 (3% loss at host 1), keyed with an encrypted payload if
 /// `keyed`: tshark must flag no frame and show every datagram as Convoy's packet traces recorded it.
-fn compare_session(tag: &str, cc: &str, keyed: bool) {
+fn compare_session(tag: &str, cc: &str, keyed: bool, extra: &[&str]) {
     if !tshark_installed() {
         return;
     }
@@ -465,6 +465,7 @@ fn compare_session(tag: &str, cc: &str, keyed: bool) {
             .args(["--wait-receivers", "2", "--quiet", "--packet-trace"])
             .arg(d.join("tx.csv"))
             .args(&key_args)
+            .args(extra)
             .stderr(Stdio::piped())
             .spawn()
             .unwrap(),
@@ -523,29 +524,37 @@ fn compare_session(tag: &str, cc: &str, keyed: bool) {
 
 #[test]
 fn wireshark_reads_pgmcc_sessions_as_convoy_sent_them() {
-    compare_session("wp", "pgmcc", false);
+    compare_session("wp", "pgmcc", false, &[]);
+}
+
+/// Parity repairs (docs/parity.md, RFC 3208 §11): OPT_PARITY_PRM and 0x3D OPT_CONVOY_PARITY_CODE on SPMs, parity
+/// NAKs and NCFs (OPT_PARITY in the options byte), parity ODATA (one pro-active packet per group) and RDATA with
+/// OPT_CURR_TGSIZE, OPT_VAR_PKTLEN and the encoded OPT_FRAGMENT: Wireshark decodes every header as sent.
+#[test]
+fn wireshark_reads_parity_sessions_as_convoy_sent_them() {
+    compare_session("wy", "pgmcc", false, &["--parity", "16+1"]);
 }
 
 /// A keyed session (docs/keyed-sessions.md): every packet carries 0x3C OPT_CONVOY_AUTH, data payloads are
 /// encrypted, and Wireshark still decodes every header, showing the option as one it does not know.
 #[test]
 fn wireshark_reads_keyed_sessions_as_convoy_sent_them() {
-    compare_session("wk", "pgmcc", true);
+    compare_session("wk", "pgmcc", true, &[]);
 }
 
 #[test]
 fn wireshark_reads_fixed_rate_sessions_as_convoy_sent_them() {
-    compare_session("wf", "fixed", false);
+    compare_session("wf", "fixed", false, &[]);
 }
 
 #[test]
 fn wireshark_reads_tfmcc_sessions_as_convoy_sent_them() {
-    compare_session("wt", "tfmcc", false);
+    compare_session("wt", "tfmcc", false, &[]);
 }
 
 #[test]
 fn wireshark_reads_aimd_sessions_as_convoy_sent_them() {
-    compare_session("wa", "aimd", false);
+    compare_session("wa", "aimd", false, &[]);
 }
 
 /// A simulated network with one session per controller, a lossy link to one receiver of each and a clean one to
