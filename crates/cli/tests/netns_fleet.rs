@@ -3,8 +3,8 @@
 //! the tests print SKIPPED and pass. Both are `#[ignore]`d (about a minute each) and run by
 //! `bench/netns-fleet.sh` for every controller; they print figures and assert only that every copy is
 //! byte-exact. `CONVOY_NETNS_CC` names the controller (default tfmcc), `CONVOY_NETNS_BYTES` the file size,
-//! `CONVOY_NETNS_RECEIVERS` the fleet's size (default 20) and `CONVOY_NETNS_PARITY` the source's `--parity`
-//! (default: the default).
+//! `CONVOY_NETNS_RECEIVERS` the fleet's size (default 20), `CONVOY_NETNS_PARITY` the source's `--parity`
+//! (default: the default) and `CONVOY_NETNS_SEND_ARGS` more `convoy send` options (common/lab_transfer.rs).
 
 mod common;
 

@@ -24,6 +24,7 @@ use crate::{GroupOptions, Interface, NetReceiver, NetSender};
 use convoy_proto::auth::{AuthConfig, SessionKey};
 use convoy_proto::cc::fixed::FixedConfig;
 use convoy_proto::cc::CcConfig;
+use convoy_proto::sender::ParityConfig;
 use convoy_proto::ReceiverEvent;
 use socket2::SockAddr;
 use std::net::SocketAddr;
@@ -172,14 +173,16 @@ fn keyed(key: Option<&AuthConfig>) -> std::io::Result<Option<AuthConfig>> {
     .transpose()
 }
 
+/// A Convoy session on loopback: `extras` are the session's key, if keyed, and its parity, if any.
 fn convoy(
     what: &'static str,
     cc: CcConfig,
     receivers: usize,
     seconds: f64,
     n: usize,
-    key: Option<&AuthConfig>,
+    extras: (Option<&AuthConfig>, Option<ParityConfig>),
 ) -> std::io::Result<Figure> {
+    let (key, parity) = extras;
     let g = group(n);
     let stop = Arc::new(AtomicBool::new(false));
     let mut threads = Vec::new();
@@ -208,6 +211,7 @@ fn convoy(
         c.cc = cc;
         c.send_queue_bytes = 1 << 20;
         c.auth = auth;
+        c.parity = parity;
     })?;
     let payload = vec![0x5a; PAYLOAD];
     let (start, cpu0) = (Instant::now(), thread_cpu_time());
@@ -346,7 +350,7 @@ pub fn run(seconds: f64, skipped: &mut dyn FnMut(&str)) -> Result<Report, String
             rate_bytes_per_s: 10_000_000_000,
             burst: Duration::from_millis(1),
         });
-        let runs: [(&'static str, Option<CcConfig>, Option<&AuthConfig>); 6] = [
+        let runs: [(&'static str, Option<CcConfig>, Option<&AuthConfig>); 7] = [
             ("raw sendmmsg", None, None),
             ("raw gso", None, None),
             ("convoy fixed", Some(fixed), None),
@@ -361,12 +365,17 @@ pub fn run(seconds: f64, skipped: &mut dyn FnMut(&str)) -> Result<Report, String
                 Some(CcConfig::default()),
                 Some(&encrypted),
             ),
+            // Parity (docs/parity.md): groups of 32, one pro-active parity packet each, coded by the source.
+            ("convoy pgmcc parity 32+1", Some(CcConfig::default()), None),
         ];
         for (what, cc, key) in runs {
             n += 1;
+            let parity = what
+                .strip_prefix("convoy pgmcc parity ")
+                .and_then(|p| ParityConfig::parse(p).ok());
             let r = match cc {
                 None => raw(receivers, seconds, n, what == "raw gso"),
-                Some(cc) => convoy(what, cc, receivers, seconds, n, key),
+                Some(cc) => convoy(what, cc, receivers, seconds, n, (key, parity)),
             };
             match r {
                 Ok(f) => figures.push(f),
@@ -381,7 +390,7 @@ pub fn run(seconds: f64, skipped: &mut dyn FnMut(&str)) -> Result<Report, String
         rate_bytes_per_s: 2_500_000,
         burst: Duration::from_millis(5),
     });
-    let pacing = match convoy("convoy fixed 20M", paced, 1, seconds, n + 1, None) {
+    let pacing = match convoy("convoy fixed 20M", paced, 1, seconds, n + 1, (None, None)) {
         Ok(f) => {
             let ratio = f.packets_per_s * (PAYLOAD + 64) as f64 / 2_500_000.0;
             figures.push(f);
@@ -414,8 +423,8 @@ mod tests {
             rate_bytes_per_s: 2_500_000,
             burst: Duration::from_millis(5),
         });
-        let f =
-            convoy("convoy fixed 20M", cc, 1, 0.3, 9_000, None).expect("a loopback session runs");
+        let f = convoy("convoy fixed 20M", cc, 1, 0.3, 9_000, (None, None))
+            .expect("a loopback session runs");
         assert!(f.packets_per_s > 0.0, "{f:?}");
         assert!(f.cpu_ns_per_packet.is_finite());
     }

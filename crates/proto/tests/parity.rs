@@ -134,30 +134,15 @@ fn rfc3208_11_5_receivers_losing_more_than_a_round_of_parity_ask_again_until_who
 #[test]
 fn parity_of_another_code_is_ignored_not_decoded() {
     use convoy_proto::{Receiver, ReceiverConfig};
-    use convoy_wire::{BodyRepr, Gsi, OptionsRepr, PacketRepr, ParityOptions, ParityParams};
+    use convoy_wire::{BodyRepr, PacketRepr, ParityOptions, ParityParams};
     use std::net::{IpAddr, Ipv4Addr};
-    let src = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+    let src = by_hand::SRC;
     let group = IpAddr::V4(Ipv4Addr::new(239, 1, 1, 1));
     let mut r = Receiver::new(
         ReceiverConfig::new(IpAddr::V4(Ipv4Addr::new(10, 0, 1, 1)), group),
         1,
     );
-    let packet = |body, parity: ParityOptions, payload: &[u8]| {
-        let repr = PacketRepr {
-            source_port: 1000,
-            dest_port: 7500,
-            gsi: Gsi([1; 6]),
-            body,
-            options: OptionsRepr {
-                parity,
-                ..OptionsRepr::default()
-            },
-            payload,
-        };
-        let mut b = vec![0u8; repr.buffer_len()];
-        repr.emit(&mut b).unwrap();
-        b
-    };
+    let packet = by_hand::packet;
     let params = ParityParams {
         proactive: true,
         on_demand: true,
@@ -211,4 +196,115 @@ fn parity_of_another_code_is_ignored_not_decoded() {
         matches!(nak, Some((BodyRepr::Nak { sqn: 2, .. }, false))),
         "{nak:?}"
     );
+}
+
+/// A hand-driven receiver of a parity session (groups of 4, Convoy's code) from source 10.0.0.1.
+mod by_hand {
+    use convoy_proto::{Instant, Receiver, ReceiverConfig};
+    use convoy_wire::{
+        BodyRepr, Gsi, OptionsRepr, PacketRepr, ParityOptions, ParityParams, PARITY_CODE_RS16,
+    };
+    use std::net::{IpAddr, Ipv4Addr};
+
+    pub const SRC: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+
+    pub fn packet(body: BodyRepr, parity: ParityOptions, payload: &[u8]) -> Vec<u8> {
+        let repr = PacketRepr {
+            source_port: 1000,
+            dest_port: 7500,
+            gsi: Gsi([1; 6]),
+            body,
+            options: OptionsRepr {
+                parity,
+                ..OptionsRepr::default()
+            },
+            payload,
+        };
+        let mut b = vec![0u8; repr.buffer_len()];
+        repr.emit(&mut b).unwrap();
+        b
+    }
+
+    /// A receiver that heard the source's SPM announcing on-demand parity over groups of 4.
+    pub fn receiver() -> Receiver {
+        let group = IpAddr::V4(Ipv4Addr::new(239, 1, 1, 1));
+        let mut r = Receiver::new(
+            ReceiverConfig::new(IpAddr::V4(Ipv4Addr::new(10, 0, 1, 1)), group),
+            1,
+        );
+        let announce = ParityOptions {
+            params: Some(ParityParams {
+                proactive: false,
+                on_demand: true,
+                tg_size: 4,
+            }),
+            code: Some(PARITY_CODE_RS16),
+            ..ParityOptions::default()
+        };
+        let spm = BodyRepr::Spm {
+            sqn: 0,
+            trail: 0,
+            lead: u32::MAX,
+            path_nla: SRC,
+        };
+        r.handle_datagram(Instant::ZERO, SRC, &packet(spm, announce, b""));
+        r
+    }
+
+    /// The parity NAKs `r` sends at `now`, as their NAK_SQN.
+    pub fn parity_naks(r: &mut Receiver, now: Instant) -> Vec<u32> {
+        r.handle_timeout(now);
+        let mut buf = vec![0u8; 1500];
+        std::iter::from_fn(|| {
+            r.poll_transmit(now, &mut buf)
+                .map(|t| buf[..t.len].to_vec())
+        })
+        .filter_map(|b| match PacketRepr::parse(&b).unwrap() {
+            PacketRepr {
+                body: BodyRepr::Nak { sqn, .. },
+                options,
+                ..
+            } if options.parity.parity => Some(sqn),
+            _ => None,
+        })
+        .collect()
+    }
+}
+
+/// RFC 3208 §11.5: a group's losses are NAKed once the group is whole, with one parity NAK for all of them; an
+/// NCF for the group whose count covers the receiver's need, heard while it waits, suppresses its NAK.
+#[test]
+fn rfc3208_11_5_a_whole_groups_parity_nak_waits_its_back_off_and_an_ncf_suppresses_it() {
+    use by_hand::*;
+    use convoy_wire::{BodyRepr, ParityOptions};
+    let run = |ncf_count: Option<u32>| {
+        let mut r = receiver();
+        let t = Instant::ZERO;
+        // Group 0–3 loses 1 and 2; the first packet of the next group makes it whole.
+        for sqn in [0u32, 3, 4] {
+            let odata = BodyRepr::Odata { sqn, trail: 0 };
+            r.handle_datagram(t, SRC, &packet(odata, ParityOptions::default(), b"data"));
+        }
+        if let Some(c) = ncf_count {
+            let ncf = BodyRepr::Ncf {
+                sqn: c - 1,
+                source_nla: SRC,
+                group_nla: SRC,
+            };
+            let parity = ParityOptions {
+                parity: true,
+                ..ParityOptions::default()
+            };
+            r.handle_datagram(t + Duration::from_millis(1), SRC, &packet(ncf, parity, b""));
+        }
+        let mut naks = Vec::new();
+        for ms in (0..=200).step_by(5) {
+            naks.extend(parity_naks(&mut r, t + Duration::from_millis(ms)));
+        }
+        naks
+    };
+    // Two missing: one parity NAK, NAK_SQN = TG_SQN 0 + NAK_PKT_CNT 1 (two asked).
+    assert_eq!(run(None), vec![1]);
+    assert_eq!(run(Some(2)), Vec::<u32>::new(), "an NCF for two covers it");
+    assert_eq!(run(Some(1)), vec![1], "an NCF for one does not");
 }

@@ -643,7 +643,8 @@ impl Receiver {
             }
             NakOut::Parity(sqn) => {
                 if let Some(p) = self.parity.as_mut() {
-                    p.nak_sent();
+                    let tg = p.group_of(sqn);
+                    p.nak_sent(tg, now);
                 }
                 let mut options = OptionsRepr::default();
                 options.parity.parity = true;

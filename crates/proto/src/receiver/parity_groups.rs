@@ -13,6 +13,8 @@ use convoy_wire::{FragmentOption, ParityParams};
 use crate::parity::{self, ShardLayout, FRAGMENT_PREFIX};
 use crate::payload::Payload;
 use crate::seq;
+use crate::time::Instant;
+use std::time::Duration;
 
 /// A parity packet kept: its parity number and its coded bytes (the encoded fragment option's value first when
 /// the group has one, then the payload).
@@ -32,6 +34,10 @@ struct Group {
     layout: Option<(bool, bool)>,
     /// OPT_CURR_TGSIZE: the group is this short.
     size: Option<u32>,
+    /// The group's parity NAK back-off ran (module `parity_repair`): its NAK goes when due.
+    backed_off: bool,
+    /// When this receiver last sent the group a parity NAK.
+    nak_sent_at: Option<Instant>,
 }
 
 /// A parity packet as received.
@@ -87,6 +93,9 @@ pub struct ParityGroups {
     groups: BTreeMap<u32, Group>,
     /// The delivery point's group when groups behind it were last dropped.
     pruned_at: u32,
+    /// Smoothed time from this receiver's parity NAKs to the NCFs for their groups: about a round trip to the
+    /// source.
+    ncf_delay: Option<Duration>,
     stats: ParityStats,
 }
 
@@ -102,6 +111,7 @@ impl ParityGroups {
             first_tg,
             groups: BTreeMap::new(),
             pruned_at: first_tg,
+            ncf_delay: None,
             stats: ParityStats::default(),
         }
     }
@@ -252,9 +262,36 @@ impl ParityGroups {
         }
     }
 
-    /// A parity NAK went out.
-    pub fn nak_sent(&mut self) {
+    /// A parity NAK for the group from `tg` went out at `now`.
+    pub fn nak_sent(&mut self, tg: u32, now: Instant) {
         self.stats.parity_naks += 1;
+        if let Some(g) = self.groups.get_mut(&tg) {
+            g.nak_sent_at = Some(now);
+        }
+    }
+
+    /// A parity NCF for the group from `tg` arrived at `now`: the time since this receiver's NAK for it is a
+    /// sample of the NAK-to-NCF delay (gain 1/8, as RFC 6298 smooths an RTT).
+    pub fn ncf_heard(&mut self, tg: u32, now: Instant) {
+        let Some(sent) = self.groups.get_mut(&tg).and_then(|g| g.nak_sent_at.take()) else {
+            return;
+        };
+        let sample = now.saturating_duration_since(sent);
+        self.ncf_delay = Some(match self.ncf_delay {
+            None => sample,
+            Some(d) => d - d / 8 + sample / 8,
+        });
+    }
+
+    /// The smoothed NAK-to-NCF delay, once measured.
+    pub fn ncf_delay(&self) -> Option<Duration> {
+        self.ncf_delay
+    }
+
+    /// Whether the group from `tg` ran its parity NAK back-off; marks it as running it now if not.
+    pub fn start_back_off(&mut self, tg: u32) -> bool {
+        let g = self.groups.entry(tg).or_default();
+        std::mem::replace(&mut g.backed_off, true)
     }
 
     /// Drop the groups wholly before the delivery point `commit` (delivered or lost), and a group whose data is

@@ -8,7 +8,12 @@ use crate::payload::Payload;
 use crate::rxw::Fragment;
 use crate::time::Instant;
 use convoy_wire::{BodyRepr, FragmentOption, PacketRepr, ParityOptions};
+use rand_core::RngCore;
 use std::sync::Arc;
+
+/// A parity NAK's back-off spans this many NAK-to-NCF delays (at least NAK_BO_IVL): the first NCF of a group
+/// reaches the other receivers within about one, so about three quarters of them hear it before their NAK is due.
+const NCF_DELAYS_OF_BACK_OFF: u32 = 4;
 
 /// A NAK waiting to go: selective (NAK_SQN then OPT_NAK_LIST) or a parity NAK (TG_SQN plus NAK_PKT_CNT).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,6 +168,36 @@ impl Receiver {
         if !missing.is_empty() && self.parity_wanted(tg, missing.len()) <= confirmed {
             self.rxw.on_ncf(now, &missing);
         }
+        if let Some(p) = self.parity.as_mut() {
+            p.ncf_heard(tg, now);
+        }
+    }
+
+    /// A group just whole waits a back-off before its parity NAK: uniform in [0, B / its need] with B the larger
+    /// of NAK_BO_IVL and four NAK-to-NCF delays (§11.5: "bias the value of NAK_BO_IVL for parity NAKs inversely
+    /// proportional to NAK_PKT_CNT", so that larger losses NAK first). Every receiver of a group finds it whole
+    /// at about the same moment; a back-off of several round trips lets the first NCF reach the others while
+    /// they wait, and the NCF of a count that covers a receiver's need suppresses its NAK. `polled` are the
+    /// sequence numbers the window just gave as due (they go back to waiting).
+    fn parity_back_off(&mut self, now: Instant, tg: u32, n: u32, polled: &[u32]) {
+        let Some(p) = self.parity.as_ref() else {
+            return;
+        };
+        let mine: Vec<u32> = polled
+            .iter()
+            .copied()
+            .filter(|&s| p.group_of(s) == tg)
+            .collect();
+        let missing = self.rxw.missing_in(tg, n);
+        let need = self.parity_wanted(tg, missing.len()).max(1);
+        let bo = self.rxw.config().nak_bo_ivl;
+        let widest = p
+            .ncf_delay()
+            .map_or(bo, |d| bo.max(d * NCF_DELAYS_OF_BACK_OFF));
+        self.rxw.defer_naks(now, &mut self.rng, &mine, false);
+        let draw = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        let at = now + (widest / need).mul_f64(draw);
+        self.rxw.rearm_group(now, tg, n, at);
     }
 
     /// NAK_PKT_CNT + 1 for the group from `tg` with `missing` packets missing: what the parity held does not
@@ -211,6 +246,10 @@ impl Receiver {
             let Some(n) = self.parity.as_ref().map(|p| p.size_of(tg)) else {
                 return;
             };
+            if !self.parity.as_mut().is_some_and(|p| p.start_back_off(tg)) {
+                self.parity_back_off(now, tg, n, &sqns);
+                continue;
+            }
             let missing = self.rxw.nak_sent_for_group(now, tg, n);
             if missing == 0 {
                 continue;

@@ -59,6 +59,31 @@ impl ReceiveWindow {
 }
 
 impl ReceiveWindow {
+    /// Every missing sequence number of the group of `count` from `first` waiting to be NAKed (BACK_OFF or due)
+    /// waits until `at` instead, all together (§11.5: a group's parity NAK back-off).
+    pub fn rearm_group(&mut self, now: Instant, first: u32, count: u32, at: Instant) {
+        self.touch(now);
+        let from = self.ext(first);
+        for ext in from..from + u64::from(count) {
+            let Some(idx) = self.index(ext) else { continue };
+            let id = self.next_timer_id;
+            let Slot::Missing(m) = &mut self.slots[idx] else {
+                continue;
+            };
+            if m.state.is_awaiting() {
+                continue;
+            }
+            if m.state == NakState::Due {
+                self.due.remove(&ext);
+            }
+            m.state = NakState::BackOff;
+            m.timer_id = id;
+            self.next_timer_id += 1;
+            self.backoff.push(Timer { at, id, ext });
+        }
+        self.tidy();
+    }
+
     /// NAKs [`ReceiveWindow::poll_nak`] returned that were not sent after all — their group was not whole yet
     /// (§11.5: "loss detection occurs at transmission group boundaries") — go back to BACK_OFF with a fresh
     /// random back-off. `all` when none of that poll's NAK was sent.
