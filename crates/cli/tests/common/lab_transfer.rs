@@ -13,8 +13,12 @@ pub const PORT: u16 = 7500;
 /// The session's group and port.
 pub const GROUP: &str = "239.192.77.1:7500";
 
-/// `convoy recv` on `host` into `out`, with `extra` options.
+/// `convoy recv` on `host` into `out`, with `extra` options; `CONVOY_NETNS_RECV_STATS` (a directory) adds
+/// `--stats-json DIR/recvHOST.json`, for experiments.
 pub fn recv(lab: &Lab, host: usize, out: &Path, extra: &[&str]) -> Guard {
+    let stats: Vec<String> = std::env::var("CONVOY_NETNS_RECV_STATS")
+        .map(|d| vec!["--stats-json".into(), format!("{d}/recv{host}.json")])
+        .unwrap_or_default();
     let child = lab
         .command(host, BIN)
         .args([
@@ -29,6 +33,7 @@ pub fn recv(lab: &Lab, host: usize, out: &Path, extra: &[&str]) -> Guard {
         .arg(out)
         .args(["--start-timeout", "60s"])
         .args(extra)
+        .args(&stats)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
