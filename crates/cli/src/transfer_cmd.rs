@@ -398,6 +398,13 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
             eprintln!("convoy send: {e}");
             return ExitCode::from(exit::USAGE);
         }
+        if args.parity.0.is_some() {
+            eprintln!(
+                "convoy send: --parity with --raw: receivers that are not Convoy's do not decode Convoy's parity, \
+                 and OpenPGM 5.3 aborts on it (docs/interop.md); send raw APDUs without --parity"
+            );
+            return ExitCode::from(exit::USAGE);
+        }
     }
     let auth = match args.common.auth(!args.no_encrypt) {
         Ok(a) => a,

@@ -524,13 +524,14 @@ fn raw_send_checks_its_input_and_apdu_size_before_opening() {
     let file = dir.0.join("six.txt");
     fs::write(&file, b"hello\n").unwrap();
     let g = group(19);
-    let cases: [(&[&str], &str); 3] = [
+    let cases: [(&[&str], &str); 4] = [
         (
             &[file.to_str().unwrap(), "--raw"],
             "give `-` as the only input",
         ),
         (&["-", "--raw", "--apdu-size", "0B"], "--apdu-size 0B"),
         (&["-", "--raw", "--apdu-size", "1GiB"], "must be from 1B to"),
+        (&["-", "--raw", "--parity", "16"], "--parity with --raw"),
     ];
     for (args, says) in cases {
         let out = Command::new(BIN)

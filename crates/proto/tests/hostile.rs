@@ -50,61 +50,24 @@ fn parity_nak(s: &Sender, tg: u32, count: u32) -> Vec<u8> {
     b
 }
 
-#[test]
-fn a_flood_of_parity_naks_asking_for_every_parity_packet_is_capped_by_the_repair_rate() {
-    let repair_rate = 100_000; // bytes per second
-    let (mut s, mut now) = sender_that_sent(256, 1400, |c| {
-        c.repair_rate_max = Some(repair_rate);
-        c.parity = Some(ParityConfig::on_demand(16));
-    });
-    let mut buf = vec![0u8; 2000];
-    let attacker = IpAddr::V4(Ipv4Addr::new(10, 9, 9, 9));
-    let start = now;
-    let mut parity_bytes = 0u64;
-    // Ten seconds of 1600 NAKs per second, each asking for all sixteen parity packets of one of the sixteen
-    // groups: 2.2 MB/s of parity asked for.
-    while now < start + Duration::from_secs(10) {
-        for g in 0..16u32 {
-            s.handle_datagram(now, attacker, &parity_nak(&s, g * 16, 16));
-        }
-        while let Some(t) = s.poll_transmit(now, &mut buf) {
-            if t.packet_type == PacketType::Rdata {
-                parity_bytes += t.len as u64;
-            }
-        }
-        now += Duration::from_millis(10);
-        s.handle_timeout(now);
-    }
-    let cap = repair_rate * 10 + repair_rate / 50 + 4 * 1500;
-    assert!(
-        parity_bytes > repair_rate * 8,
-        "parity flowed: {parity_bytes}"
-    );
-    assert!(
-        parity_bytes <= cap,
-        "parity {parity_bytes} B exceeds the cap {cap} B"
-    );
-    assert_eq!(s.stats().rdata_packets, 0, "no selective repairs");
-    assert!(s.stats().parity_naks >= 16_000);
-}
+/// The repair rate of the flood tests, bytes per second.
+const REPAIR_RATE: u64 = 100_000;
 
-#[test]
-fn a_nak_flood_is_capped_by_the_repair_rate() {
-    let repair_rate = 100_000; // bytes per second
-    let (mut s, mut now) = sender_that_sent(200, 1400, |c| c.repair_rate_max = Some(repair_rate));
+/// Ten seconds of an attacker's NAKs: every 10 ms, `naks(&s, k)` for k in 0..`per_tick`. Checks that RDATA
+/// flowed at about the repair rate and never above it; returns the source.
+fn flood(
+    mut s: Sender,
+    mut now: Instant,
+    per_tick: u32,
+    naks: impl Fn(&Sender, u32) -> Vec<u8>,
+) -> Sender {
     let mut buf = vec![0u8; 2000];
     let attacker = IpAddr::V4(Ipv4Addr::new(10, 9, 9, 9));
     let start = now;
     let mut rdata_bytes = 0u64;
-    // Ten seconds of 1000 NAKs per second, each asking for 63 sequence numbers.
     while now < start + Duration::from_secs(10) {
-        for k in 0..10u32 {
-            let first = (k * 63) % 137;
-            s.handle_datagram(
-                now,
-                attacker,
-                &nak(&s, first, (first + 1..first + 63).collect()),
-            );
+        for k in 0..per_tick {
+            s.handle_datagram(now, attacker, &naks(&s, k));
         }
         while let Some(t) = s.poll_transmit(now, &mut buf) {
             if t.packet_type == PacketType::Rdata {
@@ -114,15 +77,40 @@ fn a_nak_flood_is_capped_by_the_repair_rate() {
         now += Duration::from_millis(10);
         s.handle_timeout(now);
     }
-    let cap = repair_rate * 10 + repair_rate / 50 + 4 * 1500;
+    let cap = REPAIR_RATE * 10 + REPAIR_RATE / 50 + 4 * 1500;
     assert!(
-        rdata_bytes > repair_rate * 8,
+        rdata_bytes > REPAIR_RATE * 8,
         "repairs flowed: {rdata_bytes}"
     );
     assert!(
         rdata_bytes <= cap,
         "repairs {rdata_bytes} B exceed the cap {cap} B"
     );
+    s
+}
+
+#[test]
+fn a_flood_of_parity_naks_asking_for_every_parity_packet_is_capped_by_the_repair_rate() {
+    let (s, now) = sender_that_sent(256, 1400, |c| {
+        c.repair_rate_max = Some(REPAIR_RATE);
+        c.parity = Some(ParityConfig::on_demand(16));
+    });
+    // 1600 NAKs per second, each asking for all sixteen parity packets of one of the sixteen groups: 2.2 MB/s of
+    // parity asked for.
+    let s = flood(s, now, 16, |s, g| parity_nak(s, g * 16, 16));
+    assert_eq!(s.stats().rdata_packets, 0, "no selective repairs");
+    assert!(s.stats().parity_packets > 0);
+    assert!(s.stats().parity_naks >= 16_000);
+}
+
+#[test]
+fn a_nak_flood_is_capped_by_the_repair_rate() {
+    let (s, now) = sender_that_sent(200, 1400, |c| c.repair_rate_max = Some(REPAIR_RATE));
+    // 1000 NAKs per second, each asking for 63 sequence numbers.
+    let s = flood(s, now, 10, |s, k| {
+        let first = (k * 63) % 137;
+        nak(s, first, (first + 1..first + 63).collect())
+    });
     assert!(s.stats().naks >= 10_000);
 }
 

@@ -61,28 +61,9 @@ fn parity_checks(parity: &Row<'_>, scenarios: &[Row<'_>]) -> Vec<Check> {
     let Some((_, selective)) = scenarios.iter().find(|(row, _)| label(row) == label(base)) else {
         return Vec::new();
     };
-    let figures = |m: &[Metrics]| {
-        Some((
-            mean(m, |x| Some(x.wire_bytes_per_delivered))?,
-            mean(m, |x| Some(100.0 * x.receiver_loss))?,
-            mean(m, |x| Some(x.rate_bps / 1000.0))?,
-        ))
-    };
-    let parts: Vec<String> = parity
-        .1
-        .iter()
-        .zip(selective)
-        .filter_map(|((cc, p), (_, s))| {
-            let ((pw, pl, pr), (sw, sl, sr)) = (figures(p)?, figures(s)?);
-            Some(format!(
-                "{cc} {pw:.2} against {sw:.2} bytes on the source's link per delivered byte, receivers' loss \
-                 {pl:.1}% against {sl:.1}%, rate {pr:.0} against {sr:.0} kbit/s"
-            ))
-        })
-        .collect();
     let mut checks = vec![Check::figure(
         &format!("reading, {}: parity repairs against selective repairs", label(base)),
-        parts.join("; "),
+        against(&parity.1, selective),
     )];
     for (cc, m) in &parity.1 {
         let wire = mean(m, |x| Some(x.wire_bytes_per_delivered)).unwrap_or(f64::INFINITY);
@@ -107,6 +88,15 @@ fn mean(m: &[Metrics], f: fn(&Metrics) -> Option<f64>) -> Option<f64> {
 fn repairs_reading(ablation: &Row<'_>, scenarios: &[Row<'_>]) -> Option<Check> {
     let base = ablation.0.strip_suffix(REPAIRS_BESIDE)?;
     let (_, charged) = scenarios.iter().find(|(row, _)| label(row) == label(base))?;
+    Some(Check::figure(
+        &format!("reading, {}: repairs charged to the controller against repairs beside it", label(base)),
+        against(charged, &ablation.1),
+    ))
+}
+
+/// Per controller, the first row's bytes on the source's link per delivered byte, receivers' loss and rate
+/// against the second's (means over the seeds), joined.
+fn against(first: &[(&str, Vec<Metrics>)], second: &[(&str, Vec<Metrics>)]) -> String {
     let figures = |m: &[Metrics]| {
         Some((
             mean(m, |x| Some(x.wire_bytes_per_delivered))?,
@@ -114,21 +104,18 @@ fn repairs_reading(ablation: &Row<'_>, scenarios: &[Row<'_>]) -> Option<Check> {
             mean(m, |x| Some(x.rate_bps / 1000.0))?,
         ))
     };
-    let parts: Vec<String> = charged
+    let parts: Vec<String> = first
         .iter()
-        .zip(&ablation.1)
-        .filter_map(|((cc, c), (_, b))| {
-            let ((cw, cl, cr), (bw, bl, br)) = (figures(c)?, figures(b)?);
+        .zip(second)
+        .filter_map(|((cc, a), (_, b))| {
+            let ((aw, al, ar), (bw, bl, br)) = (figures(a)?, figures(b)?);
             Some(format!(
-                "{cc} {cw:.2} against {bw:.2} bytes on the source's link per delivered byte, receivers' loss \
-                 {cl:.1}% against {bl:.1}%, rate {cr:.0} against {br:.0} kbit/s"
+                "{cc} {aw:.2} against {bw:.2} bytes on the source's link per delivered byte, receivers' loss \
+                 {al:.1}% against {bl:.1}%, rate {ar:.0} against {br:.0} kbit/s"
             ))
         })
         .collect();
-    Some(Check::figure(
-        &format!("reading, {}: repairs charged to the controller against repairs beside it", label(base)),
-        parts.join("; "),
-    ))
+    parts.join("; ")
 }
 
 /// Which controller is best per scenario for bulk transfer, smooth streams and changes.
