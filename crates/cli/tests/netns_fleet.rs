@@ -88,10 +88,14 @@ fn twenty_lossy_receivers_one_behind_10mbit_byte_exact() {
             |t| format!("{:.2} Mbit/s (goodput / TCP {:.2})", t / 1e6, goodput / t),
         )
     };
+    let buffer_drops: Vec<u64> = (1..=receivers())
+        .map(|h| lab.receive_buffer_drops(h).unwrap_or(0))
+        .collect();
     eprintln!(
         "{cc} fleet of {} (1% loss each, one behind 10 Mbit/s, parity {}), {:.0} MB byte-exact: goodput {:.2} Mbit/s; \
          TCP Reno alone on the slowest path {}, with its 1% loss {}; {} ODATA, {} RDATA, {} parity, {:.3} bytes on the \
-         source's wire per byte of the file; {} NAKs, {} acker changes",
+         source's wire per byte of the file; {} NAKs, {} acker changes; the 10 Mbit/s tbf dropped {}, receive \
+         buffers dropped {} at receiver 1 and {} at the others",
         receivers(),
         std::env::var("CONVOY_NETNS_PARITY").unwrap_or_else(|_| "default".into()),
         len as f64 / 1e6,
@@ -104,6 +108,9 @@ fn twenty_lossy_receivers_one_behind_10mbit_byte_exact() {
         s["wire_bytes"].as_f64().unwrap_or(0.0) / len as f64,
         s["naks"],
         s["acker_changes"],
+        lab.shaped_drops(1).unwrap_or(0),
+        buffer_drops[0],
+        buffer_drops[1..].iter().sum::<u64>(),
     );
 }
 

@@ -162,6 +162,21 @@ impl Lab {
             .ok()
     }
 
+    /// Datagrams the kernel of `host` dropped for want of room in a socket's receive buffer so far (`Udp:
+    /// RcvbufErrors` of its /proc/net/snmp): losses of a receiver too slow to read, not of its path.
+    pub fn receive_buffer_drops(&self, host: usize) -> Option<u64> {
+        let out = self
+            .command(host, "cat")
+            .arg("/proc/net/snmp")
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut udp = text.lines().filter(|l| l.starts_with("Udp:"));
+        let (names, values) = (udp.next()?, udp.next()?);
+        let column = names.split_whitespace().position(|n| n == "RcvbufErrors")?;
+        values.split_whitespace().nth(column)?.parse().ok()
+    }
+
     /// Drop `percent` % of the UDP datagrams arriving at `host` on `port`, at random (nftables `numgen`).
     pub fn random_loss(&self, host: usize, port: u16, percent: u32) -> Result<(), String> {
         self.random_loss_of(host, "udp", port, percent)
