@@ -308,3 +308,73 @@ fn rfc3208_11_5_a_whole_groups_parity_nak_waits_its_back_off_and_an_ncf_suppress
     assert_eq!(run(Some(2)), Vec::<u32>::new(), "an NCF for two covers it");
     assert_eq!(run(Some(1)), vec![1], "an NCF for one does not");
 }
+
+/// RFC 3208 §11.5: "In the absence of data (detected from SPMs bearing SPM_LEAD equal to RXW_LEAD) on
+/// non-transmission-group boundaries, receivers MAY resort to selective NAKs" — but a heartbeat SPM after a
+/// pause shorter than the receiver's out-of-data wait (NAK_BO_IVL, 50 ms, before a NAK-to-NCF delay is known) is a
+/// source waiting for its controller: the loss waits for the group's end and goes in a parity NAK. A source silent
+/// for longer is out of data: the loss goes in a selective NAK.
+#[test]
+fn rfc3208_11_5_selective_naks_in_a_partial_group_only_once_the_source_stays_silent() {
+    use by_hand::*;
+    use convoy_wire::{BodyRepr, PacketRepr, ParityOptions};
+    // Every NAK `r` sends up to `until` ms, polled each ms: (NAK_SQN, parity?).
+    let naks = |r: &mut convoy_proto::Receiver, from: u64, until: u64| {
+        let mut out = Vec::new();
+        let mut buf = vec![0u8; 1500];
+        for ms in from..=until {
+            let now = Instant::from_secs_f64(ms as f64 / 1000.0);
+            r.handle_timeout(now);
+            while let Some(t) = r.poll_transmit(now, &mut buf) {
+                if let Ok(PacketRepr {
+                    body: BodyRepr::Nak { sqn, .. },
+                    options,
+                    ..
+                }) = PacketRepr::parse(&buf[..t.len])
+                {
+                    out.push((sqn, options.parity.parity));
+                }
+            }
+        }
+        out
+    };
+    let odata = |r: &mut convoy_proto::Receiver, ms: u64, sqn: u32| {
+        let at = Instant::from_secs_f64(ms as f64 / 1000.0);
+        let body = BodyRepr::Odata { sqn, trail: 0 };
+        r.handle_datagram(at, SRC, &packet(body, ParityOptions::default(), b"data"));
+    };
+    let heartbeat = |r: &mut convoy_proto::Receiver, ms: u64, lead: u32| {
+        let at = Instant::from_secs_f64(ms as f64 / 1000.0);
+        let spm = BodyRepr::Spm {
+            sqn: 1,
+            trail: 0,
+            lead,
+            path_nla: SRC,
+        };
+        r.handle_datagram(at, SRC, &packet(spm, ParityOptions::default(), b""));
+    };
+    // Group 0–3 loses 1; a heartbeat says lead 2 at 5 ms; the source resumes at 45 ms.
+    let mut r = receiver();
+    odata(&mut r, 0, 0);
+    odata(&mut r, 0, 2);
+    heartbeat(&mut r, 5, 2);
+    let mut sent = naks(&mut r, 1, 44);
+    odata(&mut r, 45, 3);
+    sent.extend(naks(&mut r, 45, 400));
+    assert_eq!(
+        sent,
+        vec![(0, true)],
+        "one parity NAK for one packet of group 0"
+    );
+    // The same loss, and the source stays silent: a selective NAK for 1, not before the wait.
+    let mut r = receiver();
+    odata(&mut r, 0, 0);
+    odata(&mut r, 0, 2);
+    heartbeat(&mut r, 5, 2);
+    assert_eq!(
+        naks(&mut r, 1, 54),
+        vec![],
+        "silent for less than NAK_BO_IVL"
+    );
+    assert_eq!(naks(&mut r, 55, 400), vec![(1, false)]);
+}

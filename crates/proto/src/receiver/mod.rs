@@ -208,8 +208,9 @@ pub struct Receiver {
     parity: Option<Box<ParityGroups>>,
     /// NAKs built from the window's due sequence numbers, waiting to go one per poll.
     naks: VecDeque<NakOut>,
-    /// SPM_LEAD of the latest SPM.
-    spm_lead: Option<u32>,
+    /// SPM_LEAD of the latest SPM, and when an SPM first said it: how long the source has had no data beyond
+    /// it (RFC 3208 §11.5's "absence of data", module `parity_repair`).
+    spm_lead: Option<(u32, Instant)>,
 }
 
 impl std::fmt::Debug for Receiver {
@@ -437,7 +438,9 @@ impl Receiver {
                     self.fin_lead = Some(lead);
                 }
                 self.rxw.on_spm(now, &mut self.rng, trail, lead);
-                self.spm_lead = Some(lead);
+                if self.spm_lead.is_none_or(|(l, _)| l != lead) {
+                    self.spm_lead = Some((lead, now));
+                }
                 self.parity_on_spm(&packet.options.parity, lead);
             }
             BodyRepr::Odata { sqn, trail } | BodyRepr::Rdata { sqn, trail } => {
