@@ -81,6 +81,28 @@ fn rfc4654_3_3_the_clr_falls_silent_when_data_stops_and_reports_when_it_resumes(
 }
 
 #[test]
+fn rfc4654_4_3_4_repairs_are_data_reaching_the_clr_and_keep_its_reports_going() {
+    // A source charging repairs to its rate sends only repairs after its last data packet: the CLR reports once
+    // per RTT while they arrive, as it does for data, and falls silent when they stop.
+    let mut rng = ChaCha8Rng::seed_from_u64(13);
+    let mut r = TfmccReceiver::new(TfmccConfig::default(), ip(9));
+    let echo = echo(ip(9), ms(950), true);
+    receive(&mut r, &mut rng, 0, ms(1000), ms(1050), Some(echo));
+    assert!(r.poll_feedback(ms(1050), &path()).is_some(), "the new CLR reports at once");
+    let rtt = r.rtt();
+    let mut reports = 0;
+    for k in 1..=40u64 {
+        let t = ms(1050) + rtt * k as u32 / 2;
+        r.on_rdata(t, 1464);
+        reports += usize::from(r.poll_feedback(t, &path()).is_some());
+    }
+    assert_eq!(reports, 20, "a repair every half RTT for 20 RTTs ({rtt:?})");
+    let last = ms(1050) + rtt * 20;
+    assert_eq!(r.poll_timeout(), None, "no repair since the last report");
+    assert!(r.poll_feedback(last + rtt * 5, &path()).is_none());
+}
+
+#[test]
 fn paper_2_4_3_one_way_delay_adjustments_are_smoothed() {
     // The sample gives R = 30 ms; one packet then meets 50 ms more queue. The paper smooths the adjusted values
     // "albeit with a smaller decay factor" than real samples: R' moves by a tenth of the jump, not all of it.
