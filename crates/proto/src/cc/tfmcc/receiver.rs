@@ -650,7 +650,7 @@ impl ReceiverController for TfmccReceiver {
     }
 
     /// A repair counts in the receive rate, as any data arriving (§4.3.4), and is data reaching the CLR: its
-    /// once-per-RTT report goes on ([`TfmccReceiver::clr_deadline`]). A source charging repairs to its rate
+    /// once-per-RTT report goes on (`clr_deadline`). A source charging repairs to its rate
     /// ([`crate::RepairPacing::Controller`]) sends only repairs after a file's last packet; a CLR silent then
     /// read as gone, and the rate halved every 4 RTTs to its floor (namespace lab, 20 receivers, parity: one
     /// parity packet per 5 s for two minutes, until the receiver behind the 10 Mbit/s tbf gave up).

@@ -48,15 +48,21 @@ fn rfc4654_2_1_the_receiver_measures_s_from_the_packets_that_arrive() {
     assert!((rate / (size as f64 * 100.0) - 1.0).abs() < 0.01, "{rate} bytes/s");
 }
 
-#[test]
-fn rfc4654_3_3_the_clr_falls_silent_when_data_stops_and_reports_when_it_resumes() {
-    // §3.3, last paragraph: the sender halves after 4 RTTs without a CLR report, which a CLR must allow by
-    // falling silent when no data reaches it (RFC 5348 §6.2: no feedback without new data).
-    let mut rng = ChaCha8Rng::seed_from_u64(12);
+/// A receiver echoed as the CLR by its first data packet at 1 s, its first report sent (at 1.05 s).
+fn new_clr(seed: u64) -> (TfmccReceiver, ChaCha8Rng) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut r = TfmccReceiver::new(TfmccConfig::default(), ip(9));
     let echo = echo(ip(9), ms(950), true);
     receive(&mut r, &mut rng, 0, ms(1000), ms(1050), Some(echo));
     assert!(r.poll_feedback(ms(1050), &path()).is_some(), "the new CLR reports at once");
+    (r, rng)
+}
+
+#[test]
+fn rfc4654_3_3_the_clr_falls_silent_when_data_stops_and_reports_when_it_resumes() {
+    // §3.3, last paragraph: the sender halves after 4 RTTs without a CLR report, which a CLR must allow by
+    // falling silent when no data reaches it (RFC 5348 §6.2: no feedback without new data).
+    let (mut r, mut rng) = new_clr(12);
     let rtt = r.rtt();
     // Data keeps coming for a while: one report per RTT.
     let mut reports = 0;
@@ -84,11 +90,7 @@ fn rfc4654_3_3_the_clr_falls_silent_when_data_stops_and_reports_when_it_resumes(
 fn rfc4654_4_3_4_repairs_are_data_reaching_the_clr_and_keep_its_reports_going() {
     // A source charging repairs to its rate sends only repairs after its last data packet: the CLR reports once
     // per RTT while they arrive, as it does for data, and falls silent when they stop.
-    let mut rng = ChaCha8Rng::seed_from_u64(13);
-    let mut r = TfmccReceiver::new(TfmccConfig::default(), ip(9));
-    let echo = echo(ip(9), ms(950), true);
-    receive(&mut r, &mut rng, 0, ms(1000), ms(1050), Some(echo));
-    assert!(r.poll_feedback(ms(1050), &path()).is_some(), "the new CLR reports at once");
+    let (mut r, _) = new_clr(13);
     let rtt = r.rtt();
     let mut reports = 0;
     for k in 1..=40u64 {
