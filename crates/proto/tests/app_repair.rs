@@ -5,6 +5,7 @@
 mod common;
 
 use convoy_proto::cc::CcConfig;
+use convoy_proto::sender::ParityConfig;
 use convoy_proto::{
     Instant, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig, SenderEvent,
 };
@@ -40,11 +41,29 @@ fn seq_ge(a: u32, b: u32) -> bool {
     convoy_proto::seq::ge(a, b)
 }
 
-#[test]
-fn repairs_outside_the_window_come_from_the_application() {
-    // A window of 4 packets, 20 APDUs of 3 packets each; the receiver misses the whole of APDU 2 the first
-    // time round, so its NAKs arrive long after the window dropped those packets.
-    let mut s = fixed_sender(4);
+/// What one run of [`twenty_apdus_with_late_feedback`] saw.
+struct Run {
+    delivered: Vec<convoy_proto::Payload>,
+    requested: Vec<u32>,
+    max_trail_seen: u32,
+    floor: u32,
+    sender: Sender,
+}
+
+/// A window of 4 packets, 20 APDUs of 3 packets each; the receiver misses the packets `dropped` picks (given
+/// the APDUs' first sequence numbers) the first time round, and its NAKs arrive long after the window dropped
+/// those packets; the application answers every request from the APDUs.
+fn twenty_apdus_with_late_feedback(
+    parity: Option<ParityConfig>,
+    dropped: impl Fn(&[u32], u32) -> bool,
+) -> Run {
+    let mut s = {
+        let mut config = SenderConfig::new(src(), group());
+        config.cc = CcConfig::Fixed(Default::default());
+        config.txw_max_packets = 4;
+        config.parity = parity;
+        Sender::new(config, Instant::ZERO)
+    };
     let floor = s.next_write_sqn();
     s.set_repair_floor(Some(floor));
     let mut first_sqns = Vec::new();
@@ -60,17 +79,14 @@ fn repairs_outside_the_window_come_from_the_application() {
     let mut config = ReceiverConfig::new(rcv(), group());
     config.cc = CcConfig::Fixed(Default::default());
     let mut r = Receiver::new(config, 9);
-    let dropped = first_sqns[2]..first_sqns[3];
     let mut now = Instant::ZERO;
     let mut buf = vec![0u8; 2000];
-    let mut delivered = Vec::new();
-    let mut requested = Vec::new();
-    let mut max_trail_seen = 0;
+    let (mut delivered, mut requested, mut max_trail_seen) = (Vec::new(), Vec::new(), 0);
     while now < Instant::from_secs_f64(20.0) && delivered.len() < 20 {
         while let Some(t) = s.poll_transmit(now, &mut buf) {
             let p = PacketRepr::parse(&buf[..t.len]).unwrap();
             match p.body {
-                BodyRepr::Odata { sqn, trail } if dropped.contains(&sqn) => {
+                BodyRepr::Odata { sqn, trail } if dropped(&first_sqns, sqn) => {
                     max_trail_seen = max_trail_seen.max(trail);
                     continue;
                 }
@@ -82,7 +98,7 @@ fn repairs_outside_the_window_come_from_the_application() {
             r.handle_datagram(now, src(), &buf[..t.len]);
         }
         while let Some(t) = r.poll_transmit(now, &mut buf) {
-            // Feedback is held up until the window is well past the dropped APDU.
+            // Feedback is held up until the window is well past the dropped packets.
             if seq_ge(s.window_edges().1, first_sqns[10]) {
                 s.handle_datagram(now, rcv(), &buf[..t.len]);
             }
@@ -105,15 +121,47 @@ fn repairs_outside_the_window_come_from_the_application() {
         s.handle_timeout(now);
         r.handle_timeout(now);
     }
-    assert_eq!(delivered, (0..20).map(apdu).collect::<Vec<_>>());
     requested.sort_unstable();
-    assert_eq!(requested, dropped.collect::<Vec<_>>());
+    Run {
+        delivered,
+        requested,
+        max_trail_seen,
+        floor,
+        sender: s,
+    }
+}
+
+#[test]
+fn repairs_outside_the_window_come_from_the_application() {
+    // The whole of APDU 2 is lost.
+    let run = twenty_apdus_with_late_feedback(None, |f, sqn| (f[2]..f[3]).contains(&sqn));
+    assert_eq!(run.delivered, (0..20).map(apdu).collect::<Vec<_>>());
+    let apdu2: Vec<u32> = (run.floor + 6..run.floor + 9).collect();
+    assert_eq!(run.requested, apdu2);
     assert_eq!(
-        max_trail_seen, floor,
+        run.max_trail_seen, run.floor,
         "the floor is advertised as TXW_TRAIL"
     );
-    assert_eq!(s.stats().app_repairs_requested, 3);
-    assert_eq!(s.pending_app_repairs(), 0);
+    assert_eq!(run.sender.stats().app_repairs_requested, 3);
+    assert_eq!(run.sender.pending_app_repairs(), 0);
+}
+
+#[test]
+fn rfc3208_11_4_parity_outside_the_window_is_coded_from_the_applications_packets() {
+    // Groups of 4; one packet of the group from 4 is lost and its parity NAK comes when the window holds
+    // sequence numbers 27–30 only: the source asks the application for the group's four packets and codes them.
+    let run =
+        twenty_apdus_with_late_feedback(Some(ParityConfig::on_demand(4)), |f, sqn| sqn == f[0] + 7);
+    assert_eq!(run.floor, 0, "with parity the session starts at a group");
+    assert_eq!(run.delivered, (0..20).map(apdu).collect::<Vec<_>>());
+    assert_eq!(run.requested, vec![4, 5, 6, 7]);
+    let stats = run.sender.stats();
+    assert!(
+        stats.parity_naks >= 1 && stats.parity_packets >= 1,
+        "{stats:?}"
+    );
+    assert_eq!(stats.rdata_packets, 0, "no selective repair: {stats:?}");
+    assert_eq!(run.sender.pending_app_repairs(), 0);
 }
 
 #[test]

@@ -10,12 +10,15 @@
 //! the source cuts the requested TSDU out of it by the same fragmentation rule as `write` (RFC 3208 §9.3) and
 //! queues the RDATA, which then leaves under the same rate limits as any repair.
 //!
+//! With parity (RFC 3208 §11.4) a parity NAK for a group whose packets left the window asks the application
+//! for those packets too: they are held (not sent) until the group is coded, then released.
+//!
 //! Nothing here reads a file or a clock: the engine stays sans-IO; the driver decides how to fetch the bytes.
 
 use super::txw::TxPacket;
 use crate::seq;
 use convoy_wire::FragmentOption;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// Bound on repairs requested from the application and not yet supplied, and on supplied repairs waiting for
 /// the rate limiter; NAKs beyond it are dropped (the receivers NAK again after NAK_RPT_IVL).
@@ -47,15 +50,26 @@ pub fn tsdu_of(first_sqn: u32, sqn: u32, apdu: &[u8], max_tsdu: usize) -> Option
     })
 }
 
+/// What a packet was asked of the application for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Wanted {
+    /// To be sent as selective RDATA.
+    pub repair: bool,
+    /// To code its group's parity.
+    pub coding: bool,
+}
+
 /// Requests to the application and the repairs it supplied.
 #[derive(Debug, Default)]
 pub(super) struct AppRepairs {
     /// The oldest sequence number the application can repair.
     pub floor: Option<u32>,
     /// Requested from the application, not yet supplied.
-    requested: BTreeSet<u32>,
+    requested: BTreeMap<u32, Wanted>,
     /// Supplied, waiting to be sent.
     ready: BTreeMap<u32, TxPacket>,
+    /// Supplied, held to code a group's parity.
+    coding: BTreeMap<u32, TxPacket>,
 }
 
 impl AppRepairs {
@@ -73,23 +87,81 @@ impl AppRepairs {
         }
     }
 
-    /// Note a request; true if the application must be asked (not already pending or supplied).
-    pub fn request(&mut self, sqn: u32) -> bool {
-        if self.ready.contains_key(&sqn)
-            || self.requested.len() + self.ready.len() >= MAX_APP_REPAIRS
-        {
-            return false;
-        }
-        self.requested.insert(sqn)
+    fn full(&self) -> bool {
+        self.requested.len() + self.ready.len() + self.coding.len() >= MAX_APP_REPAIRS
     }
 
-    /// The application supplied `packet` for `sqn`; true if it had been requested (and is now queued).
-    pub fn supply(&mut self, sqn: u32, packet: TxPacket) -> bool {
-        if !self.requested.remove(&sqn) {
+    /// Note a request for a selective repair; true if the application must be asked (not already pending or
+    /// supplied).
+    pub fn request(&mut self, sqn: u32) -> bool {
+        if self.ready.contains_key(&sqn) {
             return false;
         }
-        self.ready.insert(sqn, packet);
+        if let Some(w) = self.requested.get_mut(&sqn) {
+            w.repair = true;
+            return false;
+        }
+        if self.full() {
+            return false;
+        }
+        let repair = Wanted {
+            repair: true,
+            coding: false,
+        };
+        self.requested.insert(sqn, repair);
         true
+    }
+
+    /// Note a request for a packet to code its group's parity; true if the application must be asked.
+    pub fn request_for_coding(&mut self, sqn: u32) -> bool {
+        if self.coding.contains_key(&sqn) {
+            return false;
+        }
+        if let Some(w) = self.requested.get_mut(&sqn) {
+            w.coding = true;
+            return false;
+        }
+        if let Some(p) = self.ready.get(&sqn) {
+            let p = p.clone();
+            self.coding.insert(sqn, p);
+            return false;
+        }
+        if self.full() {
+            return false;
+        }
+        let coding = Wanted {
+            repair: false,
+            coding: true,
+        };
+        self.requested.insert(sqn, coding);
+        true
+    }
+
+    /// The application supplied `packet` for `sqn`: what it had been requested for (nothing if it was not),
+    /// and now is queued or held.
+    pub fn supply(&mut self, sqn: u32, packet: TxPacket) -> Wanted {
+        let Some(wanted) = self.requested.remove(&sqn) else {
+            return Wanted::default();
+        };
+        if wanted.coding {
+            self.coding.insert(sqn, packet.clone());
+        }
+        if wanted.repair {
+            self.ready.insert(sqn, packet);
+        }
+        wanted
+    }
+
+    /// A packet held for coding.
+    pub fn coding_packet(&self, sqn: u32) -> Option<&TxPacket> {
+        self.coding.get(&sqn)
+    }
+
+    /// The group's packets `sqns` are coded: stop holding them.
+    pub fn coded(&mut self, sqns: impl Iterator<Item = u32>) {
+        for s in sqns {
+            self.coding.remove(&s);
+        }
     }
 
     /// A supplied repair.
@@ -155,12 +227,42 @@ mod tests {
             payload: vec![1],
             fragment: None,
         };
-        assert!(!r.supply(4, p.clone()), "not requested");
-        assert!(r.supply(3, p));
+        assert_eq!(r.supply(4, p.clone()), Wanted::default(), "not requested");
+        assert!(r.supply(3, p).repair);
         assert!(!r.request(3), "already supplied, waiting to be sent");
         assert!(r.get(3).is_some());
         r.sent(3);
         assert!(r.request(3), "a new NAK after the repair left asks again");
         assert_eq!(r.pending(), 1);
+    }
+
+    #[test]
+    fn rfc3208_11_4_packets_for_coding_are_held_until_coded_and_share_requests() {
+        let mut r = AppRepairs {
+            floor: Some(0),
+            ..AppRepairs::default()
+        };
+        let p = |b: u8| TxPacket {
+            payload: vec![b],
+            fragment: None,
+        };
+        assert!(r.request_for_coding(4));
+        assert!(!r.request(4), "already asked for, now for both");
+        assert_eq!(
+            r.supply(4, p(4)),
+            Wanted {
+                repair: true,
+                coding: true
+            }
+        );
+        assert!(r.get(4).is_some() && r.coding_packet(4).is_some());
+        assert!(!r.request_for_coding(4), "held");
+        assert!(r.request(5));
+        assert!(r.supply(5, p(5)).repair);
+        assert!(!r.request_for_coding(5), "a supplied repair is held too");
+        assert_eq!(r.coding_packet(5).map(|q| q.payload[0]), Some(5));
+        r.coded(4..6);
+        assert!(r.coding_packet(4).is_none() && r.coding_packet(5).is_none());
+        assert!(r.get(4).is_some(), "the selective repair still goes");
     }
 }

@@ -367,13 +367,16 @@ impl Sender {
         let Some(packet) = tsdu_of(first_sqn, sqn, apdu, self.config.max_tsdu) else {
             return false;
         };
-        if !self.app_repairs.supply(sqn, packet) {
-            return false;
-        }
-        if self.repair_set.insert(sqn) {
+        let wanted = self.app_repairs.supply(sqn, packet);
+        if wanted.repair && self.repair_set.insert(sqn) {
             self.repair_queue.push_back(sqn);
         }
-        true
+        if wanted.coding {
+            if let Some(p) = self.parity.as_mut() {
+                p.resume_waiting();
+            }
+        }
+        wanted.repair || wanted.coding
     }
 
     /// Repairs requested from the application and not yet supplied.

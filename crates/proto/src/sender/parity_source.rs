@@ -23,7 +23,7 @@
 //! interval of module `repair_elim`) as pending too: a NAK that crossed that parity on its way is answered by
 //! it, as a duplicate selective NAK is.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
 use convoy_wire::{FragmentOption, ParityParams};
@@ -147,6 +147,32 @@ struct GroupState {
 /// 1.4 MB.
 const CODED_GROUPS: usize = 64;
 
+/// Where a packet of a group to be coded is, as the sender sees it.
+#[derive(Clone, Copy, Debug)]
+pub enum Held<'a> {
+    /// In the transmit window, or already fetched from the application.
+    Here(&'a TxPacket),
+    /// Out of the window but the application can supply it (module `app_repair`).
+    Fetchable,
+    /// Nowhere: the group cannot be coded.
+    Gone,
+}
+
+/// What the next parity packet needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NextParity {
+    /// The group from `group` is coded: the next packet's payload is `len` bytes.
+    Ready {
+        /// TG_SQN.
+        group: u32,
+        /// Payload length.
+        len: usize,
+    },
+    /// The on-demand parity owed to the group from this TG_SQN needs packets the application must supply; it
+    /// waits (not counted by [`ParitySource::has_owed`]) until [`ParitySource::resume_waiting`].
+    Fetch(u32),
+}
+
 /// What a parity NAK led to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParityNak {
@@ -158,6 +184,15 @@ pub enum ParityNak {
     Unavailable,
 }
 
+/// Why a group could not be coded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Uncoded {
+    /// Some of its packets must come from the application first.
+    Fetchable,
+    /// Incomplete, or a packet is nowhere.
+    Gone,
+}
+
 /// The source's parity state (module docs).
 #[derive(Debug)]
 pub struct ParitySource {
@@ -165,6 +200,8 @@ pub struct ParitySource {
     groups: BTreeMap<u32, GroupState>,
     /// Groups owing on-demand parity, oldest request first.
     owed: VecDeque<u32>,
+    /// Groups owing on-demand parity whose packets the application is fetching.
+    waiting: BTreeSet<u32>,
     /// Pro-active parity to send: (group, parity number).
     proactive: VecDeque<(u32, u32)>,
     coded: BTreeMap<u32, Coded>,
@@ -182,6 +219,7 @@ impl ParitySource {
             config,
             groups: BTreeMap::new(),
             owed: VecDeque::new(),
+            waiting: BTreeSet::new(),
             proactive: VecDeque::new(),
             coded: BTreeMap::new(),
             coded_order: VecDeque::new(),
@@ -259,7 +297,8 @@ impl ParitySource {
     }
 
     /// A parity NAK with NAK_SQN `nak_sqn` (the group's TG_SQN plus NAK_PKT_CNT) at `now`, the transmit window
-    /// leading at `lead` and trailing at `trail`; parity sent for the group `within` before counts as answering
+    /// leading at `lead` and the oldest repairable packet `trail` (the window's trail, or the application's
+    /// repair floor when older); parity sent for the group `within` before counts as answering
     /// it (module docs).
     pub fn on_nak(
         &mut self,
@@ -293,7 +332,7 @@ impl ParitySource {
             return ParityNak::Covered;
         }
         let extra = wanted - covered;
-        if g.pending == 0 {
+        if g.pending == 0 && !self.waiting.contains(&tg) {
             self.owed.push_back(tg);
         }
         g.pending += extra;
@@ -310,34 +349,63 @@ impl ParitySource {
         !self.owed.is_empty()
     }
 
-    /// The payload length of the next parity packet of the kind asked (`proactive` or on demand), coding its
-    /// group if needed from the transmit window (`packet`); groups that left the window are dropped.
+    /// Whether waiting groups ([`NextParity::Fetch`]) are owed parity.
+    pub fn has_waiting(&self) -> bool {
+        !self.waiting.is_empty()
+    }
+
+    /// Packets arrived from the application: the groups waiting for them try again, before the others.
+    pub fn resume_waiting(&mut self) {
+        for tg in std::mem::take(&mut self.waiting).into_iter().rev() {
+            self.owed.push_front(tg);
+        }
+    }
+
+    /// What the next parity packet of the kind asked (`proactive` or on demand) needs, coding its group if
+    /// needed from the packets `packet` finds. A group with a packet [`Held::Gone`] is dropped; an on-demand
+    /// group with one [`Held::Fetchable`] waits and is returned as [`NextParity::Fetch`] (pro-active parity
+    /// for it is dropped: it follows its data, which left the window).
     pub fn next_len<'a>(
         &mut self,
         proactive: bool,
-        packet: impl Fn(u32) -> Option<&'a TxPacket>,
+        packet: impl Fn(u32) -> Held<'a>,
         lead: u32,
-    ) -> Option<usize> {
+    ) -> Option<NextParity> {
         loop {
             let tg = if proactive {
                 self.proactive.front()?.0
             } else {
                 *self.owed.front()?
             };
-            if let Some(c) = self.code(tg, &packet, lead) {
-                let prefix = if c.with_fragments { FRAGMENT_PREFIX } else { 0 };
-                return Some(c.layout.shard_len - prefix);
-            }
-            // Fell out of the window (or cannot be coded): nothing to send for it.
-            if proactive {
-                self.proactive.pop_front();
-            } else {
-                self.owed.pop_front();
-                if let Some(g) = self.groups.get_mut(&tg) {
-                    g.pending = 0;
+            match self.code(tg, &packet, lead) {
+                Ok(c) => {
+                    let prefix = if c.with_fragments { FRAGMENT_PREFIX } else { 0 };
+                    let len = c.layout.shard_len - prefix;
+                    return Some(NextParity::Ready { group: tg, len });
+                }
+                Err(Uncoded::Fetchable) if !proactive => {
+                    self.owed.pop_front();
+                    self.waiting.insert(tg);
+                    return Some(NextParity::Fetch(tg));
+                }
+                Err(_) if proactive => {
+                    self.proactive.pop_front();
+                }
+                Err(_) => {
+                    self.owed.pop_front();
+                    if let Some(g) = self.groups.get_mut(&tg) {
+                        g.pending = 0;
+                    }
                 }
             }
         }
+    }
+
+    /// The group from `tg`'s sequence numbers up to `lead`: k of them, or fewer for the session's short last
+    /// group; `None` while incomplete.
+    pub fn members(&self, tg: u32, lead: u32) -> Option<impl Iterator<Item = u32>> {
+        let n = self.size_of(tg, lead)?;
+        Some((0..n).map(move |i| tg.wrapping_add(i)))
     }
 
     /// The next parity packet of the kind asked, after [`ParitySource::next_len`] returned its length.
@@ -383,25 +451,34 @@ impl ParitySource {
         })
     }
 
-    /// The group from `tg` coded, from the cache or the transmit window.
+    /// The group from `tg` coded, from the cache or the packets `packet` finds.
     fn code<'a>(
         &mut self,
         tg: u32,
-        packet: &impl Fn(u32) -> Option<&'a TxPacket>,
+        packet: &impl Fn(u32) -> Held<'a>,
         lead: u32,
-    ) -> Option<&Coded> {
+    ) -> Result<&Coded, Uncoded> {
         if !self.coded.contains_key(&tg) {
-            let n = self.size_of(tg, lead)?;
-            let packets: Vec<&TxPacket> = (0..n)
-                .map(|i| packet(tg.wrapping_add(i)))
-                .collect::<Option<_>>()?;
+            let n = self.size_of(tg, lead).ok_or(Uncoded::Gone)?;
+            let mut packets = Vec::with_capacity(n as usize);
+            let mut fetchable = false;
+            for i in 0..n {
+                match packet(tg.wrapping_add(i)) {
+                    Held::Here(p) => packets.push(p),
+                    Held::Fetchable => fetchable = true,
+                    Held::Gone => return Err(Uncoded::Gone),
+                }
+            }
+            if fetchable {
+                return Err(Uncoded::Fetchable);
+            }
             let with_fragments = packets.iter().any(|p| p.fragment.is_some());
             let tsdus: Vec<Vec<u8>> = packets
                 .iter()
                 .map(|p| parity::coded_tsdu(&p.payload, p.fragment, with_fragments))
                 .collect();
             let refs: Vec<&[u8]> = tsdus.iter().map(Vec::as_slice).collect();
-            let (layout, shards) = parity::encode(&refs).ok()?;
+            let (layout, shards) = parity::encode(&refs).map_err(|_| Uncoded::Gone)?;
             if self.coded_order.len() >= CODED_GROUPS {
                 if let Some(old) = self.coded_order.pop_front() {
                     self.coded.remove(&old);
@@ -417,7 +494,7 @@ impl ParitySource {
                 },
             );
         }
-        self.coded.get(&tg)
+        self.coded.get(&tg).ok_or(Uncoded::Gone)
     }
 
     /// Forget groups that left the transmit window (trailing at `trail`).
@@ -426,6 +503,7 @@ impl ParitySource {
         let gone = |tg: &u32| seq::lt(tg.wrapping_add(k - 1), trail);
         self.groups.retain(|tg, _| !gone(tg));
         self.owed.retain(|tg| !gone(tg));
+        self.waiting.retain(|tg| !gone(tg));
         self.proactive.retain(|(tg, _)| !gone(tg));
         self.coded.retain(|tg, _| !gone(tg));
         self.coded_order.retain(|tg| !gone(tg));
@@ -458,6 +536,10 @@ mod tests {
         })
     }
 
+    fn held(w: &[TxPacket], q: u32) -> Held<'_> {
+        w.get(q as usize).map_or(Held::Gone, Held::Here)
+    }
+
     const NOW: Instant = Instant::ZERO;
     const RTT: Duration = Duration::from_millis(100);
 
@@ -465,7 +547,7 @@ mod tests {
     fn send_owed(s: &mut ParitySource, w: &[TxPacket], now: Instant) -> Vec<u32> {
         let lead = w.len() as u32 - 1;
         let mut sent = Vec::new();
-        while s.next_len(false, |q| w.get(q as usize), lead).is_some() {
+        while s.next_len(false, |q| held(w, q), lead).is_some() {
             sent.push(s.take(now, false).unwrap().sqn);
         }
         sent
@@ -529,7 +611,7 @@ mod tests {
             ParityNak::Queued(1)
         );
         let p = {
-            s.next_len(false, |q| w.get(q as usize), 10).unwrap();
+            s.next_len(false, |q| held(&w, q), 10).unwrap();
             s.take(NOW, false).unwrap()
         };
         assert_eq!((p.sqn, p.curr_tg_size), (8, Some(3)));
@@ -544,7 +626,7 @@ mod tests {
         }
         let lead = 7;
         let mut proactive = Vec::new();
-        while s.next_len(true, |q| w.get(q as usize), lead).is_some() {
+        while s.next_len(true, |q| held(&w, q), lead).is_some() {
             proactive.push(s.take(NOW, true).unwrap().sqn);
         }
         assert_eq!(proactive, vec![0, 1]);
@@ -587,5 +669,39 @@ mod tests {
         );
         let w = window(16);
         assert!(send_owed(&mut s, &w, NOW).is_empty());
+    }
+
+    #[test]
+    fn a_group_out_of_the_window_waits_for_the_application_then_is_coded() {
+        let mut s = source(0);
+        let w = window(16);
+        // The window trails at 8; the application's floor (0) still covers group 0.
+        assert_eq!(
+            s.on_nak(NOW, 1, (0, 15), Duration::ZERO),
+            ParityNak::Queued(2)
+        );
+        s.on_nak(NOW, 8, (0, 15), Duration::ZERO);
+        let fetchable = |q: u32| if q < 8 { Held::Fetchable } else { held(&w, q) };
+        assert_eq!(s.next_len(false, fetchable, 15), Some(NextParity::Fetch(0)));
+        assert!(s.has_waiting());
+        assert_eq!(
+            s.next_len(false, fetchable, 15),
+            Some(NextParity::Ready { group: 8, len: 100 }),
+            "the other group goes meanwhile"
+        );
+        assert_eq!(s.take(NOW, false).unwrap().sqn, 8);
+        assert!(!s.has_owed(), "the waiting group is not owed until resumed");
+        assert_eq!(
+            s.on_nak(NOW, 1, (0, 15), Duration::ZERO),
+            ParityNak::Covered,
+            "a repeat NAK while fetching is covered"
+        );
+        s.resume_waiting();
+        assert_eq!(send_owed(&mut s, &w, NOW), vec![0, 1]);
+        let mut s = source(0);
+        s.on_nak(NOW, 0, (0, 15), Duration::ZERO);
+        let gone = |q: u32| if q < 8 { Held::Gone } else { held(&w, q) };
+        assert_eq!(s.next_len(false, gone, 15), None, "dropped");
+        assert!(!s.has_owed() && !s.has_waiting());
     }
 }

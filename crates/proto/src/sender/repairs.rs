@@ -1,7 +1,7 @@
 //! The source's answers to NAKs (RFC 3208 §5.2, §6.3): NCFs, selective RDATA, and parity (§11.4) — on-demand
 //! parity for parity NAKs and the pro-active parity that follows each group's data.
 
-use super::parity_source::{ParityNak, ParityPacket};
+use super::parity_source::{Held, NextParity, ParityNak, ParityPacket};
 use super::{RepairPacing, Sender, SenderEvent, REPAIRS_PER_ODATA};
 use crate::cc::Permit;
 use crate::time::Instant;
@@ -90,7 +90,8 @@ impl Sender {
     fn on_parity_nak(&mut self, now: Instant, sqn: u32) {
         self.stats.parity_naks += 1;
         let within = self.elimination_window();
-        let window = (self.txw.trail(), self.txw.lead());
+        // Groups the application can supply (module `app_repair`) are answered too.
+        let window = (self.trail(), self.txw.lead());
         let Some(parity) = self.parity.as_mut() else {
             self.stats.nak_outside_window += 1;
             return;
@@ -218,11 +219,7 @@ impl Sender {
         if !waiting {
             return None;
         }
-        let (txw, lead) = (&self.txw, self.txw.lead());
-        let len = self
-            .parity
-            .as_mut()?
-            .next_len(proactive, |s| txw.get(s), lead)?;
+        let len = self.next_parity_len(proactive)?;
         let len_estimate = crate::cc::packet_size(len);
         let permitted = if proactive {
             self.cc.permit(now) == Permit::Now
@@ -253,6 +250,45 @@ impl Sender {
                 PacketType::Rdata
             },
         })
+    }
+
+    /// The next parity packet's payload length, its group coded from the window or the application's packets;
+    /// groups needing packets from the application ask for them and wait (module `app_repair`).
+    fn next_parity_len(&mut self, proactive: bool) -> Option<usize> {
+        let lead = self.txw.lead();
+        loop {
+            let (txw, app, window_trail) = (&self.txw, &self.app_repairs, self.txw.trail());
+            let held = |s: u32| match txw.get(s).or_else(|| app.coding_packet(s)) {
+                Some(p) => Held::Here(p),
+                None if app.covers(s, window_trail) => Held::Fetchable,
+                None => Held::Gone,
+            };
+            match self.parity.as_mut()?.next_len(proactive, held, lead)? {
+                NextParity::Ready { group, len } => {
+                    if let Some(members) = self.parity.as_ref()?.members(group, lead) {
+                        self.app_repairs.coded(members);
+                    }
+                    return Some(len);
+                }
+                NextParity::Fetch(group) => self.fetch_group(group, lead),
+            }
+        }
+    }
+
+    /// Ask the application for the packets of the group from `group` that left the window, to code its parity.
+    fn fetch_group(&mut self, group: u32, lead: u32) {
+        let Some(members) = self.parity.as_ref().and_then(|p| p.members(group, lead)) else {
+            return;
+        };
+        for s in members.collect::<Vec<_>>() {
+            if self.txw.get(s).is_none()
+                && self.app_repairs.coding_packet(s).is_none()
+                && self.app_repairs.request_for_coding(s)
+            {
+                self.stats.app_repairs_requested += 1;
+                self.push_event(SenderEvent::RepairRequested { sqn: s });
+            }
+        }
     }
 
     fn emit_parity(&self, packet: &ParityPacket, buf: &mut [u8]) -> Option<usize> {
