@@ -56,7 +56,7 @@ fn transfer(
     Some(Cell {
         wire_per_data: (wire + 28.0 * datagrams) / len as f64,
         goodput_mbit: s["goodput_bps"].as_f64().unwrap() / 1e6,
-        repairs: s["packets"]["rdata"].as_u64().unwrap(),
+        repairs: common::lab_transfer::repairs(&s),
         lost: lab.shaped_drops(1).unwrap_or(0),
         acker_changes: s["acker_changes"].as_u64().unwrap(),
     })
