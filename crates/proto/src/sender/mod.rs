@@ -14,7 +14,7 @@ mod spm;
 mod txw;
 
 pub use app_repair::{tsdu_of, MAX_APP_REPAIRS};
-pub use parity_source::{ParityConfig, ParityNak, ParityPacket, ParitySource};
+pub use parity_source::{Held, NextParity, ParityConfig, ParityNak, ParityPacket, ParitySource};
 pub use repair_elim::RecentRepairs;
 pub use repair_pacing::RepairPacing;
 pub use spm::{SpmIntervals, SpmSchedule};
