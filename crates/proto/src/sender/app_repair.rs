@@ -97,19 +97,7 @@ impl AppRepairs {
         if self.ready.contains_key(&sqn) {
             return false;
         }
-        if let Some(w) = self.requested.get_mut(&sqn) {
-            w.repair = true;
-            return false;
-        }
-        if self.full() {
-            return false;
-        }
-        let repair = Wanted {
-            repair: true,
-            coding: false,
-        };
-        self.requested.insert(sqn, repair);
-        true
+        self.ask(sqn, |w| w.repair = true)
     }
 
     /// Note a request for a packet to code its group's parity; true if the application must be asked.
@@ -117,23 +105,27 @@ impl AppRepairs {
         if self.coding.contains_key(&sqn) {
             return false;
         }
-        if let Some(w) = self.requested.get_mut(&sqn) {
-            w.coding = true;
-            return false;
-        }
         if let Some(p) = self.ready.get(&sqn) {
             let p = p.clone();
             self.coding.insert(sqn, p);
             return false;
         }
+        self.ask(sqn, |w| w.coding = true)
+    }
+
+    /// Add what `want` marks to the request for `sqn`: true if it is new (the application must be asked), false
+    /// if it joined a pending one or the requests are full.
+    fn ask(&mut self, sqn: u32, want: impl Fn(&mut Wanted)) -> bool {
+        if let Some(w) = self.requested.get_mut(&sqn) {
+            want(w);
+            return false;
+        }
         if self.full() {
             return false;
         }
-        let coding = Wanted {
-            repair: false,
-            coding: true,
-        };
-        self.requested.insert(sqn, coding);
+        let mut w = Wanted::default();
+        want(&mut w);
+        self.requested.insert(sqn, w);
         true
     }
 
