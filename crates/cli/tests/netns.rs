@@ -34,7 +34,7 @@ fn transfer_with_loss(tag: &str, percent: u32) {
         s["timeouts"],
         s["acker_changes"]
     );
-    // Files are repaired with parity by default (docs/parity.md); either kind counts.
+    // Selective or parity repairs (with `--parity`, docs/parity.md): either kind counts.
     assert!(repairs(&s) > 0, "losses were repaired: {s}");
 }
 

@@ -63,15 +63,14 @@ pub fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// A file of `len` pseudo-random bytes in `dir`.
-/// Repair packets in a `--stats-json` summary: selective RDATA plus parity (files are repaired with parity by
-/// default, docs/parity.md).
+/// Repair packets in a `--stats-json` summary: selective RDATA plus parity (with `--parity`, docs/parity.md).
 #[allow(dead_code)]
 pub fn repairs(s: &serde_json::Value) -> u64 {
     let count = |k: &str| s["packets"][k].as_u64().unwrap_or(0);
     count("rdata") + count("parity")
 }
 
+/// A file of `len` pseudo-random bytes in `dir`.
 pub fn file(dir: &Scratch, name: &str, len: usize) -> PathBuf {
     let p = dir.0.join(name);
     fs::write(&p, bytes(len as u64, len)).unwrap();

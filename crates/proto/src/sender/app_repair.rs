@@ -151,6 +151,10 @@ impl AppRepairs {
 
     /// The group's packets `sqns` are coded: stop holding them.
     pub fn coded(&mut self, sqns: impl Iterator<Item = u32>) {
+        if self.coding.is_empty() {
+            // Every parity packet sent asks; only a group coded from the application's packets holds any.
+            return;
+        }
         for s in sqns {
             self.coding.remove(&s);
         }

@@ -281,10 +281,7 @@ impl Sender {
             return;
         };
         for s in members.collect::<Vec<_>>() {
-            if self.txw.get(s).is_none()
-                && self.app_repairs.coding_packet(s).is_none()
-                && self.app_repairs.request_for_coding(s)
-            {
+            if self.txw.get(s).is_none() && self.app_repairs.request_for_coding(s) {
                 self.stats.app_repairs_requested += 1;
                 self.push_event(SenderEvent::RepairRequested { sqn: s });
             }
