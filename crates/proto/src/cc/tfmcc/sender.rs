@@ -61,10 +61,9 @@ pub struct TfmccSender {
     next_send: Instant,
     /// R_max (§3.2).
     pub(super) r_max: Duration,
-    /// The largest RTT measured, kept as R_max is (raised at once, decayed to the round's peak, §3.2) but without
-    /// R_max's initial value and its packet-interval floor: the RTT of the increase limit
-    /// ([`TfmccSender::increase_rtt`]). `None` before the first report.
-    rtt_measured_max: Option<Duration>,
+    /// R_max without its packet-interval floor: the initial value (§3.1), raised at once by a larger RTT and
+    /// decayed to the round's peak (§3.2). The RTT of the increase limit ([`TfmccSender::increase_rtt`]).
+    rtt_bound: Duration,
     /// The round's largest RTT, and whether an RTT above R_max was seen in it.
     r_peak: Duration,
     r_max_raised: bool,
@@ -107,7 +106,7 @@ impl TfmccSender {
             s,
             next_send: now,
             r_max,
-            rtt_measured_max: None,
+            rtt_bound: r_max,
             r_peak: Duration::ZERO,
             r_max_raised: false,
             fb_nr: 0,
@@ -149,18 +148,23 @@ impl TfmccSender {
         self.r_max.as_secs_f64()
     }
 
-    /// The RTT of the increase limit: the largest RTT measured ([`TfmccSender::rtt_measured_max`]), R_max before
-    /// any. RFC 4654 §3.3 limits increases to "8s/R_max bits/s every R_max", one packet per RTT, TCP's additive
-    /// increase (the paper §2.2: "we impose a rate increase limit of one packet per RTT"). The floor §3.2 puts
-    /// under R_max, one packet interval plus ts_gran, is there so that a feedback round holds packets; applied to
-    /// the increase, it made TFMCC at start-up rates (6–50 kbit/s, intervals of 0.2–2 s) climb by one packet per
-    /// packet interval squared: ~3 kbit/s per second beside TCP at a 130 ms RTT, 10–100 times slower than the
-    /// rule UFTP implements (s/grtt per CLR report, grtt the largest measured RTT).
+    /// The RTT of the increase limit: R_max without the floor ([`TfmccSender::rtt_bound`]). RFC 4654 §3.3 limits
+    /// increases to "8s/R_max bits/s every R_max", one packet per RTT, TCP's additive increase (the paper §2.2:
+    /// "we impose a rate increase limit of one packet per RTT"). The floor §3.2 puts under R_max, one packet
+    /// interval plus ts_gran, is there so that a feedback round holds packets; applied to the increase, it made
+    /// TFMCC at start-up rates (6–50 kbit/s, intervals of 0.2–2 s) climb by one packet per packet interval
+    /// squared: ~3 kbit/s per second beside TCP at a 130 ms RTT, 10–100 times slower than one packet per RTT.
+    ///
+    /// R_max's initial value and its decay stay: R_max speaks for the receivers not heard from yet (they get their
+    /// RTTs measured about one a feedback round, the paper §4.3). The largest RTT *measured* (UFTP's grtt, used here
+    /// before) ramped a LAN session with 1 ms RTTs to 134 Mbit/s within 0.1 s of slowstart's end, before a
+    /// receiver behind 10 Mbit/s had its turn to report; it lost 20–30% of the data, and its loss history held
+    /// the session near 0.1 Mbit/s for 20 s after (scenarios/examples/tfmcc-lan-fleet.toml).
     fn increase_rtt(&self) -> f64 {
-        self.rtt_measured_max.unwrap_or(self.r_max).max(MIN_RTT).as_secs_f64()
+        self.rtt_bound.max(MIN_RTT).as_secs_f64()
     }
 
-    /// Raise X towards `target`, by at most s/R per R since the last raise, R the largest RTT measured (§3.3
+    /// Raise X towards `target`, by at most s/R per R since the last raise, R = R_max without its floor (§3.3
     /// cases 1 and 4, [`TfmccSender::increase_rtt`]); in slowstart by at most a doubling per RTT (§3.6). Lowering
     /// is immediate. While an increase is held (case 3), no increase credit builds up.
     fn move_to(&mut self, now: Instant, target: f64, rtt: Duration) {
@@ -352,8 +356,8 @@ impl TfmccSender {
             self.r_max = self.r_max.mul_f64(0.9).max(self.r_peak);
         }
         if self.r_peak > Duration::ZERO {
-            // The peak is at least any sample that raised the measured maximum in this round.
-            self.rtt_measured_max = self.rtt_measured_max.map(|m| m.mul_f64(0.9).max(self.r_peak));
+            // The peak is at least any sample that raised the bound in this round.
+            self.rtt_bound = self.rtt_bound.mul_f64(0.9).max(self.r_peak);
         }
         // §3.2: R_max ≥ 8s/X + ts_gran, so that a round holds packets.
         self.r_max = self.r_max.max(self.ipi() + self.config.ts_gran);
@@ -384,7 +388,7 @@ impl TfmccSender {
             x_r
         };
         self.r_peak = self.r_peak.max(rtt);
-        self.rtt_measured_max = Some(self.rtt_measured_max.map_or(rtt, |m| m.max(rtt)));
+        self.rtt_bound = self.rtt_bound.max(rtt);
         if rtt > self.r_max {
             self.r_max = rtt;
             self.r_max_raised = true;

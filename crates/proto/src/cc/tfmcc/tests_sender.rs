@@ -10,20 +10,40 @@ use convoy_wire::OptionsRepr;
 use std::time::Duration;
 
 #[test]
-fn rfc4654_3_3_the_increase_limit_is_one_packet_per_measured_rtt_not_per_floored_r_max() {
+fn rfc4654_3_3_the_increase_limit_is_one_packet_per_rtt_not_per_floored_r_max() {
     // 22 kbit/s (one 1400-byte packet per 0.5 s, so R_max is at least 0.5 s by §3.2's floor) beside a CLR whose
-    // RTT is 100 ms: one packet per RTT per RTT, TCP's additive increase, is 140 kB/s more after 1 s. Stepping
-    // with the floored R_max gave 5.6 kB/s.
+    // RTT is 100 ms, once the rounds decayed R_max's initial 500 ms to that RTT (§3.2): one packet per RTT per
+    // RTT, TCP's additive increase, is 140 kB/s more after 1 s. Stepping with the floored R_max gave 5.6 kB/s.
     let mut s = steady_sender(2800.0);
-    s.on_report(ms(1000), &report(ip(1), 8.0 * 2800.0, ms(900), true, 0));
-    assert_eq!(s.snapshot().acker, Some(ip(1)));
-    for k in 1..=10u64 {
+    for k in 0..20u64 {
         let t = ms(1000 + 100 * k);
-        s.on_report(t, &report(ip(1), 8e9, t - Duration::from_millis(100), true, 0));
+        s.on_report(t, &report(ip(1), 8.0 * 2800.0, t - Duration::from_millis(100), true, s.fb_nr));
+        s.end_round(t);
+    }
+    assert_eq!((s.snapshot().acker, s.x), (Some(ip(1)), 2800.0));
+    for k in 1..=10u64 {
+        let t = ms(2900 + 100 * k);
+        s.on_report(t, &report(ip(1), 8e9, t - Duration::from_millis(100), true, s.fb_nr));
     }
     let gained = s.x - 2800.0;
     assert!((gained / 140_000.0 - 1.0).abs() < 0.01, "gained {gained} bytes/s in 1 s");
-    assert!(s.r_max >= Duration::from_millis(500), "R_max itself keeps its initial value");
+    assert!(s.r_max >= Duration::from_millis(500), "R_max itself keeps its floor");
+}
+
+#[test]
+fn rfc4654_3_2_receivers_not_heard_yet_are_covered_by_r_max_until_the_rounds_decay_it() {
+    // A LAN: the CLR's RTT is 1 ms and it asks for 1 Gbit/s, but nineteen receivers have not reported yet and
+    // one of them may sit behind 10 Mbit/s. R_max starts at 500 ms for them (§3.1) and decays by 10% a round
+    // (§3.2): the first second after slowstart adds one packet per 500 ms per 500 ms, 5.6 kB/s, not the
+    // 1.4 GB/s of one packet per 1 ms per 1 ms.
+    let mut s = steady_sender(12_500.0);
+    s.on_report(ms(1000), &report(ip(1), 8.0 * 12_500.0, ms(999), true, 0));
+    for k in 1..=10u64 {
+        let t = ms(1000 + 100 * k);
+        s.on_report(t, &report(ip(1), 8e9, t - Duration::from_millis(1), true, 0));
+    }
+    let gained = s.x - 12_500.0;
+    assert!((gained / 5600.0 - 1.0).abs() < 0.01, "gained {gained} bytes/s in 1 s");
 }
 
 #[test]
