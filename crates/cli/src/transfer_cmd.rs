@@ -256,7 +256,8 @@ pub struct SendArgs {
     /// How repairs are paced: `rate-limit` (repairs leave as NAKs ask, limited only by --repair-rate-max, as the
     /// pgmcc paper sends them), `controller` (each repair needs the congestion controller's permit and counts
     /// against its rate or window: for many receivers behind lossy paths, where repairs beside the controller
-    /// can overload their links) or `auto`: controller with parity under TFMCC, aimd and fixed, rate-limit otherwise (pgmcc's window, docs/parity.md).
+    /// can overload their links) or `auto`: controller with parity under TFMCC, aimd and fixed, rate-limit
+    /// otherwise (pgmcc's window, docs/parity.md).
     #[arg(long, value_parser = parse_repairs_choice, default_value = "auto")]
     repairs: RepairsChoice,
     /// Give up (exit 2) when no receiver has answered the controller's feedback requests (pgmcc's acker

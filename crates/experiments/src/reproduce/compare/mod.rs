@@ -21,7 +21,8 @@ use std::path::Path;
 const SESSION: &str = "m";
 /// The ending of a row that runs its scenario with repairs beside the controller (`repairs = "rate-limit"`).
 pub const REPAIRS_BESIDE: &str = "-repairs-beside-cc";
-/// The ending of a row that runs its scenario with parity repairs (RFC 3208 §11, `parity = 32`).
+/// The ending of a row that runs its scenario with parity repairs (RFC 3208 §11, `parity = 64`, the group size
+/// `convoy send` uses for files).
 pub const PARITY: &str = "-parity";
 /// The most bytes on the source's link per delivered byte a parity row may show: Convoy's target for parity
 /// repairs (not a paper's claim), 1.2 with 100 receivers each losing 1% independently.
@@ -51,7 +52,7 @@ const RUNS: &[RunPlan] = matrix![
     ("f-late-join", "cmp-late-join.toml"),
     ("g-moving-bottleneck", "cmp-moving-bottleneck.toml"),
     ("h-uncorrelated-loss-repairs-beside-cc", "cmp-uncorrelated-loss.toml", "session.m.repairs=rate-limit"),
-    ("i-uncorrelated-loss-parity", "cmp-uncorrelated-loss.toml", "session.m.parity=32"),
+    ("i-uncorrelated-loss-parity", "cmp-uncorrelated-loss.toml", "session.m.parity=64"),
 ];
 
 /// The head-to-head comparison.
@@ -90,7 +91,7 @@ const NOTE: &str = "A table, not a claim: its checks fail only when a figure can
     cross traffic moving to the other path) as the time until a 1 s bin of the session's rate is within 1.3 times \
     the new worst path's available bandwidth. Bytes on the source's link count every packet the session sent or \
     received there, IP and UDP headers included, per payload byte the median receiver delivered. The parity row \
-    runs the uncorrelated-loss scenario with parity repairs over groups of 32 packets (RFC 3208 §11, repairs still \
+    runs the uncorrelated-loss scenario with parity repairs over groups of 64 packets (RFC 3208 §11, repairs still \
     charged to the controller): a receiver missing j packets of a group asks for j parity packets, and one parity \
     packet repairs a different loss at every receiver. Its one judged check is Convoy's own target for parity, not a \
     paper's claim: at most 1.2 bytes on the source's link per delivered byte for every controller.";

@@ -137,6 +137,20 @@ fn paper_5_3_negative_feedback_halves_and_feedback_about_packets_before_the_halv
 /// the PF that follows an increase reports packets sent before it (the first packet after the raise reaches the
 /// agent about when that PF leaves) and still counts, so the rate rises every agent RTT, not every second one.
 #[test]
+fn paper_5_3_on_a_lan_a_pf_adds_one_packet_per_feedback_interval_not_per_microseconds_rtt() {
+    // An agent 1 ms away reports at most every 10 ms: its PF adds one packet per 10 ms (s/ts_gran), not one per
+    // 1 ms, which at a LAN's RTTs is a step of tens of Mbit/s per report into whatever bottleneck lies behind.
+    let mut s = AimdSender::new(AimdConfig { initial_rate: Some(100_000.0), ..AimdConfig::default() }, ms(0));
+    send(&mut s, 0, 0, 10);
+    s.on_report(ms(100), &report(ip(1), ReportKind::Congestion, 0.01, 1, 9, ms(100)));
+    send(&mut s, 100, 10, 10);
+    s.on_report(ms(250), &report(ip(1), ReportKind::Positive, 0.01, 1, 19, ms(250)));
+    let step = s.rate() - 100_000.0;
+    let mean = 1000.0 + 400.0 * 0.9f64.powi(20);
+    assert!((step - mean / 0.010).abs() < 1e-6, "step {step}");
+}
+
+#[test]
 fn paper_5_3_the_rate_rises_one_packet_every_agent_rtt() {
     // The RTT the agent reported when it was elected: its capacity holds, and every PF may raise.
     let rtt = 100u64;
