@@ -172,6 +172,10 @@ impl AimdReceiver {
                 if first {
                     self.events.push_back(ReceiverCcEvent::RttMeasured);
                 }
+                // An agent that became one before its first sample planned its next report an initial RTT
+                // away; once per RTT (§5.3) means at most one measured RTT from now.
+                let due = now + self.feedback_interval();
+                self.next_feedback = self.next_feedback.map(|t| t.min(due));
             }
         }
         self.agent = data.agent.map(|(a, c)| (a, f64::from(c.0)));

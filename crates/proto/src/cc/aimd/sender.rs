@@ -53,6 +53,11 @@ struct Agent {
     last_report: Instant,
     /// Whether it has sent positive or negative feedback, i.e. clocked the rate.
     clocked: bool,
+    /// Whether a data packet naming it as the agent has left (see [`AimdSender::silence_due`]).
+    announced: bool,
+    /// Whether its last report carried its own RTT: without one it still reports at its initial RTT's pace
+    /// ([`AimdSender::silence_unit`]).
+    measured: bool,
 }
 
 /// The agent scheme's sender half.
@@ -190,6 +195,8 @@ impl AimdSender {
             loss,
             last_report: now,
             clocked: false,
+            announced: false,
+            measured: r.rtt_us > 0,
         };
         match (self.agent, r.kind) {
             (Some(a), _) if a.addr == r.reporter => self.on_agent_report(a, heard, r),
@@ -238,6 +245,7 @@ impl AimdSender {
     /// (sw-fig6, compare-matrix). [`AimdConfig::gate_on_sampled_rtt`] = false restores the smoothed gate.
     fn on_agent_report(&mut self, before: Agent, mut now_known: Agent, r: &AimdReport) {
         now_known.clocked = before.clocked || r.kind != ReportKind::Congestion;
+        now_known.announced = before.announced;
         if now_known.gate_rtt.abs_diff(before.gate_rtt) <= GATE_RTT_TOLERANCE {
             now_known.gate_rtt = before.gate_rtt;
         }
@@ -275,21 +283,31 @@ impl AimdSender {
         }
     }
 
-    /// The unit of the agent's silence: its RTT, at least one packet interval plus the timer granularity.
+    /// The unit of the agent's silence: the RTT it paces its reports by (§5.3), at least one packet interval plus
+    /// the timer granularity. An agent whose reports carry no RTT has no sample yet and reports once per initial
+    /// RTT: judged by the sender's own sample instead (a tenth of it on the 40 ms paths of compare-matrix), it
+    /// was declared silent, and the rate halved, before its first report could come (with parity, seed 2: the
+    /// rate spiralled to 6.7 kbit/s within 9 s).
     fn silence_unit(&self, a: &Agent) -> Duration {
-        a.rtt.max(self.ipi() + TIMER_GRANULARITY)
+        let paced_by = if a.measured { a.rtt } else { a.rtt.max(self.config.initial_rtt) };
+        paced_by.max(self.ipi() + TIMER_GRANULARITY)
     }
 
-    /// When the silence rules next act.
-    fn silence_due(&self) -> Instant {
+    /// When the silence rules next act. An agent learns its role from the data packets that name it (§5.1), so
+    /// its silence counts from the first of them that leaves, not from its notification: under repairs charged
+    /// to the rate, up to three repairs go before that packet (`REPAIRS_PER_ODATA`), four packet intervals,
+    /// as long as the four silence units themselves, and an agent switch at a low rate could be followed by a
+    /// halving for a silence the agent could not have avoided (traced on compare-matrix's parity row, seed 2).
+    fn silence_due(&self) -> Option<Instant> {
         match self.agent {
+            Some(a) if !a.announced => None,
             Some(a) => {
                 let unit = self.silence_unit(&a);
                 let gone = a.last_report + unit * SILENCE_GONE_RTTS;
                 let halve = a.last_report.max(self.last_halving) + unit * SILENCE_HALVE_RTTS;
-                gone.min(halve)
+                Some(gone.min(halve))
             }
-            None => self.last_feedback.max(self.last_halving) + self.config.initial_rtt * SILENCE_GONE_RTTS,
+            None => Some(self.last_feedback.max(self.last_halving) + self.config.initial_rtt * SILENCE_GONE_RTTS),
         }
     }
 }
@@ -311,6 +329,11 @@ impl SenderController for AimdSender {
         if self.decrease_unsent {
             self.first_after_decrease = Some(sqn);
             self.decrease_unsent = false;
+        }
+        if let Some(a) = self.agent.as_mut().filter(|a| !a.announced) {
+            // Its silence counts from here ([`AimdSender::silence_due`]).
+            a.announced = true;
+            a.last_report = now;
         }
         options.cc.aimd.data = Some(AimdData {
             ts: stamp(now),
@@ -337,7 +360,7 @@ impl SenderController for AimdSender {
     }
 
     fn on_timeout(&mut self, now: Instant) {
-        if now < self.silence_due() {
+        if self.silence_due().is_none_or(|due| now < due) {
             return;
         }
         self.last_halving = now;
@@ -353,7 +376,7 @@ impl SenderController for AimdSender {
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
-        Some(self.silence_due())
+        self.silence_due()
     }
 
     fn poll_event(&mut self) -> Option<CcEvent> {

@@ -215,6 +215,8 @@ fn paper_5_3_a_queue_building_up_stops_the_increase_before_the_smoothed_rtt_show
 #[test]
 fn silence_of_the_agent_halves_after_four_rtts_and_drops_it_after_ten() {
     let mut s = agent_sender();
+    // Counted from the first data packet that names it.
+    send(&mut s, 100, 10, 1);
     let due = s.poll_timeout().unwrap();
     assert_eq!(due, ms(100 + 400));
     s.on_timeout(due);
@@ -222,6 +224,31 @@ fn silence_of_the_agent_halves_after_four_rtts_and_drops_it_after_ten() {
     s.on_timeout(ms(1100));
     assert_eq!(s.snapshot().acker, None);
     assert!(s.poll_event().is_some());
+}
+
+#[test]
+fn paper_5_1_an_agents_silence_counts_from_the_first_packet_that_names_it() {
+    // Elected at 100 ms; repairs charged to the rate hold the data back until 900 ms. The agent cannot report
+    // before it knows its role: no silence halving at 500 ms, four RTTs after 900 ms instead.
+    let mut s = agent_sender();
+    assert_eq!(s.poll_timeout(), None);
+    s.on_timeout(ms(500));
+    assert_eq!(s.rate(), 100_000.0);
+    send(&mut s, 900, 10, 1);
+    assert_eq!(s.poll_timeout(), Some(ms(900 + 400)));
+}
+
+#[test]
+fn paper_5_3_an_agent_without_an_rtt_is_judged_silent_by_its_initial_rtt() {
+    // Its notification carries no RTT (its report was never echoed): it reports once per initial RTT (500 ms),
+    // so four of those, not four of the sender's 100 ms sample, make it silent.
+    let mut s = AimdSender::new(AimdConfig { initial_rate: Some(100_000.0), ..AimdConfig::default() }, ms(0));
+    send(&mut s, 0, 0, 10);
+    let mut cn = report(ip(1), ReportKind::Congestion, 0.01, 100, 9, ms(100));
+    cn.rtt_us = 0;
+    s.on_report(ms(100), &cn);
+    send(&mut s, 100, 10, 1);
+    assert_eq!(s.poll_timeout(), Some(ms(100 + 2000)));
 }
 
 #[test]
@@ -301,6 +328,20 @@ fn paper_5_3_the_agent_sends_one_feedback_per_rtt_negative_taking_precedence() {
     let pf = r.poll_feedback(ms(300), &PATH).unwrap().options.cc.aimd.report.unwrap();
     assert_eq!((pf.kind, pf.sqn), (ReportKind::Positive, 4));
     assert!((f64::from(pf.loss.0) - 0.2).abs() < 1e-6, "1 of 5 packets");
+}
+
+#[test]
+fn paper_5_3_an_agent_without_an_rtt_reports_one_measured_rtt_after_its_first_sample() {
+    // Named the agent before its report was echoed: its first feedback was planned an initial RTT away; the
+    // echo 10 ms later measures 40 ms, and the feedback is due 40 ms after that.
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut r = AimdReceiver::new(AimdConfig::default(), ip(9));
+    receive(&mut r, &mut rng, 0, ms(100), &data(ms(90), Some((ip(9), 10.0)), None));
+    assert_eq!(r.poll_timeout(), Some(ms(100) + AimdConfig::default().initial_rtt));
+    let echo = AimdEcho { receiver: ip(9), tr_echo: stamp(ms(70)) };
+    receive(&mut r, &mut rng, 1, ms(110), &data(ms(100), Some((ip(9), 10.0)), Some(echo)));
+    assert_eq!(r.rtt(), Duration::from_millis(40));
+    assert_eq!(r.poll_timeout(), Some(ms(150)));
 }
 
 #[test]
