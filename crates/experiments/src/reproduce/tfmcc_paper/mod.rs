@@ -376,14 +376,14 @@ const FIG7_NOTE: &str = "Reproduced on seeds 1–5 for the homogeneous runs, jud
     the seeds', not a lower mean. The means are reported beside.";
 
 const FIG13_NOTE: &str = "Judged from this build on the trend the paper claims, the mean over the seeds run of the delay at \
-    t = 140 s against t = 20 s; the single runs are reported. Over seeds 1–5 the means are 2.55 against 1.82 s \
-    (40 receivers: no decrease, within the 1 s slack), 2.78 against 5.82 s (200) and 3.8 against 41.4 s (1000). \
-    With one seed, as `convoy reproduce` runs by default, the mean is that seed's, and seed 1 fails at 40 \
-    receivers (6.79 s at 140 s against 1.85 s at 20 s). Delays on seed 1: 40 receivers 1.85, 1.33, 0.93, \
-    6.79 s for t = 20, 60, 100, 140 s; 200 receivers 11.45 (no RTT sample yet), 1.16, 0.98, 3.84 s; 1000 \
-    receivers 4.28 (no sample yet), 22.1, 21.8, 2.39 s. A change found while the receiver has an RTT sample is \
-    reacted upon within a feedback delay or two (the one-way-delay adjustment shows it at once, now smoothed as \
-    the paper's §2.4.3 asks); without a sample the receiver computes with R_max and waits for an echo.";
+    t = 140 s against t = 20 s; the single runs are reported. Over seeds 1–5 the means are 3.88 against 4.59 s \
+    (40 receivers), 3.22 against 5.12 s (200) and 2.7 against 33.5 s (1000). With one seed, as `convoy reproduce` \
+    runs by default, the mean is that seed's, and seed 1 fails at 200 receivers (6.38 s at 140 s against 2.09 s at \
+    20 s). Delays on seed 1: 40 receivers 5.29 (no RTT sample yet), 1.05, 1.3, 1.23 s for t = 20, 60, 100, 140 s; \
+    200 receivers 2.09 (no RTT sample yet), 10.03, 1.41, 6.38 s; 1000 receivers 28.02, 8.87, 2.92 (no sample yet \
+    in all three), 2.62 s. A change found while the receiver has an RTT sample is reacted upon within a feedback \
+    delay or two (the one-way-delay adjustment shows it at once, now smoothed as the paper's §2.4.3 asks); \
+    without a sample the receiver computes with R_max and waits for an echo.";
 
 const FIG9_NOTE: &str = "Reproduced on seeds 1–5 with the paper's TCP (ns-2's Sack1, IW 1, 1000-byte packets, a window of \
     20 packets, and ns-2's 100 ms clock: RTO floor 0.2 s, RTO at least a tick above SRTT) and access delays drawn \
