@@ -131,11 +131,6 @@ fn paper_5_3_negative_feedback_halves_and_feedback_about_packets_before_the_halv
     assert_eq!(s.rate(), 25_000.0);
 }
 
-/// §5.3: "the rate is increased one packet every RTT", with the agent sending one PF per RTT. The freshness rule
-/// ("only adapts to PF/NF with the sequence number higher than that of the first data packet sent after last rate
-/// adjustment", which "ensures that the source only adapts to newly experienced congestion") is about congestion:
-/// the PF that follows an increase reports packets sent before it (the first packet after the raise reaches the
-/// agent about when that PF leaves) and still counts, so the rate rises every agent RTT, not every second one.
 #[test]
 fn paper_5_3_on_a_lan_a_pf_adds_one_packet_per_feedback_interval_not_per_microseconds_rtt() {
     // An agent 1 ms away reports at most every 10 ms: its PF adds one packet per 10 ms (s/ts_gran), not one per
@@ -150,6 +145,11 @@ fn paper_5_3_on_a_lan_a_pf_adds_one_packet_per_feedback_interval_not_per_microse
     assert!((step - mean / 0.010).abs() < 1e-6, "step {step}");
 }
 
+/// §5.3: "the rate is increased one packet every RTT", with the agent sending one PF per RTT. The freshness rule
+/// ("only adapts to PF/NF with the sequence number higher than that of the first data packet sent after last rate
+/// adjustment", which "ensures that the source only adapts to newly experienced congestion") is about congestion:
+/// the PF that follows an increase reports packets sent before it (the first packet after the raise reaches the
+/// agent about when that PF leaves) and still counts, so the rate rises every agent RTT, not every second one.
 #[test]
 fn paper_5_3_the_rate_rises_one_packet_every_agent_rtt() {
     // The RTT the agent reported when it was elected: its capacity holds, and every PF may raise.
