@@ -128,7 +128,16 @@ fn measure<C: Candidate>(k: usize, h: usize, lose: usize) {
 fn main() {
     println!("| crate | k | h built | lost | encode MB/s of data | µs per data packet | decode MB/s | µs per data packet | parity j independent of h |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---|");
-    for (k, h, lose) in [(16, 1, 1), (16, 4, 4), (16, 16, 2), (64, 1, 1), (64, 8, 8), (64, 64, 4)] {
+    for (k, h, lose) in [
+        (16, 1, 1),
+        (16, 4, 4),
+        (16, 16, 2),
+        (16, 32, 2),
+        (64, 1, 1),
+        (64, 8, 8),
+        (64, 64, 4),
+        (64, 128, 4),
+    ] {
         measure::<Simd>(k, h, lose);
         measure::<Erasure>(k, h, lose);
     }

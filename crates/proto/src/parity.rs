@@ -4,12 +4,20 @@
 //! # The code
 //!
 //! Reed–Solomon over GF(2^16) from the `reed-solomon-simd` crate (chosen by measurement: `bench/README.md`,
-//! "Reed–Solomon crate for parity repairs"), always built for k parity packets, the RFC's parity numbers
-//! 0…k−1 (§11.2: "the sequence space (PKT_SQN) … reused in order to number the h parity packets, as long as h is
-//! not greater than k"). That crate's parity packet j depends on the number of parity packets the codec is built
-//! for; building it for k always makes parity j one code, whichever round of on-demand parity (§11.3.3) asks
-//! for it. A group with fewer than k data packets (the last of a transfer, §11.2 "Variable Transmission Group
-//! Size") is coded as a group of its own size, parity numbers 0…size−1.
+//! "Reed–Solomon crate for parity repairs"), always built for [`PARITY_PER_PACKET`] parity packets per data
+//! packet: parity numbers 0…2k−1 for a group of k. §11.2 numbers the first k with PKT_SQN alone and the rest
+//! with OPT_PARITY_GRP as well, "when a source needs to generate more parity packets than there were original
+//! data packets (perhaps because of a particularly lossy line such that a receiver lost not only the original
+//! data but some of the parity RDATA as well)". That crate's parity packet j depends on the number of parity
+//! packets the codec is built for; building it for 2k always makes parity j one code, whichever round of
+//! on-demand parity (§11.3.3) asks for it. A group with fewer than k data packets (the last of a transfer,
+//! §11.2 "Variable Transmission Group Size") is coded as a group of its own size n, parity numbers 0…2n−1.
+//!
+//! Why 2k and not k: built for k, the numbers had to start again at 0 after k, and a receiver that had most of
+//! them was sent ones it held, round after round (namespace lab, pgmcc, 5 receivers: the one behind a 10 Mbit/s
+//! tbf lost 63 of a group of 64 in pgmcc's first second, held 63 numbers after the bursts of its repairs, and
+//! asked for one more every 4 s until its 50 retries ran out). 2k fresh numbers answer a receiver that loses up
+//! to half of what is sent to it; encoding costs about twice what it cost for k (`bench/README.md`).
 //!
 //! # Shards: §11.2 "Variable TSDU length"
 //!
@@ -37,6 +45,14 @@ use reed_solomon_simd::{ReedSolomonDecoder, ReedSolomonEncoder};
 /// Largest transmission group, and so largest parity number + 1 (§11.2: TG_SQN and PKT_SQN share the 32-bit
 /// sequence number; OpenPGM caps k at 128 with GF(2^8)).
 pub const MAX_GROUP: usize = 128;
+
+/// Parity numbers per data packet of a group (module docs): a group of n has `PARITY_PER_PACKET × n`.
+pub const PARITY_PER_PACKET: usize = 2;
+
+/// The parity numbers a group of `n` data packets has: 0 to this − 1.
+pub fn parity_count(n: usize) -> usize {
+    n * PARITY_PER_PACKET
+}
 
 /// Bytes of OPT_FRAGMENT's value a coded TSDU begins with when the group carries fragment options.
 pub const FRAGMENT_PREFIX: usize = 12;
@@ -78,7 +94,7 @@ pub fn fragment_of_prefix(prefix: &[u8]) -> Option<convoy_wire::FragmentOption> 
 pub enum ParityError {
     /// The group is empty or larger than [`MAX_GROUP`].
     GroupSize(usize),
-    /// A data or parity index is outside the group.
+    /// A data index outside the group, or a parity number past its [`parity_count`].
     Index(usize),
     /// A layout no encoder makes: parity packets have an even, non-zero length.
     Layout {
@@ -242,13 +258,14 @@ fn codec_error(e: reed_solomon_simd::Error) -> ParityError {
     }
 }
 
-/// The k parity packets of a group of `tsdus` (k = its length, 1 to [`MAX_GROUP`]; TSDUs of at most 65,535
-/// bytes, PGM's own bound), numbered 0…k−1, each [`ShardLayout::shard_len`] bytes.
+/// The [`parity_count`]`(k)` parity packets of a group of `tsdus` (k = its length, 1 to [`MAX_GROUP`]; TSDUs of
+/// at most 65,535 bytes, PGM's own bound), numbered from 0, each [`ShardLayout::shard_len`] bytes.
 pub fn encode(tsdus: &[&[u8]]) -> Result<(ShardLayout, Vec<Vec<u8>>), ParityError> {
     let k = tsdus.len();
     check_size(k)?;
     let layout = ShardLayout::of(tsdus.iter().map(|t| t.len()));
-    let mut enc = ReedSolomonEncoder::new(k, k, layout.shard_len).map_err(codec_error)?;
+    let mut enc =
+        ReedSolomonEncoder::new(k, parity_count(k), layout.shard_len).map_err(codec_error)?;
     for t in tsdus {
         enc.add_original_shard(layout.shard(t))
             .map_err(codec_error)?;
@@ -277,8 +294,12 @@ pub fn decode(
     if shard_len == 0 || shard_len % 2 == 1 || (layout.var_len && shard_len < 2) {
         return Err(ParityError::Layout { shard_len });
     }
-    if let Some(&(i, _)) = data.iter().chain(parity).find(|(i, _)| *i >= k) {
+    let h = parity_count(k);
+    if let Some(&(i, _)) = data.iter().find(|(i, _)| *i >= k) {
         return Err(ParityError::Index(i));
+    }
+    if let Some(&(j, _)) = parity.iter().find(|(j, _)| *j >= h) {
+        return Err(ParityError::Index(j));
     }
     if let Some(&(index, _)) = data.iter().find(|(_, t)| t.len() > layout.max_tsdu()) {
         return Err(ParityError::Corrupt { index });
@@ -296,7 +317,7 @@ pub fn decode(
     if missing.is_empty() {
         return Ok(Vec::new());
     }
-    let mut used = vec![false; k];
+    let mut used = vec![false; h];
     let parity: Vec<&(usize, &[u8])> = parity
         .iter()
         .filter(|(j, _)| !std::mem::replace(&mut used[*j], true))
@@ -308,7 +329,7 @@ pub fn decode(
             need: k,
         });
     }
-    let mut dec = ReedSolomonDecoder::new(k, k, shard_len).map_err(codec_error)?;
+    let mut dec = ReedSolomonDecoder::new(k, h, shard_len).map_err(codec_error)?;
     let mut added = vec![false; k];
     for &(i, t) in data {
         if !std::mem::replace(&mut added[i], true) {
@@ -353,7 +374,7 @@ mod tests {
         let (layout, parity) = encode(&refs(&group)).unwrap();
         assert_eq!(
             (layout.shard_len, parity.len()),
-            (1400, 16),
+            (1400, 32),
             "equal lengths: nothing appended"
         );
         assert_eq!(ShardLayout::from_parity(parity[0].len(), false), layout);
@@ -415,19 +436,32 @@ mod tests {
     }
 
     #[test]
-    fn rfc3208_11_2_parity_numbers_run_to_k_minus_one() {
-        // The last two parity numbers of a full group of 128 (§11.2: h ≤ k without OPT_PARITY_GRP).
+    fn rfc3208_11_2_parity_numbers_run_past_k_to_two_k_minus_one() {
+        // §11.2: numbers past k − 1 (OPT_PARITY_GRP) belong to the same code; a group of 128 that lost its
+        // first two packets is restored from the last two of its 256 numbers.
         let group = tsdus(MAX_GROUP, |i| 64 + i % 5);
         let (layout, parity) = encode(&refs(&group)).unwrap();
-        assert_eq!(parity.len(), MAX_GROUP);
+        assert_eq!(parity.len(), parity_count(MAX_GROUP));
         let data: Vec<(usize, &[u8])> = (2..MAX_GROUP).map(|i| (i, &group[i][..])).collect();
-        let par = [(126, &parity[126][..]), (127, &parity[127][..])];
+        let par = [(254, &parity[254][..]), (255, &parity[255][..])];
         let restored = decode(MAX_GROUP, layout, &data, &par).unwrap();
         assert_eq!(restored, vec![(0, group[0].clone()), (1, group[1].clone())]);
         assert_eq!(
             encode(&refs(&tsdus(MAX_GROUP + 1, |_| 8))).unwrap_err(),
             ParityError::GroupSize(129)
         );
+    }
+
+    #[test]
+    fn rfc3208_11_2_a_group_lost_whole_is_restored_from_numbers_of_both_parity_groups() {
+        // A receiver that lost all 16 data packets and parity 0-7 on the way: 8 of the first parity group
+        // (numbers 8-15) and 8 of the second (16-23, OPT_PARITY_GRP 1) restore it.
+        let group = tsdus(16, |_| 200);
+        let (layout, parity) = encode(&refs(&group)).unwrap();
+        let par: Vec<(usize, &[u8])> = (8..24).map(|j| (j, &parity[j][..])).collect();
+        let restored = decode(16, layout, &[], &par).unwrap();
+        assert_eq!(restored.len(), 16);
+        assert!(restored.iter().all(|(i, t)| *t == group[*i]));
     }
 
     #[test]
@@ -446,8 +480,8 @@ mod tests {
             "a parity number given twice counts once"
         );
         assert_eq!(
-            decode(4, layout, &two, &[(4, &parity[0])]).unwrap_err(),
-            ParityError::Index(4)
+            decode(4, layout, &two, &[(8, &parity[0])]).unwrap_err(),
+            ParityError::Index(8)
         );
         let short = &parity[1][..5];
         assert_eq!(
@@ -506,7 +540,7 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
         #[test]
-        fn any_k_of_k_plus_k_restore_the_group(
+        fn any_k_of_k_plus_2k_restore_the_group(
             lens in proptest::collection::vec(0usize..300, 1..24),
             lost_mask in any::<u32>(),
             parity_pick in any::<u32>(),
@@ -520,10 +554,11 @@ mod tests {
             let (layout, parity) = encode(&refs(&group)).unwrap();
             let lost: Vec<usize> = (0..k).filter(|i| lost_mask >> i & 1 == 1).collect();
             let data: Vec<(usize, &[u8])> = (0..k).filter(|i| !lost.contains(i)).map(|i| (i, &group[i][..])).collect();
-            // As many parity packets as were lost, chosen among the k by the second mask's rotation.
-            let start = (parity_pick as usize) % k;
+            // As many parity packets as were lost, chosen among the 2k by the second mask's rotation.
+            let h = parity_count(k);
+            let start = (parity_pick as usize) % h;
             let par: Vec<(usize, &[u8])> = (0..lost.len())
-                .map(|n| (start + n) % k)
+                .map(|n| (start + n) % h)
                 .map(|j| (j, &parity[j][..]))
                 .collect();
             let restored = decode(k, layout, &data, &par).unwrap();

@@ -129,6 +129,27 @@ fn rfc3208_11_5_receivers_losing_more_than_a_round_of_parity_ask_again_until_who
     assert!(naks > 0);
 }
 
+#[test]
+fn rfc3208_11_2_a_receiver_losing_half_of_all_sent_gets_fresh_parity_numbers_past_k() {
+    // Half of every packet lost, data and parity alike: a group of 16 needs about 16 parity packets sent to
+    // restore its 8 losses, and the rounds that follow ask for the few still missing. Numbers past k (with
+    // OPT_PARITY_GRP) are ones no receiver holds; had they started again at 0, a receiver holding most of the
+    // first k would be sent those it has.
+    let (n, apdus) = (3, 800);
+    let h = session(n, 0.5, apdus, 1400, Some(ParityConfig::on_demand(16)));
+    assert_byte_exact(&h, n, apdus);
+    let unused: u64 = (0..n)
+        .map(|i| h.receiver(i).parity_stats().unwrap().parity_unused)
+        .sum();
+    let received: u64 = (0..n)
+        .map(|i| h.receiver(i).parity_stats().unwrap().parity_received)
+        .sum();
+    assert!(
+        unused * 4 < received,
+        "{unused} of {received} parity packets of no use"
+    );
+}
+
 /// A source announcing parity without naming Convoy's code (OpenPGM's parity is GF(2^8) Reed–Solomon, another
 /// code): its parity packets are not decoded with the wrong code, and losses are NAKed selectively.
 #[test]

@@ -130,7 +130,7 @@ pub const MAX_NEEDS: usize = 31;
 pub const OPT_LENGTH_LEN: usize = 4;
 
 /// OPT_CONVOY_PARITY_CODE byte 3: Convoy's parity code, Reed–Solomon over GF(2^16) as the `reed-solomon-simd`
-/// crate builds it for k parity packets of a group of k (convoy-proto's `parity` module). A receiver decodes parity
+/// crate builds it for 2k parity packets of a group of k (convoy-proto's `parity` module). A receiver decodes parity
 /// only from a source that names this code: OpenPGM's parity (GF(2^8)) is another code.
 pub const PARITY_CODE_RS16: u8 = 1;
 

@@ -104,13 +104,33 @@ pub fn transfer_to_all(
         &[&["--wait-receivers", &waiting, "--wait", "30s"], send_extra].concat(),
     );
     let tx = wait(tx.take(), limit);
-    assert!(
-        tx.status.success(),
-        "send: {}",
-        String::from_utf8_lossy(&tx.stderr)
-    );
+    if !tx.status.success() {
+        panic!(
+            "send: {}{}",
+            String::from_utf8_lossy(&tx.stderr),
+            receivers_said(&mut rx)
+        );
+    }
     receivers_have_copies(&mut rx, src, &outs);
     json(&stats)
+}
+
+/// What the receivers that failed wrote on stderr (each waited for up to 60 s), for a failed send's message.
+fn receivers_said(rx: &mut [Guard]) -> String {
+    let mut said = String::new();
+    for (k, r) in rx.iter_mut().enumerate() {
+        let Some(child) = r.0.take() else { continue };
+        let out = wait(child, Duration::from_secs(60));
+        if !out.status.success() {
+            said += &format!(
+                "\nrecv {} ({}): {}",
+                k + 1,
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim_end()
+            );
+        }
+    }
+    said
 }
 
 /// Wait for every receiver to exit 0 with a byte-exact copy of `src` in its `outs` directory.

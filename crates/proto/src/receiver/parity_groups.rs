@@ -73,7 +73,8 @@ pub struct Restored {
 pub struct ParityStats {
     /// Parity packets received.
     pub parity_received: u64,
-    /// Parity packets of no use: for a group already whole, before parity started, or a number held already.
+    /// Parity packets of no use: for a group already whole, before parity started, a number held already or
+    /// past the group's last.
     pub parity_unused: u64,
     /// Data packets restored from parity.
     pub restored: u64,
@@ -183,10 +184,19 @@ impl ParityGroups {
             self.note_size(p.sqn, n);
         }
         let tg = self.group_of(p.sqn);
-        let index = p.sqn.wrapping_sub(tg) + p.group_number.unwrap_or(0) * self.k;
+        // §11.2: the parity number is PKT_SQN plus k times OPT_PARITY_GRP.
+        let index = p
+            .group_number
+            .unwrap_or(0)
+            .saturating_mul(self.k)
+            .saturating_add(p.sqn.wrapping_sub(tg));
+        let numbers = parity::parity_count(self.size_of(tg) as usize);
         let g = self.groups.entry(tg).or_default();
         let layout = (p.var_len, p.fragment.is_some());
-        if g.parity.iter().any(|s| s.index == index) || g.layout.is_some_and(|l| l != layout) {
+        if index as usize >= numbers
+            || g.parity.iter().any(|s| s.index == index)
+            || g.layout.is_some_and(|l| l != layout)
+        {
             self.stats.parity_unused += 1;
             return false;
         }
@@ -230,7 +240,7 @@ impl ParityGroups {
         let parity_refs: Vec<(usize, &[u8])> = g
             .parity
             .iter()
-            .filter(|s| s.index < n)
+            .filter(|s| (s.index as usize) < parity::parity_count(n as usize))
             .map(|s| (s.index as usize, &s.coded[..]))
             .collect();
         let Some(shard_len) = parity_refs.first().map(|(_, p)| p.len()) else {

@@ -11,9 +11,10 @@
 //! # Parity numbers
 //!
 //! Pro-active parity takes numbers 0…h−1; on-demand parity the numbers after them, "new, previously unused"
-//! (§11.4). The code is built for as many parity packets as the group has data packets
-//! ([`crate::parity`]), so after those the numbers start again at 0: a receiver that lost more than its group
-//! can repair may then receive a parity packet it has, and asks again.
+//! (§11.4). The code is built for twice as many parity packets as the group has data packets
+//! ([`crate::parity`]); numbers from k on carry OPT_PARITY_GRP (§11.2: the number is PKT_SQN + k × the
+//! parity group). After the last number they start again at 0: a receiver that lost more than half of all
+//! that was sent to it may then receive a parity packet it has, and asks again.
 //!
 //! # One repair per loss
 //!
@@ -110,7 +111,7 @@ impl ParityConfig {
 pub struct ParityPacket {
     /// DATA_SQN: the group's TG_SQN plus the parity number modulo k.
     pub sqn: u32,
-    /// OPT_PARITY_GRP: the parity number divided by k, when not 0 (never here: numbers stay below k).
+    /// OPT_PARITY_GRP: the parity number divided by k, when not 0 (§11.2).
     pub group_number: Option<u32>,
     /// OPT_CURR_TGSIZE: the group's size when shorter than k.
     pub curr_tg_size: Option<u32>,
@@ -127,6 +128,8 @@ pub struct ParityPacket {
 /// A group's parity, coded once.
 #[derive(Debug)]
 struct Coded {
+    /// The group's data packets: k, or fewer for the short last group.
+    size: u32,
     layout: ShardLayout,
     with_fragments: bool,
     shards: Vec<Vec<u8>>,
@@ -143,8 +146,8 @@ struct GroupState {
     sent: VecDeque<Instant>,
 }
 
-/// Coded groups kept (the rest are coded again when asked for): 64 groups of 16 packets of 1,400 bytes are
-/// 1.4 MB.
+/// Coded groups kept (the rest are coded again when asked for): the parity of 64 groups of 64 packets of 1,400
+/// bytes is 11.5 MB.
 const CODED_GROUPS: usize = 64;
 
 /// Where a packet of a group to be coded is, as the sender sees it.
@@ -292,7 +295,7 @@ impl ParitySource {
         let h = self.config.proactive.min(n);
         self.proactive.extend((0..h).map(|j| (tg, j)));
         if h > 0 {
-            self.groups.entry(tg).or_default().next_index = h % n;
+            self.groups.entry(tg).or_default().next_index = h;
         }
     }
 
@@ -414,10 +417,10 @@ impl ParitySource {
             self.proactive.pop_front()?
         } else {
             let tg = *self.owed.front()?;
-            let n = self.coded.get(&tg)?.shards.len() as u32;
+            let numbers = self.coded.get(&tg)?.shards.len() as u32;
             let g = self.groups.entry(tg).or_default();
-            let index = g.next_index % n;
-            g.next_index = (index + 1) % n;
+            let index = g.next_index % numbers;
+            g.next_index = (index + 1) % numbers;
             g.pending = g.pending.saturating_sub(1);
             if g.pending == 0 {
                 self.owed.pop_front();
@@ -427,7 +430,7 @@ impl ParitySource {
         self.groups.entry(tg).or_default().sent.push_back(now);
         let c = self.coded.get(&tg)?;
         let shard = c.shards.get(index as usize)?;
-        let n = c.shards.len() as u32;
+        let (n, k) = (c.size, self.config.group_size);
         let (fragment, payload) = if c.with_fragments {
             let (prefix, rest) = shard.split_at(FRAGMENT_PREFIX);
             // An encoded option of zeros is still the option: the receiver needs its bytes.
@@ -441,8 +444,8 @@ impl ParitySource {
             (None, shard.clone())
         };
         Some(ParityPacket {
-            sqn: tg.wrapping_add(index),
-            group_number: None,
+            sqn: tg.wrapping_add(index % k),
+            group_number: Some(index / k).filter(|&m| m > 0),
             curr_tg_size: (n < self.config.group_size).then_some(n),
             var_len: c.layout.var_len,
             fragment,
@@ -488,6 +491,7 @@ impl ParitySource {
             self.coded.insert(
                 tg,
                 Coded {
+                    size: n,
                     layout,
                     with_fragments,
                     shards,
@@ -617,6 +621,20 @@ mod tests {
         assert_eq!((p.sqn, p.curr_tg_size), (8, Some(3)));
     }
 
+    /// Sends every owed parity packet of `s` over `w` at `now`; returns their parity numbers (PKT_SQN within
+    /// the group plus k times OPT_PARITY_GRP).
+    fn numbers_owed(s: &mut ParitySource, w: &[TxPacket], now: Instant) -> Vec<u32> {
+        let lead = w.len() as u32 - 1;
+        let k = s.config.group_size;
+        let mut sent = Vec::new();
+        while s.next_len(false, |q| held(w, q), lead).is_some() {
+            let p = s.take(now, false).unwrap();
+            assert_ne!(p.group_number, Some(0), "OPT_PARITY_GRP only when not 0");
+            sent.push((p.sqn & (k - 1)) + k * p.group_number.unwrap_or(0));
+        }
+        sent
+    }
+
     #[test]
     fn rfc3208_11_4_on_demand_parity_numbers_follow_the_proactive_ones_then_start_again() {
         let mut s = source(2);
@@ -631,12 +649,15 @@ mod tests {
         }
         assert_eq!(proactive, vec![0, 1]);
         s.on_nak(NOW, 5, (0, 7), Duration::ZERO);
-        assert_eq!(send_owed(&mut s, &w, NOW), vec![2, 3, 4, 5, 6, 7]);
+        assert_eq!(numbers_owed(&mut s, &w, NOW), vec![2, 3, 4, 5, 6, 7]);
+        // §11.2: past k − 1 the numbers go on with OPT_PARITY_GRP, to 2k − 1, and only then start again.
+        s.on_nak(NOW, 7, (0, 7), Duration::ZERO);
+        assert_eq!(numbers_owed(&mut s, &w, NOW), (8..16).collect::<Vec<_>>());
         s.on_nak(NOW, 1, (0, 7), Duration::ZERO);
         assert_eq!(
-            send_owed(&mut s, &w, NOW),
+            numbers_owed(&mut s, &w, NOW),
             vec![0, 1],
-            "after k, from 0 again"
+            "after 2k, from 0 again"
         );
     }
 
