@@ -57,8 +57,9 @@ fn parse_cc(s: &str) -> Result<CcChoice, String> {
 }
 
 fn parse_repairs(s: &str) -> Result<RepairPacing, String> {
-    RepairPacing::from_name(s)
-        .ok_or_else(|| format!("no repair pacing `{s}`; choose controller or rate-limit"))
+    RepairPacing::from_name(s).ok_or_else(|| {
+        format!("no repair pacing `{s}`; choose controller, controller-rate or rate-limit")
+    })
 }
 
 /// `--parity`: `auto` (the default: [`DEFAULT_PARITY_GROUP`] for files, off for a stream and for raw APDUs), a
@@ -87,11 +88,12 @@ fn parse_parity(s: &str) -> Result<ParityChoice, String> {
 impl ParityChoice {
     /// The parity a session sends: `auto` is on-demand parity for files under TFMCC and aimd. A stream waits for
     /// each group's end before asking for its losses (at 100 kbit/s a group of 64 packets lasts 7 s), receivers
-    /// of raw APDUs are not Convoy's (OpenPGM 5.3 aborts on Convoy's parity, docs/interop.md), and pgmcc has no
-    /// pacing for parity that holds yet: beside its window a group's parity leaves at the repair rate limit, and
-    /// in the namespace lab with 5 receivers the one behind a 10 Mbit/s tbf gave up twice in two runs ("did not
-    /// finish"); charged to the window, an acker that needs the parity itself waits a timeout per round of it
-    /// (docs/parity.md).
+    /// of raw APDUs are not Convoy's (OpenPGM 5.3 aborts on Convoy's parity, docs/interop.md), and under pgmcc
+    /// parity recovers a large loss slowly: beside the window (the paper's rule, §3.8) its repairs meet the
+    /// bottleneck queue the window keeps full, and in the namespace lab with 5 receivers one run in three, whose
+    /// start-up overshoot cost the receiver behind 10 Mbit/s about 2,800 packets, ran at 2.6-3.5 Mbit/s where
+    /// selective repairs ran at 8.0; charged to the window, an acker that needs the repairs itself waits a timeout
+    /// per round of them (docs/parity.md).
     fn resolve(self, input: &SendInput, raw: bool, cc: &CcConfig) -> Option<ParityConfig> {
         match self {
             ParityChoice::Given(p) => p,
@@ -113,8 +115,8 @@ fn parse_repairs_choice(s: &str) -> Result<RepairsChoice, String> {
     parse_repairs(s).map(|p| RepairsChoice(Some(p)))
 }
 
-/// The pacing of `--repairs auto`: charged to the controller with parity under the rate-based controllers
-/// (TFMCC, aimd, fixed), beside it otherwise.
+/// The pacing of `--repairs auto`: with parity, charged to the controller under the rate-based controllers
+/// (TFMCC, aimd, fixed) and beside pgmcc's window at its rate; without parity, beside the controller.
 ///
 /// With parity, a NAK from the slowest receiver asks for up to a group's worth of packets at once, and every
 /// receiver's path carries them; beside a rate-based controller they left at the repair rate limit (100 Mbit/s)
@@ -122,18 +124,21 @@ fn parse_repairs_choice(s: &str) -> Result<RepairsChoice, String> {
 /// namespace lab: 1.39-2.18 bytes on the wire per byte of the file at 0.9-3.5 Mbit/s). Charged to the
 /// controller: 1.11 at 6.2 Mbit/s (docs/parity.md).
 ///
-/// pgmcc keeps its paper's rule (§3.8: only the rate limiter paces repairs). Its window lends repairs tokens
-/// that come back with the acker's ACKs (module `repair_tokens` of convoy-proto); when the acker is the receiver
-/// that needs the repairs and its receive window is full, it reports new data as congestion, the window falls
-/// to one packet, and each round of its repairs waited for a timeout: 1 GB on loopback to three receivers took
-/// 18-50 s with 8-39 timeouts charged, 10-17 s with 0-1 timeouts beside the controller. In the namespace lab
-/// both are within a percent (1.084 and 1.090 bytes on the wire per byte of the file, docs/parity.md).
+/// pgmcc keeps its paper's rule (§3.8: repairs beside the window), with bursts spread at the window's rate
+/// (`controller-rate`, module `repair_pacing` of convoy-proto): in the namespace lab with `--parity 64`, 1.07
+/// bytes on the wire per byte of the file at 8.4-8.6 Mbit/s with 5 receivers (2.6-3.5 Mbit/s in the runs whose
+/// start-up overshoot cost the slow receiver thousands of packets) and 1.09-1.17 at 7.0-8.4 Mbit/s with 20, where
+/// selective repairs put 1.25-1.31 at 6.8-7.7 (docs/parity.md). Charged to the window, repairs borrow tokens that come back
+/// with the acker's ACKs (module `repair_tokens` of convoy-proto); when the acker is the receiver that needs the
+/// repairs and its receive window is full, it reports new data as congestion, the window falls to one packet,
+/// and each round of its repairs waited for a timeout: 1 GB on loopback to three receivers took 18-50 s with
+/// 8-39 timeouts charged, 10-17 s with 0-1 timeouts beside the controller.
 fn resolve_repairs(choice: RepairsChoice, parity: bool, cc: &CcConfig) -> RepairPacing {
     let window_clocked = matches!(cc, CcConfig::Pgmcc(_));
-    choice.0.unwrap_or(if parity && !window_clocked {
-        RepairPacing::Controller
-    } else {
-        RepairPacing::RateLimit
+    choice.0.unwrap_or(match (parity, window_clocked) {
+        (true, false) => RepairPacing::Controller,
+        (true, true) => RepairPacing::ControllerRate,
+        (false, _) => RepairPacing::RateLimit,
     })
 }
 
@@ -260,10 +265,11 @@ pub struct SendArgs {
     #[arg(long, value_parser = parse_rate_bps)]
     repair_rate_max: Option<u64>,
     /// How repairs are paced: `rate-limit` (repairs leave as NAKs ask, limited only by --repair-rate-max, as the
-    /// pgmcc paper sends them), `controller` (each repair needs the congestion controller's permit and counts
-    /// against its rate or window: for many receivers behind lossy paths, where repairs beside the controller
-    /// can overload their links) or `auto`: controller with parity under TFMCC, aimd and fixed, rate-limit
-    /// otherwise (pgmcc's window, docs/parity.md).
+    /// pgmcc paper sends them), `controller-rate` (beside the controller too, but no faster than its own rate:
+    /// a parity NAK's burst is spread), `controller` (each repair needs the congestion controller's permit and
+    /// counts against its rate or window: for many receivers behind lossy paths, where repairs beside the
+    /// controller can overload their links) or `auto`: with parity, controller under TFMCC, aimd and fixed and
+    /// controller-rate under pgmcc (its window, docs/parity.md); without parity, rate-limit.
     #[arg(long, value_parser = parse_repairs_choice, default_value = "auto")]
     repairs: RepairsChoice,
     /// Give up (exit 2) when no receiver has answered the controller's feedback requests (pgmcc's acker
@@ -755,7 +761,7 @@ mod tests {
     }
 
     #[test]
-    fn repairs_auto_are_charged_to_rate_based_controllers_with_parity_only() {
+    fn repairs_auto_with_parity_are_charged_to_rate_controllers_and_paced_beside_pgmcc() {
         let auto = parse_repairs_choice("auto").unwrap();
         let tfmcc = CcConfig::by_name("tfmcc").unwrap();
         let aimd = CcConfig::by_name("aimd").unwrap();
@@ -765,7 +771,14 @@ mod tests {
             RepairPacing::Controller
         );
         assert_eq!(resolve_repairs(auto, true, &aimd), RepairPacing::Controller);
-        assert_eq!(resolve_repairs(auto, true, &pgmcc), RepairPacing::RateLimit);
+        assert_eq!(
+            resolve_repairs(auto, true, &pgmcc),
+            RepairPacing::ControllerRate
+        );
+        assert_eq!(
+            resolve_repairs(auto, false, &pgmcc),
+            RepairPacing::RateLimit
+        );
         assert_eq!(
             resolve_repairs(auto, false, &tfmcc),
             RepairPacing::RateLimit

@@ -1,6 +1,7 @@
 //! Repairs under the controller or beside it ([`RepairPacing`]): with `RateLimit` (the pgmcc paper's §3.8) a burst
-//! of NAKs is answered at once on top of the controlled rate; with `Controller` (Shi–Waldvogel §5.4) the repairs
-//! share the controller's rate with the original data, taking at most three permits in four while data waits.
+//! of NAKs is answered at once on top of the controlled rate, with `ControllerRate` on top of it but spread at
+//! that rate; with `Controller` (Shi–Waldvogel §5.4) the repairs share the controller's rate with the original
+//! data, taking at most three permits in four while data waits.
 
 mod common;
 
@@ -78,6 +79,25 @@ fn paper_3_8_repairs_leave_at_once_beside_the_controlled_rate() {
     assert_eq!(rdata, 63, "every repair asked for was sent");
     assert_eq!(at_once, 63, "all of them at once, beside the controller");
     let full = packets_per_second();
+    assert!(
+        odata + 2 >= full,
+        "original data kept the whole rate: {odata} of {full}"
+    );
+}
+
+#[test]
+fn repairs_beside_the_controller_at_its_rate_spread_a_burst_on_top_of_the_data() {
+    let (odata, rdata, at_once) = second_after_a_nak_burst(RepairPacing::ControllerRate);
+    let full = packets_per_second();
+    assert_eq!(
+        rdata, 63,
+        "every repair asked for was sent within the second"
+    );
+    // 63 repairs at the controller's rate take 63 / 94 s: a burst of two and one more per 10.6 ms.
+    assert!(
+        (2..=3).contains(&at_once),
+        "repairs spread at the controller's rate: {at_once} in the first 10 ms"
+    );
     assert!(
         odata + 2 >= full,
         "original data kept the whole rate: {odata} of {full}"

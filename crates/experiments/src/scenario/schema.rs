@@ -137,6 +137,8 @@ pub enum KeyedSpec {
 pub enum RepairsSpec {
     /// Only the rate limiters (the pgmcc paper's §3.8; the default).
     RateLimit,
+    /// Beside the controller, no faster than its own rate (`convoy send`'s default under pgmcc with parity).
+    ControllerRate,
     /// Under the controller, charged like original data (Shi–Waldvogel §5.4).
     Controller,
 }
@@ -146,6 +148,7 @@ impl RepairsSpec {
     pub fn pacing(self) -> convoy_proto::RepairPacing {
         match self {
             RepairsSpec::RateLimit => convoy_proto::RepairPacing::RateLimit,
+            RepairsSpec::ControllerRate => convoy_proto::RepairPacing::ControllerRate,
             RepairsSpec::Controller => convoy_proto::RepairPacing::Controller,
         }
     }
@@ -379,7 +382,7 @@ macro_rules! session_file_spec {
             pub rate_max: Option<Rate>,
             /// The source's NAK elimination interval ("0s" turns it off).
             pub nak_elim: Option<Dur>,
-            /// How the source paces repairs: "rate-limit" (default) or "controller".
+            /// How the source paces repairs: "rate-limit" (default), "controller-rate" or "controller".
             pub repairs: Option<crate::scenario::schema::RepairsSpec>,
             /// Parity repairs (RFC 3208 §11): "k" (on demand over groups of k) or "k+h" (and h pro-active parity
             /// packets per group).

@@ -94,6 +94,8 @@ pub struct ParityGroups {
     groups: BTreeMap<u32, Group>,
     /// The delivery point's group when groups behind it were last dropped.
     pruned_at: u32,
+    /// Parity packets held in all groups (awaiting their groups' decoding).
+    parity_held: usize,
     /// Smoothed time from this receiver's parity NAKs to the NCFs for their groups: about a round trip to the
     /// source.
     ncf_delay: Option<Duration>,
@@ -112,6 +114,7 @@ impl ParityGroups {
             first_tg,
             groups: BTreeMap::new(),
             pruned_at: first_tg,
+            parity_held: 0,
             ncf_delay: None,
             stats: ParityStats::default(),
         }
@@ -208,7 +211,20 @@ impl ParityGroups {
         }
         coded.extend_from_slice(p.payload);
         g.parity.push(ParityShard { index, coded });
+        self.parity_held += 1;
         true
+    }
+
+    /// Parity packets held in all groups, waiting for their groups to decode.
+    pub fn parity_held_total(&self) -> usize {
+        self.parity_held
+    }
+
+    /// Forget the group from `tg` and the parity it held.
+    fn drop_group(&mut self, tg: u32) {
+        if let Some(g) = self.groups.remove(&tg) {
+            self.parity_held -= g.parity.len();
+        }
     }
 
     /// Parity packets held for the group from `tg`.
@@ -249,7 +265,7 @@ impl ParityGroups {
         let layout = ShardLayout::from_parity(shard_len, var_len);
         match parity::decode(n as usize, layout, &data_refs, &parity_refs) {
             Ok(restored) => {
-                self.groups.remove(&tg);
+                self.drop_group(tg);
                 let out: Vec<Restored> = restored
                     .into_iter()
                     .map(|(i, coded)| {
@@ -264,6 +280,7 @@ impl ParityGroups {
             Err(_) => {
                 self.stats.decode_errors += 1;
                 if let Some(g) = self.groups.get_mut(&tg) {
+                    self.parity_held -= g.parity.len();
                     g.parity.clear();
                     g.layout = None;
                 }
@@ -310,7 +327,7 @@ impl ParityGroups {
         if let Some(tg) = whole {
             let n = self.size_of(tg) as usize;
             if self.groups.get(&tg).is_some_and(|g| g.data.len() >= n) {
-                self.groups.remove(&tg);
+                self.drop_group(tg);
             }
         }
         let at = self.group_of(commit);
@@ -319,8 +336,14 @@ impl ParityGroups {
         }
         self.pruned_at = at;
         let k = self.k;
-        self.groups
-            .retain(|tg, _| seq::ge(tg.wrapping_add(k - 1), commit));
+        let held = &mut self.parity_held;
+        self.groups.retain(|tg, g| {
+            let keep = seq::ge(tg.wrapping_add(k - 1), commit);
+            if !keep {
+                *held -= g.parity.len();
+            }
+            keep
+        });
     }
 
     /// Groups held.

@@ -81,6 +81,7 @@ impl Receiver {
         let commit = self.rxw.commit();
         if let Some(p) = self.parity.as_mut() {
             p.prune(commit, Some(tg));
+            self.rxw.set_repairs_held(p.parity_held_total());
         }
     }
 
@@ -111,6 +112,9 @@ impl Receiver {
             payload: bytes,
         };
         self.parity_packet(now, &arrival);
+        if let Some(p) = self.parity.as_ref() {
+            self.rxw.set_repairs_held(p.parity_held_total());
+        }
         self.drain(now);
     }
 

@@ -155,6 +155,9 @@ pub struct ReceiveWindow {
     missing: usize,
     /// Missing sequence numbers in WAIT_NCF or WAIT_DATA (see [`RxwConfig::max_awaited`]).
     awaited: usize,
+    /// Repairs received that have not filled a sequence number yet (parity packets of groups not yet decoded,
+    /// module `groups`): they count against `awaited` as repairs arrived.
+    repairs_held: usize,
     config: RxwConfig,
     start_ext: u64,
     next_timer_id: u64,
@@ -179,6 +182,7 @@ impl ReceiveWindow {
             swept_ext: start_ext,
             missing: 0,
             awaited: 0,
+            repairs_held: 0,
             backoff: TimerQueue::default(),
             waits: TimerQueue::default(),
             due: BTreeSet::new(),
@@ -529,7 +533,7 @@ impl ReceiveWindow {
     fn awaiting_room(&self) -> usize {
         match self.config.max_awaited {
             0 => usize::MAX,
-            max => (max as usize).saturating_sub(self.awaited),
+            max => (max as usize + self.repairs_held).saturating_sub(self.awaited),
         }
     }
 

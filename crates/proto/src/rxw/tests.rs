@@ -619,6 +619,39 @@ fn max_awaited_holds_back_naks_until_repairs_come_or_waits_expire() {
 }
 
 #[test]
+fn repairs_held_outside_the_window_make_room_as_repairs_arrived_would() {
+    // Parity packets of a group not decoded yet fill no sequence number; held, they count as repairs arrived.
+    let config = RxwConfig {
+        max_awaited: 10,
+        ..RxwConfig::default()
+    };
+    let mut w = ReceiveWindow::new(config, 0);
+    let mut r = rng(22);
+    data(&mut w, &mut r, ms(0), 0, 0);
+    data(&mut w, &mut r, ms(0), 101, 0);
+    let naks = run(&mut w, &mut r, ms(0), ms(1_999));
+    let first: std::collections::BTreeSet<u32> = naks.iter().flat_map(|n| n.1.clone()).collect();
+    assert_eq!((first.len(), w.awaited_count()), (10, 10));
+    assert!(w.poll_nak(ms(100)).is_none(), "no room");
+    w.set_repairs_held(4);
+    let more: Vec<u32> = std::iter::from_fn(|| w.poll_nak(ms(100)))
+        .flatten()
+        .collect();
+    assert_eq!(
+        more.len(),
+        4,
+        "four held repairs, four more asked for: {more:?}"
+    );
+    assert!(more.iter().all(|s| !first.contains(s)));
+    w.set_repairs_held(0);
+    assert!(
+        w.poll_nak(ms(100)).is_none(),
+        "decoded or dropped: no room again"
+    );
+    w.check_invariants();
+}
+
+#[test]
 fn many_stale_timers_are_compacted() {
     let mut w = ReceiveWindow::new(RxwConfig::default(), 0);
     let mut r = rng(13);

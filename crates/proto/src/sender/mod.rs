@@ -16,6 +16,7 @@ mod txw;
 pub use app_repair::{tsdu_of, MAX_APP_REPAIRS};
 pub use parity_source::{Held, NextParity, ParityConfig, ParityNak, ParityPacket, ParitySource};
 pub use repair_elim::RecentRepairs;
+use repair_pacing::RepairPace;
 pub use repair_pacing::RepairPacing;
 pub use spm::{SpmIntervals, SpmSchedule};
 pub use txw::{TransmitWindow, TxPacket, WriteError};
@@ -234,6 +235,8 @@ pub struct Sender {
     spm_sqn: u32,
     rate: Option<TokenBucket>,
     repair_rate: Option<TokenBucket>,
+    /// Repairs beside the controller at its rate ([`RepairPacing::ControllerRate`]).
+    repair_pace: RepairPace,
     ncf_queue: VecDeque<Confirm>,
     parity: Option<ParitySource>,
     /// Parity NCFs recently sent, by NAK_SQN.
@@ -289,6 +292,7 @@ impl Sender {
             repair_rate: config
                 .repair_rate_max
                 .map(|r| TokenBucket::new(r, burst(r), now)),
+            repair_pace: RepairPace::new(config.max_tsdu + 64),
             ncf_queue: VecDeque::new(),
             parity: config.parity.map(ParitySource::new),
             parity_confirms: RecentRepairs::new(config.nak_elim_ivl),
@@ -441,6 +445,9 @@ impl Sender {
         while let Some(e) = self.cc.poll_event() {
             self.push_event(SenderEvent::Cc(e));
         }
+        if self.config.repair_pacing == RepairPacing::ControllerRate {
+            self.repair_pace.follow(self.now, &self.cc.snapshot());
+        }
     }
 
     /// A datagram arrived from `from`. In a keyed session it is opened first ([`crate::auth`]).
@@ -568,6 +575,9 @@ impl Sender {
             if let Some(b) = &self.repair_rate {
                 at = at.max(b.available_at(now, len));
             }
+            if self.config.repair_pacing == RepairPacing::ControllerRate {
+                at = at.max(self.repair_pace.available_at(now, len));
+            }
         }
         at
     }
@@ -583,6 +593,9 @@ impl Sender {
         if repair {
             if let Some(b) = &mut self.repair_rate {
                 b.try_consume(now, len);
+            }
+            if self.config.repair_pacing == RepairPacing::ControllerRate {
+                self.repair_pace.consume(now, len);
             }
         }
         true
@@ -757,7 +770,9 @@ impl Sender {
         if let Some(len) = repair_len {
             let rate_ready = self.rate_ready_at(self.now, len + 64, true);
             match self.config.repair_pacing {
-                RepairPacing::RateLimit => consider(Some(rate_ready)),
+                RepairPacing::RateLimit | RepairPacing::ControllerRate => {
+                    consider(Some(rate_ready))
+                }
                 // Blocked: the controller's own deadline (considered above) brings the permit.
                 RepairPacing::Controller => match self.cc.permit(self.now) {
                     Permit::Now => consider(Some(rate_ready)),

@@ -314,7 +314,7 @@ impl Sender {
     /// after a repair, original data waiting to go has its turn first.
     pub(super) fn repair_permitted(&self, now: Instant) -> bool {
         match self.config.repair_pacing {
-            RepairPacing::RateLimit => true,
+            RepairPacing::RateLimit | RepairPacing::ControllerRate => true,
             RepairPacing::Controller => {
                 self.cc.permit(now) == Permit::Now
                     && (self.repairs_in_a_row < REPAIRS_PER_ODATA || self.txw.next_len().is_none())
