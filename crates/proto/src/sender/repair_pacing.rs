@@ -16,8 +16,9 @@ pub enum RepairPacing {
     /// then far exceed the controlled rate on the source's own links.
     #[default]
     RateLimit,
-    /// Beside the controller as with `RateLimit`, but no faster than the controller's own rate ([`RepairPace`]):
-    /// a burst of repairs (a parity NAK asks for up to a group's worth) takes about as long as as much data.
+    /// Beside the controller as with `RateLimit`, but no faster than the controller's own rate (this module's
+    /// `RepairPace`): a burst of repairs (a parity NAK asks for up to a group's worth) takes about as long as as
+    /// much data.
     ControllerRate,
     /// A repair needs the controller's permit and is charged to it like original data (Shi–Waldvogel §5.4:
     /// "the source should account for the retransmissions as part of its original data transmissions"). Repairs
@@ -70,7 +71,7 @@ pub(super) struct RepairPace {
 }
 
 /// Packets a burst of repairs beside the controller may hold ([`RepairPace`]).
-pub const REPAIR_PACE_BURST_PACKETS: u64 = 2;
+pub(super) const REPAIR_PACE_BURST_PACKETS: u64 = 2;
 
 impl RepairPace {
     /// Unpaced until the controller has a rate; `packet_bytes` is a full packet's size on the wire.
