@@ -4,6 +4,7 @@
 use convoy_proto::cc::fixed::FixedConfig;
 use convoy_proto::cc::CcConfig;
 use convoy_proto::harness::{Harness, HarnessConfig, PathConfig};
+use convoy_proto::receiver::ParityStats;
 use convoy_proto::sender::ParityConfig;
 use convoy_proto::Instant;
 use std::time::Duration;
@@ -42,6 +43,13 @@ fn session(
     h
 }
 
+/// A parity counter summed over the first `receivers` receivers of `h`.
+fn parity_sum(h: &Harness, receivers: usize, count: impl Fn(&ParityStats) -> u64) -> u64 {
+    (0..receivers)
+        .map(|i| count(h.receiver(i).parity_stats().unwrap()))
+        .sum()
+}
+
 fn assert_byte_exact(h: &Harness, receivers: usize, apdus: u64) {
     for i in 0..receivers {
         let o = h.outcome(i);
@@ -75,9 +83,7 @@ fn rfc3208_11_on_demand_parity_repairs_a_different_loss_at_every_receiver() {
         repairs(s)
     );
     assert!(p.parity_naks > 0);
-    let restored: u64 = (0..n)
-        .map(|i| parity.receiver(i).parity_stats().unwrap().restored)
-        .sum();
+    let restored = parity_sum(&parity, n, |s| s.restored);
     assert!(restored > 0, "receivers restored packets from parity");
 }
 
@@ -104,12 +110,8 @@ fn rfc3208_11_4_proactive_parity_repairs_without_asking() {
     let st = h.sender().stats();
     // Two per group of sixteen, sent whatever the losses; few receivers lose more than two of a group.
     assert!(st.parity_packets >= 2 * 100, "{st:?}");
-    let naks: u64 = (0..n)
-        .map(|i| h.receiver(i).parity_stats().unwrap().parity_naks)
-        .sum();
-    let restored: u64 = (0..n)
-        .map(|i| h.receiver(i).parity_stats().unwrap().restored)
-        .sum();
+    let naks = parity_sum(&h, n, |s| s.parity_naks);
+    let restored = parity_sum(&h, n, |s| s.restored);
     assert!(
         naks * 4 < restored,
         "{naks} parity NAKs for {restored} packets restored"
@@ -123,9 +125,7 @@ fn rfc3208_11_5_receivers_losing_more_than_a_round_of_parity_ask_again_until_who
     let (n, apdus) = (4, 600);
     let h = session(n, 0.25, apdus, 1400, Some(ParityConfig::on_demand(16)));
     assert_byte_exact(&h, n, apdus);
-    let naks: u64 = (0..n)
-        .map(|i| h.receiver(i).parity_stats().unwrap().parity_naks)
-        .sum();
+    let naks = parity_sum(&h, n, |s| s.parity_naks);
     assert!(naks > 0);
 }
 
@@ -138,12 +138,8 @@ fn rfc3208_11_2_a_receiver_losing_half_of_all_sent_gets_fresh_parity_numbers_pas
     let (n, apdus) = (3, 800);
     let h = session(n, 0.5, apdus, 1400, Some(ParityConfig::on_demand(16)));
     assert_byte_exact(&h, n, apdus);
-    let unused: u64 = (0..n)
-        .map(|i| h.receiver(i).parity_stats().unwrap().parity_unused)
-        .sum();
-    let received: u64 = (0..n)
-        .map(|i| h.receiver(i).parity_stats().unwrap().parity_received)
-        .sum();
+    let unused = parity_sum(&h, n, |s| s.parity_unused);
+    let received = parity_sum(&h, n, |s| s.parity_received);
     assert!(
         unused * 4 < received,
         "{unused} of {received} parity packets of no use"
