@@ -128,11 +128,11 @@ fn parse_repairs_choice(s: &str) -> Result<RepairsChoice, String> {
 /// (`controller-rate`, module `repair_pacing` of convoy-proto): in the namespace lab with `--parity 64`, 1.07
 /// bytes on the wire per byte of the file at 8.4-8.6 Mbit/s with 5 receivers (2.6-3.5 Mbit/s in the runs whose
 /// start-up overshoot cost the slow receiver thousands of packets) and 1.09-1.17 at 7.0-8.4 Mbit/s with 20, where
-/// selective repairs put 1.25-1.31 at 6.8-7.7 (docs/parity.md). Charged to the window, repairs borrow tokens that come back
-/// with the acker's ACKs (module `repair_tokens` of convoy-proto); when the acker is the receiver that needs the
-/// repairs and its receive window is full, it reports new data as congestion, the window falls to one packet,
-/// and each round of its repairs waited for a timeout: 1 GB on loopback to three receivers took 18-50 s with
-/// 8-39 timeouts charged, 10-17 s with 0-1 timeouts beside the controller.
+/// selective repairs put 1.25-1.31 at 6.8-7.7 (docs/parity.md). Charged to the window, repairs borrow tokens
+/// that come back with the acker's ACKs (module `repair_tokens` of convoy-proto); when the acker is the receiver
+/// that needs the repairs and its receive window is full, it reports new data as congestion, the window falls to
+/// one packet, and each round of its repairs waited for a timeout: 1 GB on loopback to three receivers took 18-50
+/// s with 8-39 timeouts charged, 10-17 s with 0-1 timeouts beside the controller.
 fn resolve_repairs(choice: RepairsChoice, parity: bool, cc: &CcConfig) -> RepairPacing {
     let window_clocked = matches!(cc, CcConfig::Pgmcc(_));
     choice.0.unwrap_or(match (parity, window_clocked) {

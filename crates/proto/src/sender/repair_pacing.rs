@@ -12,7 +12,6 @@ pub enum RepairPacing {
     /// Only the rate limiters pace repairs; the controller sees original data only. The pgmcc paper's rule
     /// (§3.8: "as soon as a NAK comes in, we sent the RDATA packet only subject to the throughput of the rate
     /// limiter"), which its experiments assume. With many receivers losing different packets the repairs can
-    /// then far exceed the controlled rate on the source's own links. With many receivers losing different packets the repairs can
     /// then far exceed the controlled rate on the source's own links.
     #[default]
     RateLimit,
@@ -50,9 +49,8 @@ impl RepairPacing {
 }
 
 /// Repairs beside the controller at its rate ([`RepairPacing::ControllerRate`]) leave no faster than the
-/// controller's own rate:
-/// its allowed rate (rate controllers), or its window per smoothed round trip (pgmcc), with a burst of
-/// [`REPAIR_PACE_BURST_PACKETS`].
+/// controller's own rate: its allowed rate (rate controllers), or its window per smoothed round trip (pgmcc),
+/// with a burst of [`REPAIR_PACE_BURST_PACKETS`].
 ///
 /// The pgmcc paper sends a repair "as soon as a NAK comes in … only subject to the throughput of the rate
 /// limiter" (§3.8) and leaves the regulation of repairs open (§6: "we definitely need some technique to avoid
@@ -62,7 +60,9 @@ impl RepairPacing {
 /// tbf whose 64 KB queue already held the window's data (namespace lab, pgmcc, 5 receivers: 3.0 Mbit/s and 1.36
 /// bytes on the wire per byte of the file; paced, 8.5 Mbit/s and 1.07). Paced at the controller's rate, a burst
 /// of repairs takes about as long as as much data would: single repairs still leave at once, and the repairs stay
-/// beside the window, as §3.8 has them. The simulator's reproductions keep the paper's `RateLimit`.
+/// beside the window, as §3.8 has them. The simulator's reproductions keep the paper's `RateLimit`. Pacing spreads
+/// a burst; it does not make room: at a bottleneck whose queue the window keeps full, repairs beside the window
+/// are still dropped there (docs/parity.md, "pgmcc and parity").
 #[derive(Debug)]
 pub(super) struct RepairPace {
     bucket: TokenBucket,
