@@ -90,7 +90,7 @@ impl ParityChoice {
     /// each group's end before asking for its losses (at 100 kbit/s a group of 64 packets lasts 7 s), receivers
     /// of raw APDUs are not Convoy's (OpenPGM 5.3 aborts on Convoy's parity, docs/interop.md), and under pgmcc
     /// parity recovers a large loss slowly: beside the window (the paper's rule, §3.8) its repairs meet the
-    /// bottleneck queue the window keeps full, and in the namespace lab with 5 receivers one run in three, whose
+    /// bottleneck queue the window keeps full, and in the namespace lab with 5 receivers three runs in eleven, whose
     /// start-up overshoot cost the receiver behind 10 Mbit/s about 2,800 packets, ran at 2.6-3.5 Mbit/s where
     /// selective repairs ran at 8.0; charged to the window, an acker that needs the repairs itself waits a timeout
     /// per round of them (docs/parity.md).
