@@ -207,6 +207,8 @@ fn cc_config(choice: &CcChoice, rate_bps: u64, rto_min: Duration, start: StartUp
     };
     if let CcConfig::Pgmcc(p) = &mut cc {
         p.start = start;
+        // LAN paths with sub-millisecond RTTs run small windows: without it each loss there waits for the timeout.
+        p.early_loss = true;
         p.timeout = TimeoutPolicy::Adaptive {
             initial: Duration::from_secs(3),
             min: rto_min,
@@ -234,8 +236,9 @@ pub struct SendArgs {
     /// Congestion control: pgmcc, tfmcc (RFC 4654), aimd (Shi–Waldvogel) or fixed (receivers follow it by default).
     #[arg(long, value_parser = parse_cc, default_value = "pgmcc")]
     cc: CcChoice,
-    /// Floor of pgmcc's feedback timeout (draft §2.7 with RFC 6298: 1 s). Lower floors recover faster from
-    /// stalls on LAN paths with sub-millisecond RTTs, where small windows cannot produce three duplicate ACKs.
+    /// Floor of pgmcc's feedback timeout (draft §2.7 with RFC 6298: 1 s). Small windows on LAN paths recover
+    /// without it (early loss detection and a tail loss probe, RFC 5827 and RFC 8985 §7): the timeout is left
+    /// for feedback that stops altogether.
     #[arg(long, value_parser = parse_duration, default_value = "1s")]
     rto_min: Duration,
     /// pgmcc's start-up: `until-congestion` (exponential until a loss, a NAK or the acker's RTT rising, paced to

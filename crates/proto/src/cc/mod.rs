@@ -139,6 +139,12 @@ pub struct CcSnapshot {
 pub trait SenderController: Send {
     /// May an original data packet leave now?
     fn permit(&self, now: Instant) -> Permit;
+    /// May a repair charged to this controller leave now ([`crate::RepairPacing::Controller`], and pro-active
+    /// parity)? As for original data unless the controller grants original data something repairs cannot use
+    /// (pgmcc's tail loss probe must bring an ACK, which only original data does).
+    fn permit_repair(&self, now: Instant) -> Permit {
+        self.permit(now)
+    }
     /// An ODATA packet `sqn` of `len` bytes is leaving now: consume the permit and add this controller's options.
     fn on_data_sent(&mut self, now: Instant, sqn: u32, len: usize, options: &mut OptionsRepr);
     /// A repair (RDATA) of `len` bytes is leaving now, sent under this controller's permit because the session

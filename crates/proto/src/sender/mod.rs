@@ -754,7 +754,13 @@ impl Sender {
         let proactive = self.parity.as_ref().is_some_and(|p| p.has_proactive());
         let data_len = self.txw.next_len().or(proactive.then_some(parity_len));
         if let Some(len) = data_len {
-            match self.cc.permit(self.now) {
+            // Pro-active parity alone waits for a repair's permit (`SenderController::permit_repair`).
+            let permit = if self.txw.next_len().is_some() {
+                self.cc.permit(self.now)
+            } else {
+                self.cc.permit_repair(self.now)
+            };
+            match permit {
                 Permit::At(t) => consider(Some(t)),
                 Permit::Now => consider(Some(self.rate_ready_at(self.now, len + 64, false))),
                 Permit::Blocked => {}
@@ -774,7 +780,7 @@ impl Sender {
                     consider(Some(rate_ready))
                 }
                 // Blocked: the controller's own deadline (considered above) brings the permit.
-                RepairPacing::Controller => match self.cc.permit(self.now) {
+                RepairPacing::Controller => match self.cc.permit_repair(self.now) {
                     Permit::Now => consider(Some(rate_ready)),
                     Permit::At(t) => consider(Some(t.max(rate_ready))),
                     Permit::Blocked => {}

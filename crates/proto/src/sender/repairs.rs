@@ -222,7 +222,7 @@ impl Sender {
         let len = self.next_parity_len(proactive)?;
         let len_estimate = crate::cc::packet_size(len);
         let permitted = if proactive {
-            self.cc.permit(now) == Permit::Now
+            self.cc.permit_repair(now) == Permit::Now
         } else {
             self.repair_permitted(now)
         };
@@ -316,7 +316,7 @@ impl Sender {
         match self.config.repair_pacing {
             RepairPacing::RateLimit | RepairPacing::ControllerRate => true,
             RepairPacing::Controller => {
-                self.cc.permit(now) == Permit::Now
+                self.cc.permit_repair(now) == Permit::Now
                     && (self.repairs_in_a_row < REPAIRS_PER_ODATA || self.txw.next_len().is_none())
             }
         }

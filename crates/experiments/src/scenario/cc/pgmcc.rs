@@ -30,6 +30,9 @@ pub struct PgmccSpec {
     pub opening_round_min: Option<Dur>,
     /// Dupack threshold (default 3).
     pub dupack: Option<u32>,
+    /// Early loss detection (RFC 5827 §2.1): holes before a last packet the acker has seen are lost at once
+    /// when the window allows no further packet (default false, the papers' rule).
+    pub early_loss: Option<bool>,
     /// Throughput formula: "draft" (default) or "paper".
     pub model: Option<ModelSpec>,
     /// RTT measurement: "timestamp" (default) or "seqno".
@@ -285,6 +288,7 @@ fn config(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
         },
         opening_round_min: g.opening_round_min.map_or(d.opening_round_min, |x| x.0),
         dupack_threshold: dupack,
+        early_loss: g.early_loss.unwrap_or(d.early_loss),
         c,
         model: match g.model {
             None => d.model,

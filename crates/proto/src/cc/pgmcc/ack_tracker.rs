@@ -136,6 +136,26 @@ impl AckTracker {
         n
     }
 
+    /// Early loss detection (RFC 5827 §2.1, Early Retransmit): once the acker has seen the last packet sent
+    /// (RX_MAX = snd_max), every packet before it still unacknowledged is lost, however few packets followed it.
+    /// The caller asks only when it has no token for another packet: then no later packet can come to make up the
+    /// three acknowledgements the dupack rule waits for, and only the timeout would end the wait.
+    pub fn tail_seen_holes_lost(&mut self) -> AckOutcome {
+        let mut out = AckOutcome::default();
+        if self.highest_rx_max.is_none() || self.highest_rx_max != self.snd_max() {
+            return out;
+        }
+        let base = self.base;
+        for (i, r) in self.records.iter_mut().enumerate() {
+            if r.state == State::Unacked {
+                r.state = State::Lost;
+                out.lost += 1;
+                out.highest_lost = Some(base.wrapping_add(i as u32));
+            }
+        }
+        out
+    }
+
     /// Whether any tracked packet is neither acknowledged nor declared lost.
     pub fn has_unacked(&self) -> bool {
         self.records.iter().any(|r| r.state == State::Unacked)
@@ -179,6 +199,10 @@ impl AckTracker {
             }
         }
         // Dupack rule (draft §2.2): an unacknowledged packet followed by ≥ threshold acknowledged ones is lost.
+        // RX_MAX itself with its bit clear is a congestion mark (the acker saw the packet but reports it lost:
+        // rxw module `budget`); no reordering can explain it, so it is lost at once, as an ECN echo is answered
+        // without waiting for duplicate ACKs (RFC 3168 §6.1.2). Waiting would stall a window of one packet: no
+        // later packet is in flight to be acknowledged, and only the retransmission timeout would restart it.
         let mut acked_after = 0u32;
         for i in 0..32u32 {
             let sqn = rx_max.wrapping_sub(i);
@@ -187,7 +211,8 @@ impl AckTracker {
                 continue;
             }
             let Some(idx) = self.index(sqn) else { continue };
-            if acked_after >= self.dupack_threshold && self.records[idx].state == State::Unacked {
+            let lost = i == 0 || acked_after >= self.dupack_threshold;
+            if lost && self.records[idx].state == State::Unacked {
                 self.records[idx].state = State::Lost;
                 out.lost += 1;
                 out.highest_lost = Some(seq::max(out.highest_lost.unwrap_or(sqn), sqn));
@@ -268,6 +293,34 @@ mod tests {
         // Declared once only.
         let o = t.on_ack(Instant::ZERO, 5, 0b110111, |_| true);
         assert_eq!(o.lost, 0);
+    }
+
+    #[test]
+    fn a_clear_bit_at_rx_max_is_a_mark_lost_at_once() {
+        let mut t = sent(1);
+        // The acker announces RX_MAX = 0 with its own bit clear: it saw packet 0 and marked it.
+        let o = t.on_ack(Instant::ZERO, 0, 0, |_| true);
+        assert_eq!((o.newly_acked, o.lost, o.highest_lost), (0, 1, Some(0)));
+        assert!(!t.has_unacked(), "a window of one is free again, with no timeout");
+        // Holes below RX_MAX still wait for three later acknowledgements.
+        let mut t = sent(4);
+        let o = t.on_ack(Instant::ZERO, 3, 0b1101, |_| true);
+        assert_eq!((o.lost, o.highest_lost), (0, None));
+    }
+
+    #[test]
+    fn rfc5827_2_1_holes_before_a_seen_tail_are_lost_early() {
+        let mut t = sent(3);
+        // 0 missing, 1 and 2 (the last sent) acknowledged: two later packets, below the dupack threshold.
+        let o = t.on_ack(Instant::ZERO, 2, 0b011, |_| true);
+        assert_eq!(o.lost, 0);
+        let o = t.tail_seen_holes_lost();
+        assert_eq!((o.lost, o.highest_lost), (1, Some(0)));
+        assert!(!t.has_unacked());
+        // A packet sent after RX_MAX is still in flight: its ACK may yet bring the dupacks.
+        let mut t = sent(4);
+        t.on_ack(Instant::ZERO, 2, 0b011, |_| true);
+        assert_eq!(t.tail_seen_holes_lost().lost, 0);
     }
 
     #[test]

@@ -25,6 +25,7 @@ mod receiver;
 mod repair_tokens;
 mod sender;
 mod startup;
+mod tail_probe;
 mod window;
 
 pub use ack_tracker::{AckOutcome, AckTracker};
@@ -34,6 +35,7 @@ pub use feedback::{Feedback, FeedbackKind, ReceiverReport};
 pub use receiver::{PgmccReceiver, ReceiverFeedback};
 pub use repair_tokens::RepairTokens;
 pub use sender::PgmccSender;
+pub use tail_probe::TailProbe;
 pub use startup::{OpeningPace, StartUp, StartUpExit, OPENING_ROUND_MIN, REPORT_LIFETIME_RTTS};
 pub use window::TokenWindow;
 
@@ -211,6 +213,14 @@ pub struct PgmccConfig {
     pub opening_round_min: Duration,
     /// A packet is lost when this many later packets are acknowledged (paper §3.4, draft §2.2: 3).
     pub dupack_threshold: u32,
+    /// Loss detection for small windows, as TCP's: early loss detection (RFC 5827 §2.1, Early Retransmit: when
+    /// the sender has no token for another packet and the acker has seen the last packet sent, the holes before
+    /// it are lost at once instead of after three later acknowledgements) and a tail loss probe (RFC 8985 §7,
+    /// module `tail_probe`: when no ACK comes for two smoothed RTTs, one original packet leaves beyond the window
+    /// to reveal a loss at the tail). With a window below four packets the three acknowledgements never come,
+    /// and every such loss waits for the timeout (1 s at least, draft §2.7). Off by default and in the
+    /// experiments (the papers' rule, paper §3.4, draft §2.2); `convoy send` turns it on.
+    pub early_loss: bool,
     /// Switch to a receiver whose throughput is below `c` × the acker's (paper §3.5: 0.75; Figs 3–4 use 1).
     pub c: f64,
     /// The throughput formula used to compare receivers (draft's full formula by default).
@@ -263,6 +273,7 @@ impl Default for PgmccConfig {
             start: StartUp::FixedThreshold,
             opening_round_min: OPENING_ROUND_MIN,
             dupack_threshold: 3,
+            early_loss: false,
             c: 0.75,
             model: ThroughputModel::Draft,
             rtt_method: RttMethod::Timestamp,
@@ -313,5 +324,7 @@ impl Scheme for PgmccConfig {
 mod tests_receiver;
 #[cfg(test)]
 mod tests_sender;
+#[cfg(test)]
+mod tests_small_windows;
 #[cfg(test)]
 mod tests_startup;

@@ -2,8 +2,8 @@
 
 use super::{
     AckTracker, AckerElection, ElectionOutcome, Feedback, FeedbackKind, OldAckerAcks, PgmccConfig,
-    LossReaction, OpeningPace, RepairTokens, RttMethod, StartUpExit, TimeoutPolicy, TimeoutRestart,
-    TokenWindow,
+    LossReaction, OpeningPace, RepairTokens, RttMethod, StartUpExit, TailProbe, TimeoutPolicy,
+    TimeoutRestart, TokenWindow,
 };
 use crate::cc::event_queue::EventQueue;
 use crate::cc::{CcEvent, CcSnapshot, Permit, ReductionCause, SenderController};
@@ -37,6 +37,8 @@ pub struct PgmccSender {
     consecutive_timeouts: u32,
     /// Tokens lent to repairs charged to the window (module `repair_tokens`).
     repair_tokens: RepairTokens,
+    /// Under [`PgmccConfig::early_loss`], the probe that ends a stall at the tail (module `tail_probe`).
+    probe: TailProbe,
     /// Whether the exponential opening of [`super::StartUp::UntilCongestion`] still runs.
     start_up: StartUpExit,
     /// The opening's pace on paths with RTTs below its shortest round (module `startup`).
@@ -80,6 +82,7 @@ impl PgmccSender {
             deadline: None,
             consecutive_timeouts: 0,
             repair_tokens: RepairTokens::default(),
+            probe: TailProbe::default(),
             last_srtt: None,
             last_sent: None,
             no_acker: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
@@ -269,6 +272,20 @@ impl PgmccSender {
     fn rearm(&mut self, now: Instant) {
         let waiting = self.tracker.has_unacked() || !self.window.can_send();
         self.deadline = waiting.then(|| now + self.rto());
+        self.rearm_probe(now);
+    }
+
+    /// Arm the tail loss probe when packets are out and no token is left for another (module `tail_probe`).
+    fn rearm_probe(&mut self, now: Instant) {
+        if !self.config.early_loss {
+            return;
+        }
+        let waits = self.tracker.has_unacked() && !self.window.can_send();
+        let pto = match self.rtt.srtt().or(self.last_srtt) {
+            Some(srtt) => TailProbe::timeout(srtt, self.rto()),
+            None => self.rto(),
+        };
+        self.probe.rearm(now, waits, pto);
     }
 
     fn on_ack(&mut self, now: Instant, from: IpAddr, rx_max: u32, bitmap: u32) {
@@ -289,7 +306,7 @@ impl PgmccSender {
         }
         let is_current = self.election.acker() == Some(from);
         let tokens_only = !is_current && self.config.old_acker_acks == OldAckerAcks::TokensOnly;
-        let outcome = self.tracker.on_ack(now, rx_max, bitmap, |named| {
+        let mut outcome = self.tracker.on_ack(now, rx_max, bitmap, |named| {
             !tokens_only || named == Some(from)
         });
         if let Some(sample) = outcome.rtt_sample {
@@ -321,7 +338,15 @@ impl PgmccSender {
                 self.bound_start_up(now);
             }
         }
+        if self.config.early_loss && !self.window.can_send() {
+            let early = self.tracker.tail_seen_holes_lost();
+            outcome.lost += early.lost;
+            if let Some(h) = early.highest_lost {
+                outcome.highest_lost = Some(outcome.highest_lost.map_or(h, |o| seq::max(o, h)));
+            }
+        }
         if outcome.newly_acked > 0 || outcome.lost > 0 {
+            self.probe.on_feedback();
             self.rearm(now);
         }
         if let Some(lost) = outcome.highest_lost {
@@ -425,7 +450,16 @@ impl PgmccSender {
 }
 
 impl SenderController for PgmccSender {
+    /// Original data needs a token (paper §3.4), or the tail loss probe (module `tail_probe`).
     fn permit(&self, now: Instant) -> Permit {
+        if self.probe.is_due() {
+            return Permit::Now;
+        }
+        self.permit_repair(now)
+    }
+
+    /// A repair needs a token like any packet; the tail loss probe is original data's alone.
+    fn permit_repair(&self, now: Instant) -> Permit {
         if !self.window.can_send() {
             return Permit::Blocked;
         }
@@ -447,6 +481,8 @@ impl SenderController for PgmccSender {
         if self.deadline.is_none() {
             self.deadline = Some(now + self.rto());
         }
+        self.probe.on_data_sent();
+        self.rearm_probe(now);
         options.cc.pgmcc.data = Some(PgmccData {
             tstamp: self.config.tstamp_unit.ticks(now.as_nanos()),
             acker: acker.unwrap_or(self.no_acker),
@@ -478,6 +514,7 @@ impl SenderController for PgmccSender {
     }
 
     fn on_timeout(&mut self, now: Instant) {
+        self.probe.on_timer(now);
         let returned = self.repair_tokens.take_due(now);
         if returned > 0 {
             self.window.on_ack_suspended(returned);
@@ -493,6 +530,7 @@ impl SenderController for PgmccSender {
             return;
         }
         self.deadline = None;
+        self.probe.cancel();
         self.consecutive_timeouts += 1;
         let before = self.window.w;
         if self.start_up.on_congestion() || self.tcp_threshold() {
@@ -549,10 +587,10 @@ impl SenderController for PgmccSender {
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
-        match (self.deadline, self.repair_tokens.next_return()) {
-            (Some(d), Some(r)) => Some(d.min(r)),
-            (d, r) => d.or(r),
-        }
+        [self.deadline, self.repair_tokens.next_return(), self.probe.deadline()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     fn poll_event(&mut self) -> Option<CcEvent> {

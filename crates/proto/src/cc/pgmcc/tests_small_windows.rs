@@ -1,0 +1,81 @@
+//! pgmcc with windows too small for three duplicate ACKs: a congestion mark at RX_MAX, early loss detection
+//! (RFC 5827 §2.1) and the tail loss probe (RFC 8985 §7), all under [`PgmccConfig::early_loss`] except the mark.
+
+use super::tests_sender::{ack, events, ip, ms, send};
+use super::*;
+use crate::cc::{CcEvent, Permit, SenderController};
+
+/// `ip(1)` elected from packet 0, the window opened to 4, packets 1..=4 sent at 20 ms (no token left), then
+/// an ACK at 21 ms reporting packet 1 marked (RX_MAX = 1, its bit clear) and a second one acknowledging 2.
+/// The mark halves the window to 1.5 with three packets out (T = −1.5); the ACK of 2 repays one token.
+fn marked_then_one_ack(early_loss: bool) -> PgmccSender {
+    let config = PgmccConfig {
+        early_loss,
+        ..PgmccConfig::default()
+    };
+    let mut s = elected(config, ms(10), 0.01);
+    s.window.w = 4.0;
+    s.window.t = 4.0;
+    for sqn in 1..=4 {
+        send(&mut s, ms(20), sqn);
+    }
+    ack(&mut s, ms(21), ip(1), 1, 0b10, 0.01, ms(20));
+    ack(&mut s, ms(21), ip(1), 2, 0b101, 0.01, ms(20));
+    events(&mut s);
+    s
+}
+
+fn elected(config: PgmccConfig, at: Instant, loss: f64) -> PgmccSender {
+    super::tests_sender::elected(config, at, loss)
+}
+
+#[test]
+fn a_clear_bit_at_rx_max_is_a_congestion_mark_answered_at_once() {
+    let s = marked_then_one_ack(false);
+    // Without waiting for three later ACKs: realigned to the 3 packets out, halved.
+    assert_eq!(s.window.w, 1.5);
+    assert_eq!(s.window.t, -0.5);
+}
+
+#[test]
+fn rfc5827_2_1_holes_before_an_acknowledged_tail_are_lost_when_no_token_is_left() {
+    for early_loss in [false, true] {
+        let mut s = marked_then_one_ack(early_loss);
+        // 3 lost on the path, 4 (the last sent) acknowledged: one later packet, no token left.
+        ack(&mut s, ms(22), ip(1), 4, 0b1_0101, 0.01, ms(20));
+        let permit = s.permit(ms(22));
+        if early_loss {
+            assert_eq!(permit, Permit::Now, "3 is lost: its token comes back");
+        } else {
+            assert_eq!(permit, Permit::Blocked, "the papers' rule waits for the timeout");
+            assert!(s.poll_timeout().unwrap() >= ms(1_000));
+        }
+    }
+}
+
+#[test]
+fn rfc8985_7_a_lost_tail_is_probed_after_two_srtt_with_one_original_packet() {
+    let mut s = marked_then_one_ack(true);
+    // 3 and 4 lost on the path: no ACK will come.
+    assert_eq!(s.permit(ms(21)), Permit::Blocked);
+    let probe_at = s.poll_timeout().expect("the probe is armed");
+    assert!(probe_at < ms(30), "2·SRTT + 2 ms after the last ACK, not the 1 s timeout: {probe_at:?}");
+    s.on_timeout(probe_at);
+    assert_eq!(s.permit(probe_at), Permit::Now, "one original packet may go");
+    assert_eq!(s.permit_repair(probe_at), Permit::Blocked, "a repair would bring no ACK");
+    send(&mut s, probe_at, 5);
+    assert_eq!(s.permit(probe_at), Permit::Blocked, "one probe");
+    assert!(s.poll_timeout().unwrap() >= ms(1_000), "no second probe before an answer");
+    // The probe's ACK reveals 3 and 4 lost (early detection: 5 was the last sent).
+    ack(&mut s, probe_at, ip(1), 5, 0b10_1001, 0.01, probe_at);
+    assert_eq!(s.permit(probe_at), Permit::Now);
+    assert!(events(&mut s)
+        .iter()
+        .all(|e| !matches!(e, CcEvent::Timeout { .. })));
+}
+
+#[test]
+fn without_early_loss_nothing_is_probed() {
+    let s = marked_then_one_ack(false);
+    assert!(s.poll_timeout().unwrap() >= ms(1_000));
+}
