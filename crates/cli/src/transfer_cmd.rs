@@ -20,7 +20,7 @@ use convoy_net::transfer::{exit, Observer, Progress};
 use convoy_net::{key_file, GroupOptions, Interface};
 use convoy_proto::auth::AuthConfig;
 use convoy_proto::cc::fixed::FixedConfig;
-use convoy_proto::cc::pgmcc::{StartUp, TimeoutPolicy};
+use convoy_proto::cc::pgmcc::{LosslessAcker, StartUp, TimeoutPolicy};
 use convoy_proto::cc::CcConfig;
 use convoy_proto::sender::ParityConfig;
 use convoy_proto::RepairPacing;
@@ -209,6 +209,8 @@ fn cc_config(choice: &CcChoice, rate_bps: u64, rto_min: Duration, start: StartUp
         p.start = start;
         // LAN paths with sub-millisecond RTTs run small windows: without it each loss there waits for the timeout.
         p.early_loss = true;
+        // Random loss on every path must not take the acker role from a slow path that has lost nothing yet.
+        p.lossless_acker = LosslessAcker::AtSendingRate;
         p.timeout = TimeoutPolicy::Adaptive {
             initial: Duration::from_secs(3),
             min: rto_min,

@@ -147,6 +147,13 @@ impl ThroughputModel {
         }
     }
 
+    /// The inverse-throughput metric M of a receiver known to receive at `packets_per_s`, on the scale of
+    /// [`ThroughputModel::inverse_throughput`] with the RTT in seconds: T = 1/(√(2/3)·M) packets per second
+    /// for both models (the paper's is the draft's first term, and both are that as p → 0).
+    pub fn inverse_of_rate(packets_per_s: f64) -> f64 {
+        1.0 / ((2.0f64 / 3.0).sqrt() * packets_per_s)
+    }
+
     /// The acker switch rule: should a receiver with `candidate = (rtt, p)` replace the current acker with
     /// `acker = (rtt, p)`? True iff T_cand < c·T_acker (paper §3.5, draft §2.3), with c in (0, 1] biasing the
     /// choice toward the current acker (c = 0.75 suggested).

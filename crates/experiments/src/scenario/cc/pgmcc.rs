@@ -6,7 +6,7 @@ use crate::scenario::semantic::{fail, Res};
 use crate::scenario::locate::KeyPath;
 use crate::scenario::units::Dur;
 use convoy_proto::cc::pgmcc::{
-    ElectionTimer, LossEstimator, LossReaction, OldAckerAcks, PgmccConfig, RttMethod, StartUp, TimeoutPolicy,
+    ElectionTimer, LossEstimator, LossReaction, LosslessAcker, OldAckerAcks, PgmccConfig, RttMethod, StartUp, TimeoutPolicy,
     TimeoutRestart, TimestampUnit,
 };
 use convoy_proto::cc::CcConfig;
@@ -33,6 +33,9 @@ pub struct PgmccSpec {
     /// Early loss detection (RFC 5827 §2.1): holes before a last packet the acker has seen are lost at once
     /// when the window allows no further packet (default false, the papers' rule).
     pub early_loss: Option<bool>,
+    /// An acker that has lost nothing: "paper" (default: infinite throughput, draft §2.4) or "sending-rate"
+    /// (it receives at least what the session sends).
+    pub lossless_acker: Option<LosslessAckerSpec>,
     /// Throughput formula: "draft" (default) or "paper".
     pub model: Option<ModelSpec>,
     /// RTT measurement: "timestamp" (default) or "seqno".
@@ -77,6 +80,16 @@ pub enum StartSpec {
     Paper,
     /// Exponential until the first sign of congestion.
     UntilCongestion,
+}
+
+/// How the election rates a lossless acker (`convoy_proto::cc::pgmcc::LosslessAcker`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LosslessAckerSpec {
+    /// Infinite throughput, as the equation says.
+    Paper,
+    /// At least the session's sending rate.
+    SendingRate,
 }
 
 /// pgmcc's throughput formula.
@@ -289,6 +302,11 @@ fn config(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
         opening_round_min: g.opening_round_min.map_or(d.opening_round_min, |x| x.0),
         dupack_threshold: dupack,
         early_loss: g.early_loss.unwrap_or(d.early_loss),
+        lossless_acker: match g.lossless_acker {
+            None => d.lossless_acker,
+            Some(LosslessAckerSpec::Paper) => LosslessAcker::Unbounded,
+            Some(LosslessAckerSpec::SendingRate) => LosslessAcker::AtSendingRate,
+        },
         c,
         model: match g.model {
             None => d.model,

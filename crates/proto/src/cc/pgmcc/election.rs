@@ -86,8 +86,16 @@ impl AckerElection {
     }
 
     /// A report from `id` with round-trip time `rtt` (seconds, or packets with sequence-number RTT; `None` when
-    /// not measurable) and loss rate `loss` in [0, 1].
-    pub fn on_report(&mut self, id: IpAddr, rtt: Option<f64>, loss: f64) -> ElectionOutcome {
+    /// not measurable) and loss rate `loss` in [0, 1]. `lossless_floor`: under
+    /// [`super::LosslessAcker::AtSendingRate`], the rate in packets per second the session sends at, which an
+    /// acker that has lost nothing is known to receive.
+    pub fn on_report(
+        &mut self,
+        id: IpAddr,
+        rtt: Option<f64>,
+        loss: f64,
+        lossless_floor: Option<f64>,
+    ) -> ElectionOutcome {
         let Some(acker) = self.acker.as_mut() else {
             self.acker = Some(Acker { id, rtt, loss });
             return ElectionOutcome::Elected;
@@ -103,10 +111,16 @@ impl AckerElection {
             // Without an RTT for both, the throughputs cannot be compared.
             return ElectionOutcome::Kept;
         };
-        if self
-            .model
-            .prefers((cand_rtt, loss), (acker_rtt, acker.loss), self.c)
-        {
+        let switch = match lossless_floor.filter(|_| acker.loss <= 0.0) {
+            // T_cand < c·T_acker with T_acker ≥ the sending rate: c·M_cand > M at that rate.
+            Some(rate) => {
+                self.c * self.model.inverse_throughput(cand_rtt, loss) > ThroughputModel::inverse_of_rate(rate)
+            }
+            None => self
+                .model
+                .prefers((cand_rtt, loss), (acker_rtt, acker.loss), self.c),
+        };
+        if switch {
             let from = acker.id;
             *acker = Acker { id, rtt, loss };
             self.switches += 1;
@@ -130,7 +144,7 @@ mod tests {
     fn paper_3_6_first_reporter_becomes_acker() {
         let mut e = AckerElection::new(0.75, ThroughputModel::Draft);
         assert_eq!(
-            e.on_report(ip(1), Some(0.1), 0.01),
+            e.on_report(ip(1), Some(0.1), 0.01, None),
             ElectionOutcome::Elected
         );
         assert_eq!(e.acker(), Some(ip(1)));
@@ -140,12 +154,12 @@ mod tests {
     #[test]
     fn paper_3_5_switch_only_below_c_times_acker_throughput() {
         let mut e = AckerElection::new(0.75, ThroughputModel::Paper);
-        e.on_report(ip(1), Some(0.1), 0.01);
+        e.on_report(ip(1), Some(0.1), 0.01, None);
         // Same RTT, loss 1.5×: throughput ratio 1/sqrt(1.5) = 0.816 > 0.75, keep.
-        assert_eq!(e.on_report(ip(2), Some(0.1), 0.015), ElectionOutcome::Kept);
+        assert_eq!(e.on_report(ip(2), Some(0.1), 0.015, None), ElectionOutcome::Kept);
         // Loss 2×: ratio 0.707 < 0.75, switch.
         assert_eq!(
-            e.on_report(ip(2), Some(0.1), 0.02),
+            e.on_report(ip(2), Some(0.1), 0.02, None),
             ElectionOutcome::Switched { from: ip(1) }
         );
         assert_eq!(e.acker(), Some(ip(2)));
@@ -155,9 +169,9 @@ mod tests {
     #[test]
     fn paper_3_5_c_one_switches_on_any_worse_receiver() {
         let mut e = AckerElection::new(1.0, ThroughputModel::Paper);
-        e.on_report(ip(1), Some(0.1), 0.01);
+        e.on_report(ip(1), Some(0.1), 0.01, None);
         assert!(matches!(
-            e.on_report(ip(2), Some(0.101), 0.01),
+            e.on_report(ip(2), Some(0.101), 0.01, None),
             ElectionOutcome::Switched { .. }
         ));
     }
@@ -165,10 +179,10 @@ mod tests {
     #[test]
     fn paper_3_5_rtt_counts_not_only_loss() {
         let mut e = AckerElection::new(0.75, ThroughputModel::Draft);
-        e.on_report(ip(1), Some(0.05), 0.02);
+        e.on_report(ip(1), Some(0.05), 0.02, None);
         // Lower loss but 4× the RTT: lower throughput, so it becomes acker.
         assert!(matches!(
-            e.on_report(ip(2), Some(0.2), 0.01),
+            e.on_report(ip(2), Some(0.2), 0.01, None),
             ElectionOutcome::Switched { .. }
         ));
     }
@@ -176,21 +190,47 @@ mod tests {
     #[test]
     fn acker_reports_refresh_its_operating_point() {
         let mut e = AckerElection::new(0.75, ThroughputModel::Draft);
-        e.on_report(ip(1), Some(0.1), 0.01);
+        e.on_report(ip(1), Some(0.1), 0.01, None);
         assert_eq!(
-            e.on_report(ip(1), Some(0.1), 0.10),
+            e.on_report(ip(1), Some(0.1), 0.10, None),
             ElectionOutcome::Refreshed
         );
         assert_eq!(e.acker_loss(), Some(0.10));
         // Now a 5% receiver is better than the acker and does not win.
-        assert_eq!(e.on_report(ip(2), Some(0.1), 0.05), ElectionOutcome::Kept);
+        assert_eq!(e.on_report(ip(2), Some(0.1), 0.05, None), ElectionOutcome::Kept);
+    }
+
+    #[test]
+    fn a_lossless_acker_receives_at_least_the_sending_rate() {
+        let mut e = AckerElection::new(0.75, ThroughputModel::Draft);
+        // A receiver behind a slow link, lossless so far, acker while the session sends 800 packets/s.
+        e.on_report(ip(1), Some(0.05), 0.0, None);
+        // A fast receiver with a random loss: 1% on a 100 µs path is about 137,000 packets/s.
+        assert!(
+            matches!(e.on_report(ip(2), Some(0.0001), 0.01, None), ElectionOutcome::Switched { .. }),
+            "by the equation alone p = 0 is infinite throughput (draft §2.4)"
+        );
+        let mut e = AckerElection::new(0.75, ThroughputModel::Draft);
+        e.on_report(ip(1), Some(0.05), 0.0, None);
+        assert_eq!(e.on_report(ip(2), Some(0.0001), 0.01, Some(800.0)), ElectionOutcome::Kept);
+        // A receiver slower than 0.75 × 800 packets/s (40% loss on a 50 ms path: about 35) takes the role.
+        assert!(matches!(
+            e.on_report(ip(3), Some(0.05), 0.4, Some(800.0)),
+            ElectionOutcome::Switched { .. }
+        ));
+        // Once the acker has lost something the equation speaks for it again.
+        e.on_report(ip(3), Some(0.05), 0.01, Some(800.0));
+        assert!(matches!(
+            e.on_report(ip(1), Some(0.05), 0.02, Some(800.0)),
+            ElectionOutcome::Switched { .. }
+        ));
     }
 
     #[test]
     fn draft_2_3_2_clear_requests_new_election() {
         let mut e = AckerElection::new(0.75, ThroughputModel::Draft);
-        e.on_report(ip(1), Some(0.1), 0.01);
+        e.on_report(ip(1), Some(0.1), 0.01, None);
         assert_eq!(e.clear(), Some(ip(1)));
-        assert_eq!(e.on_report(ip(2), None, 0.0), ElectionOutcome::Elected);
+        assert_eq!(e.on_report(ip(2), None, 0.0, None), ElectionOutcome::Elected);
     }
 }

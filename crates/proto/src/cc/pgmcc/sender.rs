@@ -1,7 +1,7 @@
 //! The pgmcc sender half (draft §3 "Procedures – Sender"; paper §3.4–3.6).
 
 use super::{
-    AckTracker, AckerElection, ElectionOutcome, Feedback, FeedbackKind, OldAckerAcks, PgmccConfig,
+    AckTracker, AckerElection, ElectionOutcome, Feedback, FeedbackKind, LosslessAcker, OldAckerAcks, PgmccConfig,
     LossReaction, OpeningPace, RepairTokens, RttMethod, StartUpExit, TailProbe, TimeoutPolicy,
     TimeoutRestart, TokenWindow,
 };
@@ -159,8 +159,16 @@ impl PgmccSender {
                 rtt_s: rtt,
             });
         }
+        // The rate a lossless acker receives at, when the election is to count it (`LosslessAcker`): W / SRTT,
+        // comparable with the equation's throughput only with RTTs in seconds.
+        let lossless_floor = match (self.config.lossless_acker, self.config.rtt_method, self.rtt.srtt()) {
+            (LosslessAcker::AtSendingRate, RttMethod::Timestamp, Some(srtt)) if !srtt.is_zero() => {
+                Some(self.window.w / srtt.as_secs_f64())
+            }
+            _ => None,
+        };
         let before = self.election.acker();
-        let outcome = self.election.on_report(report.reporter, rtt, loss);
+        let outcome = self.election.on_report(report.reporter, rtt, loss, lossless_floor);
         self.on_election_outcome(outcome, before, report.reporter);
     }
 
