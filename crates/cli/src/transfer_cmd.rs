@@ -86,19 +86,14 @@ fn parse_parity(s: &str) -> Result<ParityChoice, String> {
 }
 
 impl ParityChoice {
-    /// The parity a session sends: `auto` is on-demand parity for files under TFMCC and aimd. A stream waits for
-    /// each group's end before asking for its losses (at 100 kbit/s a group of 64 packets lasts 7 s), receivers
-    /// of raw APDUs are not Convoy's (OpenPGM 5.3 aborts on Convoy's parity, docs/interop.md), and under pgmcc
-    /// parity recovers a large loss slowly: beside the window (the paper's rule, §3.8) its repairs meet the
-    /// bottleneck queue the window keeps full, and in the namespace lab with 5 receivers three runs in eleven, whose
-    /// start-up overshoot cost the receiver behind 10 Mbit/s about 2,800 packets, ran at 2.6-3.5 Mbit/s where
-    /// selective repairs ran at 8.0; charged to the window, an acker that needs the repairs itself waits a timeout
-    /// per round of them (docs/parity.md).
-    fn resolve(self, input: &SendInput, raw: bool, cc: &CcConfig) -> Option<ParityConfig> {
+    /// The parity a session sends: `auto` is on-demand parity for files, under every controller (docs/parity.md
+    /// has the lab's figures). Not for a stream, which would wait for each group's end before asking for its
+    /// losses (at 100 kbit/s a group of 64 packets lasts 7 s), nor for receivers of raw APDUs, which are not
+    /// Convoy's (OpenPGM 5.3 aborts on Convoy's parity, docs/interop.md).
+    fn resolve(self, input: &SendInput, raw: bool) -> Option<ParityConfig> {
         match self {
             ParityChoice::Given(p) => p,
             ParityChoice::Auto if raw || matches!(input, SendInput::Stdin) => None,
-            ParityChoice::Auto if matches!(cc, CcConfig::Pgmcc(_)) => None,
             ParityChoice::Auto => ParityConfig::parse(DEFAULT_PARITY_GROUP).ok(),
         }
     }
@@ -115,30 +110,19 @@ fn parse_repairs_choice(s: &str) -> Result<RepairsChoice, String> {
     parse_repairs(s).map(|p| RepairsChoice(Some(p)))
 }
 
-/// The pacing of `--repairs auto`: with parity, charged to the controller under the rate-based controllers
-/// (TFMCC, aimd, fixed) and beside pgmcc's window at its rate; without parity, beside the controller.
+/// The pacing of `--repairs auto`: with parity, charged to the controller, whichever it is; without parity,
+/// beside it (the paper's rule for pgmcc, §3.8).
 ///
-/// With parity, a NAK from the slowest receiver asks for up to a group's worth of packets at once, and every
-/// receiver's path carries them; beside a rate-based controller they left at the repair rate limit (100 Mbit/s)
-/// into a 10 Mbit/s tbf whose queue dropped most of them, and each round of re-asking dropped more (TFMCC in the
-/// namespace lab: 1.39-2.18 bytes on the wire per byte of the file at 0.9-3.5 Mbit/s). Charged to the
-/// controller: 1.11 at 6.2 Mbit/s (docs/parity.md).
-///
-/// pgmcc keeps its paper's rule (§3.8: repairs beside the window), with bursts spread at the window's rate
-/// (`controller-rate`, module `repair_pacing` of convoy-proto): in the namespace lab with `--parity 64`, 1.07
-/// bytes on the wire per byte of the file at 8.4-8.6 Mbit/s with 5 receivers (2.6-3.5 Mbit/s in the runs whose
-/// start-up overshoot cost the slow receiver thousands of packets) and 1.09-1.17 at 7.0-8.4 Mbit/s with 20, where
-/// selective repairs put 1.25-1.31 at 6.8-7.7 (docs/parity.md). Charged to the window, repairs borrow tokens
-/// that come back with the acker's ACKs (module `repair_tokens` of convoy-proto); when the acker is the receiver
-/// that needs the repairs and its receive window is full, it reports new data as congestion, the window falls to
-/// one packet, and each round of its repairs waited for a timeout: 1 GB on loopback to three receivers took 18-50
-/// s with 8-39 timeouts charged, 10-17 s with 0-1 timeouts beside the controller.
-fn resolve_repairs(choice: RepairsChoice, parity: bool, cc: &CcConfig) -> RepairPacing {
-    let window_clocked = matches!(cc, CcConfig::Pgmcc(_));
-    choice.0.unwrap_or(match (parity, window_clocked) {
-        (true, false) => RepairPacing::Controller,
-        (true, true) => RepairPacing::ControllerRate,
-        (false, _) => RepairPacing::RateLimit,
+/// A NAK for parity asks for up to a group's worth of packets at once, and every receiver's path carries them.
+/// Beside the controller they met the slow receiver's queue full: at the repair rate limit beside TFMCC, and
+/// beside pgmcc's window even at its rate (`controller-rate`) when a start-up overshoot had cost the slow
+/// receiver thousands of packets. Charged to the controller they leave as its rate or window allows (lab figures
+/// in docs/parity.md).
+fn resolve_repairs(choice: RepairsChoice, parity: bool) -> RepairPacing {
+    choice.0.unwrap_or(if parity {
+        RepairPacing::Controller
+    } else {
+        RepairPacing::RateLimit
     })
 }
 
@@ -258,8 +242,8 @@ pub struct SendArgs {
     /// (a power of 2 up to 128) and answers a receiver missing j packets of a group with j parity packets, any
     /// of which repairs any loss of the group at every receiver; `K+H` also sends H parity packets after every
     /// group, counted by the controller like data (for live streams); `off` repairs packet by packet; `auto`
-    /// is 64 for files under TFMCC, aimd and fixed, and off under pgmcc (docs/parity.md), for a stream (`-`,
-    /// whose losses would wait for their group's end) and with --raw.
+    /// is 64 for files (docs/parity.md), off for a stream (`-`, whose losses would wait for their group's end)
+    /// and with --raw.
     #[arg(long, value_parser = parse_parity, default_value = "auto")]
     parity: ParityChoice,
     /// Maximum rate of all data (PGM rate limiter), e.g. 500Mbit.
@@ -273,8 +257,8 @@ pub struct SendArgs {
     /// pgmcc paper sends them), `controller-rate` (beside the controller too, but no faster than its own rate:
     /// a parity NAK's burst is spread), `controller` (each repair needs the congestion controller's permit and
     /// counts against its rate or window: for many receivers behind lossy paths, where repairs beside the
-    /// controller can overload their links) or `auto`: with parity, controller under TFMCC, aimd and fixed and
-    /// controller-rate under pgmcc (its window, docs/parity.md); without parity, rate-limit.
+    /// controller can overload their links) or `auto`: controller with parity, rate-limit without
+    /// (docs/parity.md).
     #[arg(long, value_parser = parse_repairs_choice, default_value = "auto")]
     repairs: RepairsChoice,
     /// Give up (exit 2) when no receiver has answered the controller's feedback requests (pgmcc's acker
@@ -493,14 +477,14 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         }
     };
     let cc = cc_config(&args.cc, args.rate, args.rto_min, args.pgmcc_start);
-    let parity = args.parity.resolve(&input, args.raw, &cc);
+    let parity = args.parity.resolve(&input, args.raw);
     let source_setup = SourceSetup {
         auth,
         cc: cc.clone(),
         rate_max_bps: args.rate_max,
         repair_rate_max_bps: args.repair_rate_max,
         txw_packets: args.txw_packets,
-        repair_pacing: resolve_repairs(args.repairs, parity.is_some(), &cc),
+        repair_pacing: resolve_repairs(args.repairs, parity.is_some()),
         feedback_timeout: (!args.feedback_timeout.is_zero()).then_some(args.feedback_timeout),
         packet_trace: args.common.packet_trace.clone(),
         parity,
@@ -736,63 +720,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parity_auto_is_64_for_files_under_rate_based_controllers_only() {
+    fn parity_auto_is_64_for_files_and_off_for_streams_and_raw_apdus() {
         let files = SendInput::Paths(vec![PathBuf::from("a")]);
         let auto = parse_parity("auto").unwrap();
-        let tfmcc = CcConfig::by_name("tfmcc").unwrap();
         let k = |p: Option<ParityConfig>| p.map(|p| p.params().tg_size);
-        assert_eq!(k(auto.resolve(&files, false, &tfmcc)), Some(64));
-        assert_eq!(
-            k(auto.resolve(&files, false, &CcConfig::by_name("aimd").unwrap())),
-            Some(64)
-        );
-        assert_eq!(
-            k(auto.resolve(&files, false, &CcConfig::by_name("pgmcc").unwrap())),
-            None
-        );
-        assert_eq!(k(auto.resolve(&SendInput::Stdin, false, &tfmcc)), None);
-        assert_eq!(k(auto.resolve(&files, true, &tfmcc)), None);
-        let pgmcc = CcConfig::by_name("pgmcc").unwrap();
+        assert_eq!(k(auto.resolve(&files, false)), Some(64));
+        assert_eq!(k(auto.resolve(&SendInput::Stdin, false)), None);
+        assert_eq!(k(auto.resolve(&files, true)), None);
         assert_eq!(
             k(parse_parity("16")
                 .unwrap()
-                .resolve(&SendInput::Stdin, false, &pgmcc)),
+                .resolve(&SendInput::Stdin, false)),
             Some(16)
         );
-        assert_eq!(
-            k(parse_parity("off").unwrap().resolve(&files, false, &tfmcc)),
-            None
-        );
+        assert_eq!(k(parse_parity("off").unwrap().resolve(&files, false)), None);
     }
 
     #[test]
-    fn repairs_auto_with_parity_are_charged_to_rate_controllers_and_paced_beside_pgmcc() {
+    fn repairs_auto_are_charged_to_the_controller_with_parity_only() {
         let auto = parse_repairs_choice("auto").unwrap();
-        let tfmcc = CcConfig::by_name("tfmcc").unwrap();
-        let aimd = CcConfig::by_name("aimd").unwrap();
-        let pgmcc = CcConfig::by_name("pgmcc").unwrap();
-        assert_eq!(
-            resolve_repairs(auto, true, &tfmcc),
-            RepairPacing::Controller
-        );
-        assert_eq!(resolve_repairs(auto, true, &aimd), RepairPacing::Controller);
-        assert_eq!(
-            resolve_repairs(auto, true, &pgmcc),
-            RepairPacing::ControllerRate
-        );
-        assert_eq!(
-            resolve_repairs(auto, false, &pgmcc),
-            RepairPacing::RateLimit
-        );
-        assert_eq!(
-            resolve_repairs(auto, false, &tfmcc),
-            RepairPacing::RateLimit
-        );
-        let given = parse_repairs_choice("controller").unwrap();
-        assert_eq!(
-            resolve_repairs(given, true, &pgmcc),
-            RepairPacing::Controller
-        );
+        assert_eq!(resolve_repairs(auto, true), RepairPacing::Controller);
+        assert_eq!(resolve_repairs(auto, false), RepairPacing::RateLimit);
+        let given = parse_repairs_choice("controller-rate").unwrap();
+        assert_eq!(resolve_repairs(given, true), RepairPacing::ControllerRate);
         assert!(parse_repairs_choice("sometimes").is_err());
     }
 }
