@@ -8,13 +8,12 @@
 
 mod common;
 
-use common::iperf::{tcp_reno, IPERF_PORT};
+use common::iperf::{shares_beside_tcp_reno, tcp_reno, IPERF_PORT};
 use common::lab::Lab;
 use common::lab_transfer::{file, recv, send, transfer_to_all, PORT};
 use common::{Guard, Scratch};
-use std::fs;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::time::Duration;
 
 /// Receivers in the fleet lab (`CONVOY_NETNS_RECEIVERS`, default 20).
 fn receivers() -> usize {
@@ -115,9 +114,8 @@ fn twenty_lossy_receivers_one_behind_10mbit_byte_exact() {
 }
 
 /// The session to all twenty receivers and one TCP Reno flow (iperf3) through receiver 1's 10 Mbit/s tbf for
-/// 30 s, TCP losing 1% at receiver 1 as the session does (the same path): the session's rate over TCP's, printed. The session's rate is what receiver 2 (not shaped) writes in
-/// order meanwhile; its 1% loss holds data behind a hole for a repair's round trip, milliseconds here, against
-/// the 30 s window.
+/// 30 s, TCP losing 1% at receiver 1 as the session does (the same path): the session's rate over TCP's, printed,
+/// each what it got through the tbf (IP bytes arriving at receiver 1, `common::iperf::shares_beside_tcp_reno`).
 #[test]
 #[ignore = "long (about a minute): run by bench/netns-fleet.sh"]
 fn twenty_lossy_receivers_beside_tcp() {
@@ -140,14 +138,9 @@ fn twenty_lossy_receivers_beside_tcp() {
         &[&["--wait-receivers", &waiting, "--wait", "30s"][..], &args].concat(),
     );
     std::thread::sleep(Duration::from_secs(8));
-    let partial = outs[1].join("data.bin.partial");
-    let size = |p: &Path| fs::metadata(p).map_or(0, |m| m.len());
-    let before = (size(&partial), Instant::now());
-    let Some(tcp) = tcp_reno(&lab, 0, 1, 30) else {
+    let Some((convoy, tcp)) = shares_beside_tcp_reno(&lab, 0, 1, PORT, 30) else {
         return;
     };
-    let after = (size(&partial), Instant::now());
-    let convoy = (after.0 - before.0) as f64 * 8.0 / (after.1 - before.1).as_secs_f64();
     eprintln!(
         "{cc} fleet of {n} beside TCP Reno (1% loss too) through 10 Mbit/s for 30 s: convoy {:.2} Mbit/s, TCP {:.2} \
          Mbit/s, ratio {:.2}",

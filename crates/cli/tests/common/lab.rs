@@ -177,6 +177,34 @@ impl Lab {
         values.split_whitespace().nth(column)?.parse().ok()
     }
 
+    /// Count the UDP datagrams arriving at `host` on `port` (nftables, ahead of [`Lab::random_loss`]'s rules):
+    /// what the path delivered, whatever the receiver then does with it.
+    pub fn count_arrivals(&self, host: usize, port: u16) -> Result<(), String> {
+        let ns = self.ns(host);
+        let nft = |rule: &str| run(&["ip", "netns", "exec", &ns, "nft", rule]);
+        nft("add table ip convoycount")?;
+        nft("add chain ip convoycount input { type filter hook input priority -10 ; }")?;
+        nft(&format!(
+            "add rule ip convoycount input udp dport {port} counter"
+        ))
+    }
+
+    /// IP bytes of the datagrams [`Lab::count_arrivals`] counted at `host` so far.
+    pub fn arrived_bytes(&self, host: usize) -> Option<u64> {
+        let out = self
+            .command(host, "nft")
+            .args(["list", "table", "ip", "convoycount"])
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let after = text.split("bytes ").nth(1)?;
+        after
+            .split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()
+    }
+
     /// Drop `percent` % of the UDP datagrams arriving at `host` on `port`, at random (nftables `numgen`).
     pub fn random_loss(&self, host: usize, port: u16, percent: u32) -> Result<(), String> {
         self.random_loss_of(host, "udp", port, percent)
