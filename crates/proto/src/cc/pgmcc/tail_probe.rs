@@ -34,7 +34,7 @@ pub struct TailProbe {
 }
 
 impl TailProbe {
-    /// The probe timeout for smoothed RTT `srtt` (RFC 8985 §7.2: PTO = 2·SRTT, plus [`PROBE_SLACK`]), never
+    /// The probe timeout for smoothed RTT `srtt` (RFC 8985 §7.2: PTO = 2·SRTT, plus `PROBE_SLACK`), never
     /// beyond the feedback timeout `rto`.
     pub fn timeout(srtt: Duration, rto: Duration) -> Duration {
         (2 * srtt + PROBE_SLACK).min(rto)
