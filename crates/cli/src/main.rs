@@ -23,7 +23,13 @@ use std::process::ExitCode;
 
 /// Convoy: TCP-friendly single-rate multicast congestion control (pgmcc) over PGM.
 #[derive(Parser, Debug)]
-#[command(name = "convoy", version, about)]
+#[command(
+    name = "convoy",
+    version,
+    about = "TCP-friendly single-rate multicast congestion control (pgmcc, TFMCC, the agent-based rate AIMD \
+             scheme) in one engine: on a packet-level simulator (reproduce, sim, sweep) and on the network over \
+             PGM/UDP multicast (send, recv)"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -1,5 +1,7 @@
-//! Convoy's sans-IO protocol engine: a PGM (RFC 3208) source and receiver with pluggable single-rate multicast
-//! congestion control — pgmcc (Rizzo, SIGCOMM 2000; draft-ietf-rmt-bb-pgmcc-03) and a fixed-rate baseline.
+//! Convoy's sans-IO protocol engine: a PGM (RFC 3208) source and receiver, with selective and parity repairs
+//! (RFC 3208 §11), and pluggable single-rate multicast congestion control — pgmcc (Rizzo, SIGCOMM 2000;
+//! draft-ietf-rmt-bb-pgmcc-03), TFMCC (RFC 4654), the agent-based rate AIMD scheme of Shi and Waldvogel (`aimd`)
+//! and a fixed-rate baseline.
 //!
 //! # Shape
 //!
@@ -27,7 +29,10 @@
 //!   window ([`Sender::set_repair_floor`], [`SenderEvent::RepairRequested`], [`Sender::supply_repair`]) and
 //!   receiver status reports ([`Receiver::send_status`], [`SenderEvent::ReceiverStatus`]).
 //! * [`cc`] — the controller traits and the schemes: [`cc::pgmcc`] (window/token controller, ACK bitmaps, acker
-//!   election, timeouts; loss filter, ACKs, reports and election NAKs at receivers) and [`cc::fixed`].
+//!   election, timeouts; loss filter, ACKs, reports and election NAKs at receivers), [`cc::tfmcc`] (equation-based
+//!   rate, current limiting receiver, biased feedback timers), [`cc::aimd`] (rate AIMD driven by an agent's
+//!   feedback) and [`cc::fixed`].
+//! * [`parity`] — Reed–Solomon coding of transmission groups for parity repairs (RFC 3208 §11).
 //! * Pure building blocks with their own tests: [`loss_filter`] (paper §3.2.2), [`tfrc_loss`] (RFC 5348 §5),
 //!   [`throughput`] (paper §3.5, draft §2.4, RFC 5348 §3.1), [`rtt`] (RFC 6298), [`token_bucket`], [`seq`]
 //!   (serial-number arithmetic).
