@@ -172,6 +172,13 @@ impl ThroughputModel {
         let m_acker = self.inverse_throughput(acker.0, acker.1);
         c * m_cand > m_acker
     }
+
+    /// [`ThroughputModel::prefers`] against an acker known only to receive at `packets_per_s` (an acker that has
+    /// lost nothing, whose equation throughput is infinite, receives at least what the session sends):
+    /// T_cand < c·rate, evaluated as c·M_cand > M of that rate.
+    pub fn prefers_over_rate(&self, candidate: (f64, f64), packets_per_s: f64, c: f64) -> bool {
+        c * self.inverse_throughput(candidate.0, candidate.1) > Self::inverse_of_rate(packets_per_s)
+    }
 }
 
 #[cfg(test)]

@@ -153,13 +153,7 @@ impl Lab {
             .arg(format!("p{host}"))
             .output()
             .ok()?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let after = text.split("dropped ").nth(1)?;
-        after
-            .split(|c: char| !c.is_ascii_digit())
-            .next()?
-            .parse()
-            .ok()
+        number_after(&String::from_utf8_lossy(&out.stdout), "dropped ")
     }
 
     /// Datagrams the kernel of `host` dropped for want of room in a socket's receive buffer so far (`Udp:
@@ -196,13 +190,7 @@ impl Lab {
             .args(["list", "table", "ip", "convoycount"])
             .output()
             .ok()?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let after = text.split("bytes ").nth(1)?;
-        after
-            .split(|c: char| !c.is_ascii_digit())
-            .next()?
-            .parse()
-            .ok()
+        number_after(&String::from_utf8_lossy(&out.stdout), "bytes ")
     }
 
     /// Drop `percent` % of the UDP datagrams arriving at `host` on `port`, at random (nftables `numgen`).
@@ -231,6 +219,16 @@ impl Lab {
             "add rule ip convoyloss input {proto} dport {port} numgen random mod 100 < {percent} counter drop"
         ))
     }
+}
+
+/// The number right after the first `label` in a tool's output (`tc -s qdisc`'s "dropped 12", nft's "bytes 3400").
+fn number_after(text: &str, label: &str) -> Option<u64> {
+    let after = text.split(label).nth(1)?;
+    after
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
 }
 
 impl Drop for Lab {

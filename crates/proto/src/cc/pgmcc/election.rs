@@ -112,10 +112,7 @@ impl AckerElection {
             return ElectionOutcome::Kept;
         };
         let switch = match lossless_floor.filter(|_| acker.loss <= 0.0) {
-            // T_cand < c·T_acker with T_acker ≥ the sending rate: c·M_cand > M at that rate.
-            Some(rate) => {
-                self.c * self.model.inverse_throughput(cand_rtt, loss) > ThroughputModel::inverse_of_rate(rate)
-            }
+            Some(rate) => self.model.prefers_over_rate((cand_rtt, loss), rate, self.c),
             None => self
                 .model
                 .prefers((cand_rtt, loss), (acker_rtt, acker.loss), self.c),

@@ -288,10 +288,12 @@ impl PgmccSender {
         if !self.config.early_loss {
             return;
         }
+        // Runs after every ODATA: the timeout is worked out only when the probe is to be armed.
         let waits = self.tracker.has_unacked() && !self.window.can_send();
-        let pto = match self.rtt.srtt().or(self.last_srtt) {
-            Some(srtt) => TailProbe::timeout(srtt, self.rto()),
-            None => self.rto(),
+        let pto = match (waits, self.rtt.srtt().or(self.last_srtt)) {
+            (false, _) => Duration::ZERO,
+            (true, Some(srtt)) => TailProbe::timeout(srtt, self.rto()),
+            (true, None) => self.rto(),
         };
         self.probe.rearm(now, waits, pto);
     }
