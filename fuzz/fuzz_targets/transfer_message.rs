@@ -1,9 +1,9 @@
-//! Convoy's file-transfer messages (`convoy_net::transfer::message::decode`) on arbitrary bytes: never a panic,
+//! Convoy's file-transfer messages (`convoy_transfer::message::decode`) on arbitrary bytes: never a panic,
 //! and whatever decodes as a manifest re-encodes to the same bytes and refuses unsafe paths.
 
 #![no_main]
 
-use convoy_net::transfer::message::{decode, is_safe_path, Message};
+use convoy_transfer::message::{decode, is_safe_path, Message};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

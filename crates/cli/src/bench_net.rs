@@ -1,4 +1,4 @@
-//! `convoy bench net`: the loopback benchmark of `convoy_net::bench`, printed as a table or JSON.
+//! `convoy bench net`: the loopback benchmark of `convoy_transfer::loopback_bench`, printed as a table or JSON.
 
 use clap::Args;
 use std::process::ExitCode;
@@ -16,14 +16,15 @@ pub struct BenchNetArgs {
 
 /// Run `convoy bench net`.
 pub fn run_net(args: &BenchNetArgs) -> ExitCode {
-    let report =
-        match convoy_net::bench::run(args.seconds, &mut |m| eprintln!("convoy bench net: {m}")) {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("convoy bench net: {e}");
-                return ExitCode::from(1);
-            }
-        };
+    let report = match convoy_transfer::loopback_bench::run(args.seconds, &mut |m| {
+        eprintln!("convoy bench net: {m}")
+    }) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("convoy bench net: {e}");
+            return ExitCode::from(1);
+        }
+    };
     if args.json {
         println!(
             "{}",

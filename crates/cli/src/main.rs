@@ -353,16 +353,18 @@ fn main() -> ExitCode {
         Command::Reproduce(args) => reproduce(args),
         Command::Send(args) => transfer_cmd::run_send(&args),
         Command::Recv(args) => transfer_cmd::run_recv(&args),
-        Command::Keygen { file, force } => match convoy_net::key_file::generate(&file, force) {
-            Ok(()) => {
-                eprintln!("wrote a session key to {}", file.display());
-                ExitCode::SUCCESS
+        Command::Keygen { file, force } => {
+            match convoy_transfer::key_file::generate(&file, force) {
+                Ok(()) => {
+                    eprintln!("wrote a session key to {}", file.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("convoy keygen: {e}");
+                    ExitCode::from(1)
+                }
             }
-            Err(e) => {
-                eprintln!("convoy keygen: {e}");
-                ExitCode::from(1)
-            }
-        },
+        }
         Command::Sim(args) => sim(args),
         Command::Bench(cmd) => bench_cmd(cmd),
         Command::Sweep(args) => sweep_cmd::run(&args),

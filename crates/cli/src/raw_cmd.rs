@@ -1,11 +1,11 @@
 //! `convoy send --raw` and `convoy recv --raw`: APDUs without Convoy's message layer
-//! (`convoy_net::transfer::raw`), for PGM peers that are not Convoy's (docs/interop.md).
+//! (`convoy_transfer::raw`), for PGM peers that are not Convoy's (docs/interop.md).
 
-use convoy_net::transfer::raw::{self, RawReport};
-use convoy_net::transfer::source::SendInput;
-use convoy_net::transfer::{exit, TransferError};
 use convoy_net::{NetReceiver, NetSender};
 use convoy_proto::rxw::RxwConfig;
+use convoy_transfer::raw::{self, RawReport};
+use convoy_transfer::source::SendInput;
+use convoy_transfer::{exit, TransferError};
 use std::process::ExitCode;
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! `convoy send` and `convoy recv`: files, directories or a stream over PGM/UDP multicast.
 //!
-//! Exit codes (both commands; `convoy_net::transfer::exit`):
+//! Exit codes (both commands; `convoy_transfer::exit`):
 //!
 //! | code | meaning |
 //! |---:|---|
@@ -13,17 +13,18 @@
 use crate::raw_cmd;
 use crate::units::{parse_bytes, parse_duration, parse_rate_bps};
 use clap::Args;
-use convoy_net::transfer::setup::{self, SinkSetup, SourceSetup};
-use convoy_net::transfer::sink::{self, Output, RecvOptions};
-use convoy_net::transfer::source::{self, SendInput, SendOptions};
-use convoy_net::transfer::{exit, Observer, Progress};
-use convoy_net::{key_file, GroupOptions, Interface};
+use convoy_net::{GroupOptions, Interface};
 use convoy_proto::auth::AuthConfig;
 use convoy_proto::cc::fixed::FixedConfig;
 use convoy_proto::cc::pgmcc::{LosslessAcker, StartUp, TimeoutPolicy};
 use convoy_proto::cc::CcConfig;
 use convoy_proto::sender::ParityConfig;
 use convoy_proto::RepairPacing;
+use convoy_transfer::key_file;
+use convoy_transfer::setup::{self, SinkSetup, SourceSetup};
+use convoy_transfer::sink::{self, Output, RecvOptions};
+use convoy_transfer::source::{self, SendInput, SendOptions};
+use convoy_transfer::{exit, Observer, Progress};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -7,7 +7,7 @@ mod common;
 
 use common::lab::Lab;
 use common::{bytes, wait, Guard, Scratch, BIN};
-use convoy_net::transfer::message::{self, Message, TransferMode};
+use convoy_transfer::message::{self, Message, TransferMode};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};

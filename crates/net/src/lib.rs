@@ -9,25 +9,20 @@
 //! * [`NetSender`] / [`NetReceiver`] — the library API: open a source or a receiver on a group, write and read
 //!   APDUs, pick the controller through the engine configuration, observe events, close cleanly.
 //! * [`packet_trace`] — `--packet-trace`: every datagram sent and read as a CSV row of its PGM fields.
-//! * [`transfer`] — Convoy's file-transfer layer over APDUs (manifest, data, BLAKE3 per file, receiver status
-//!   reports), used by `convoy send` / `convoy recv`.
 //! * `sys` (private) — the only module with `unsafe`: the system calls socket2 does not wrap.
 //!
-//! See `examples/ticker.rs` for a feed that adapts what it sends to the tokens pgmcc grants.
+//! See `examples/ticker.rs` for a feed that adapts what it sends to the tokens pgmcc grants. The file transfer
+//! tool (`convoy send` / `convoy recv`) is built on this crate in convoy-transfer.
 
-pub mod bench;
 pub mod burst;
 mod detect;
 pub mod driver;
 pub mod feedback_watch;
-pub mod key_file;
 pub mod packet_trace;
-pub mod procfs;
 mod receiver;
 mod sender;
 pub mod socket;
 mod sys;
-pub mod transfer;
 
 pub use driver::{Clock, IoStats};
 pub use receiver::{NetReceiver, MAX_AWAITED_REPAIRS, MAX_DATAGRAM};

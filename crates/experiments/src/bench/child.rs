@@ -1,9 +1,9 @@
 //! The benchmark's child processes: one canonical scenario run (`convoy bench sim-one NAME`), and the memory of
 //! the engine's receivers on their own (`convoy bench sim-endpoint`). Each prints one line of JSON on stdout.
 
+use super::procfs::{cpu_seconds, vm_bytes};
 use super::scenario_text;
 use crate::scenario::{self, build_network};
-use convoy_net::procfs::{cpu_seconds, vm_bytes};
 use convoy_proto::{Instant, Receiver};
 use convoy_sim::dumbbell::jain;
 use convoy_sim::network::session_receiver;

@@ -10,6 +10,7 @@
 //! The scenario files are compiled into the executable, so the benchmark is the same wherever it runs.
 
 pub mod child;
+pub mod procfs;
 pub mod startup;
 pub mod sweep;
 

@@ -202,7 +202,7 @@ pub fn union<'a>(needs: impl IntoIterator<Item = &'a [BlockRange]>, total: u32) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transfer::message::TransferMode;
+    use crate::message::TransferMode;
 
     fn r(first: u32, count: u32) -> BlockRange {
         BlockRange { first, count }

@@ -8,7 +8,7 @@
 
 use super::blocks::BlockLayout;
 use super::message::{self, EntryKind, Manifest};
-use crate::sender::RepairSource;
+use convoy_net::RepairSource;
 use convoy_wire::BlockRange;
 use std::cell::RefCell;
 use std::fs::{self, File};
@@ -165,7 +165,7 @@ impl RepairSource for FileRepairs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transfer::message::{Entry, TransferMode};
+    use crate::message::{Entry, TransferMode};
 
     fn manifest(sizes: &[u64]) -> Manifest {
         Manifest {

@@ -1,4 +1,8 @@
-//! Convoy's file transfer over PGM APDUs: what `convoy send` and `convoy recv` speak.
+//! Convoy's file and stream transfer tool over convoy-net: what `convoy send` and `convoy recv` speak, the keys
+//! they read, and the loopback benchmark behind `convoy bench net` (docs/architecture.md, "transfer").
+//!
+//! convoy-net is the driver a library user embeds (a source or a receiver of APDUs on a group); this crate is
+//! the application built on it: manifests, blocks and hashes, resume, sinks, refusals, key files.
 //!
 //! # Protocol
 //!
@@ -31,6 +35,8 @@
 
 pub mod assembly;
 pub mod blocks;
+pub mod key_file;
+pub mod loopback_bench;
 pub mod message;
 pub mod plan;
 pub mod queued_writer;
@@ -40,7 +46,7 @@ pub mod setup;
 pub mod sink;
 pub mod source;
 
-use crate::feedback_watch::NoFeedback;
+use convoy_net::feedback_watch::NoFeedback;
 use std::net::IpAddr;
 use std::time::Duration;
 

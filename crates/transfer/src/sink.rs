@@ -5,7 +5,7 @@ use super::message::{self, Manifest, Message, TransferMode};
 use super::queued_writer::{QueuedWriter, DEFAULT_QUEUE_BYTES};
 use super::refusals::RefusalLog;
 use super::{exit, status, Observer, Progress, TransferError, ANNOUNCE_INTERVAL, REPORT_INTERVAL};
-use crate::receiver::NetReceiver;
+use convoy_net::NetReceiver;
 use convoy_proto::cc::ReceiverCcEvent;
 use convoy_proto::ReceiverEvent;
 use convoy_wire::ReceiverStatus;
@@ -530,8 +530,8 @@ pub fn receive(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transfer::blocks::hash_blocks;
-    use crate::transfer::message::{encode_file_data, Entry, EntryKind};
+    use crate::blocks::hash_blocks;
+    use crate::message::{encode_file_data, Entry, EntryKind};
     use convoy_wire::BlockRange;
     use std::os::unix::fs::PermissionsExt;
 

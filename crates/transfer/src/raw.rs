@@ -9,7 +9,7 @@
 //! with exit 2, naming the sequence numbers, after writing everything before them.
 
 use super::{exit, TransferError};
-use crate::{NetReceiver, NetSender};
+use convoy_net::{NetReceiver, NetSender};
 use convoy_proto::ReceiverEvent;
 use std::io::{Read, Write};
 use std::time::Duration;

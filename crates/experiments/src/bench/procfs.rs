@@ -1,5 +1,5 @@
-//! What a process reads about itself from Linux's /proc: resident memory and CPU time (for benchmarks and
-//! transfer statistics).
+//! What a process reads about itself from Linux's /proc: resident memory and CPU time, for the simulator
+//! benchmark's children.
 
 /// A `VmXXX:` line of /proc/self/status (`VmRSS`, `VmHWM`), in bytes; `None` where /proc is missing.
 pub fn vm_bytes(field: &str) -> Option<u64> {

@@ -5,7 +5,7 @@ use super::message::{self, Entry, EntryKind, Manifest, TransferMode};
 use super::plan::{self, FileRepairs, Segment, SourceFile};
 use super::refusals::RefusalLog;
 use super::{exit, status, Observer, Progress, ReceiverOutcome, TransferError, MAX_RECEIVERS};
-use crate::sender::{random_u64, NetSender};
+use convoy_net::NetSender;
 use convoy_proto::cc::CcEvent;
 use convoy_proto::SenderEvent;
 use convoy_wire::BlockRange;
@@ -560,7 +560,7 @@ pub fn send(
     opts: &SendOptions,
     observer: &mut dyn Observer,
 ) -> Result<SendReport, TransferError> {
-    let transfer_id = random_u64() as u32;
+    let transfer_id = u32::from_be_bytes(crate::key_file::os_random()?);
     let max_tsdu = tx.sender().config().max_tsdu;
     let (manifest, files) = prepare(input, transfer_id, max_tsdu)?;
     let layout = BlockLayout::new(&manifest).ok_or_else(|| {

@@ -15,12 +15,12 @@
 //! Figures: packets per second delivered to the slowest receiver, Gbit/s of payload, and CPU per packet of the
 //! sending thread. A benchmark prints figures; nothing here is a pass/fail test.
 
-use crate::socket::{open_receiver, open_source};
-use crate::syscalls::{
+use convoy_net::socket::{open_receiver, open_source};
+use convoy_net::syscalls::{
     enable_gro, recv_batch, send_batch, send_segmented, thread_cpu_time, wait_readable, Received,
     MAX_BATCH,
 };
-use crate::{GroupOptions, Interface, NetReceiver, NetSender};
+use convoy_net::{GroupOptions, Interface, NetReceiver, NetSender};
 use convoy_proto::auth::{AuthConfig, SessionKey};
 use convoy_proto::cc::fixed::FixedConfig;
 use convoy_proto::cc::CcConfig;

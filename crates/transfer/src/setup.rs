@@ -5,7 +5,7 @@
 use super::exit;
 use super::sink::RecvReport;
 use super::source::SendReport;
-use crate::{GroupOptions, NetReceiver, NetSender};
+use convoy_net::{GroupOptions, NetReceiver, NetSender};
 use convoy_proto::auth::AuthConfig;
 use convoy_proto::cc::CcConfig;
 use convoy_proto::sender::ParityConfig;
@@ -37,9 +37,9 @@ pub struct SourceSetup {
     /// Whether repairs need the controller's permit (`convoy send --repairs`).
     pub repair_pacing: RepairPacing,
     /// Give up when no receiver has clocked the session this long after the first data packet
-    /// ([`crate::feedback_watch`]; `convoy send --feedback-timeout`). Not applied to a fixed rate.
+    /// ([`convoy_net::feedback_watch`]; `convoy send --feedback-timeout`). Not applied to a fixed rate.
     pub feedback_timeout: Option<Duration>,
-    /// Record every datagram in this CSV file (`--packet-trace`, [`crate::packet_trace`]).
+    /// Record every datagram in this CSV file (`--packet-trace`, [`convoy_net::packet_trace`]).
     pub packet_trace: Option<PathBuf>,
     /// A keyed session (`--key-file`); the identity is drawn afresh at [`SourceSetup::open`].
     pub auth: Option<AuthConfig>,
@@ -102,7 +102,7 @@ pub struct SinkSetup {
     pub follow_source: bool,
     /// Most data held in memory (`convoy_proto::rxw::RxwConfig::max_buffered_bytes`); 0 = no bound.
     pub max_buffer_bytes: u64,
-    /// Record every datagram in this CSV file (`--packet-trace`, [`crate::packet_trace`]).
+    /// Record every datagram in this CSV file (`--packet-trace`, [`convoy_net::packet_trace`]).
     pub packet_trace: Option<PathBuf>,
     /// A keyed session (`--key-file`); the identity is drawn afresh at [`SinkSetup::open`].
     pub auth: Option<AuthConfig>,
@@ -184,10 +184,19 @@ pub fn send_stats(tx: &NetSender, report: &SendReport, exit_code: u8) -> serde_j
         "receivers": report.receivers,
         "closed": report.closed,
         "closing_seconds": report.closing_seconds,
-        "peak_rss_bytes": crate::procfs::vm_bytes("VmHWM"),
+        "peak_rss_bytes": peak_rss_bytes(),
         "io": io,
         "exit_code": exit_code,
     })
+}
+
+/// The process's peak resident set in bytes: VmHWM of Linux's /proc/self/status (in kB there); `None` where
+/// /proc is missing.
+fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
+    let kib: u64 = kib.trim().strip_suffix("kB")?.trim().parse().ok()?;
+    Some(kib * 1024)
 }
 
 /// The statistics of a finished receive (`convoy recv --stats-json`).
@@ -217,7 +226,7 @@ pub fn recv_stats(rx: &NetReceiver, report: &RecvReport) -> serde_json::Value {
             "naks": p.parity_naks,
             "decode_errors": p.decode_errors,
         })),
-        "peak_rss_bytes": crate::procfs::vm_bytes("VmHWM"),
+        "peak_rss_bytes": peak_rss_bytes(),
         "buffer": {
             "max_bytes": rx.receiver().config().rxw.max_buffered_bytes,
             "peak_held_bytes": w.peak_held_bytes,
@@ -303,5 +312,12 @@ mod tests {
             exit::OK,
             "nobody expected (--fire-and-forget)"
         );
+    }
+
+    #[test]
+    fn peak_rss_is_read_from_proc() {
+        if std::path::Path::new("/proc/self/status").exists() {
+            assert!(peak_rss_bytes().unwrap() >= 1024 * 1024);
+        }
     }
 }
