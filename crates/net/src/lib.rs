@@ -15,7 +15,6 @@
 //! tool (`convoy send` / `convoy recv`) is built on this crate in convoy-transfer.
 
 pub mod burst;
-mod detect;
 pub mod driver;
 pub mod feedback_watch;
 pub mod packet_trace;

@@ -1,6 +1,5 @@
 //! [`NetReceiver`]: a PGM receiver on a UDP multicast group.
 
-use crate::detect::CcFollower;
 use crate::driver::{Clock, Driver, IoStats};
 use crate::packet_trace::PacketTrace;
 use crate::sender::random_u64;
@@ -33,7 +32,7 @@ pub const MAX_DATAGRAM: usize = 9216;
 /// ```
 pub struct NetReceiver {
     driver: Driver,
-    receiver: CcFollower,
+    receiver: Receiver,
     sockets_interface: ResolvedInterface,
     /// When the session's source was last heard (any packet of the session).
     last_heard: Option<Instant>,
@@ -43,7 +42,7 @@ pub struct NetReceiver {
 impl std::fmt::Debug for NetReceiver {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NetReceiver")
-            .field("receiver", &self.receiver.receiver)
+            .field("receiver", &self.receiver)
             .field("interface", &self.sockets_interface)
             .finish()
     }
@@ -59,39 +58,20 @@ pub const MAX_AWAITED_REPAIRS: u32 = 128;
 
 impl NetReceiver {
     /// Join `group` and receive. The configuration starts from [`ReceiverConfig::new`] with this host's address
-    /// on the interface as identity; `configure` may change anything (controller — it must match the source's,
-    /// or use [`NetReceiver::open_following_cc`] —, late-join policy, receive window). The controller is adapted
-    /// to batched reads ([`convoy_proto::cc::Scheme::for_batched_reads`]: a pgmcc receiver acknowledges a batch
-    /// of packets read in one system call with one ACK). Unless `configure` sets one, at most
-    /// [`MAX_AWAITED_REPAIRS`] sequence numbers await a repair at once
-    /// ([`convoy_proto::rxw::RxwConfig::max_awaited`]).
+    /// on the interface as identity and [`ReceiverConfig::batched_reads`] on (a pgmcc receiver acknowledges a
+    /// batch of packets read in one system call with one ACK); `configure` may change anything: the controller
+    /// (it must match the source's, or set [`ReceiverConfig::follow_source`]), the late-join policy, the
+    /// receive window. Unless `configure` sets one, at most [`MAX_AWAITED_REPAIRS`] sequence numbers await a
+    /// repair at once ([`convoy_proto::rxw::RxwConfig::max_awaited`]).
     pub fn open(
         group: &GroupOptions,
         configure: impl FnOnce(&mut ReceiverConfig),
     ) -> io::Result<Self> {
-        Self::open_with(group, configure, false)
-    }
-
-    /// Like [`NetReceiver::open`], but the congestion control follows the source's: the scheme its data shows
-    /// ([`convoy_proto::cc::CcConfig::following`], module `detect`). The configured controller is used when it
-    /// matches.
-    pub fn open_following_cc(
-        group: &GroupOptions,
-        configure: impl FnOnce(&mut ReceiverConfig),
-    ) -> io::Result<Self> {
-        Self::open_with(group, configure, true)
-    }
-
-    fn open_with(
-        group: &GroupOptions,
-        configure: impl FnOnce(&mut ReceiverConfig),
-        follow_cc: bool,
-    ) -> io::Result<Self> {
         let socks = socket::open_receiver(group)?;
         let mut config = ReceiverConfig::new(socks.interface.local, group.group.ip());
         config.rxw.max_awaited = MAX_AWAITED_REPAIRS;
+        config.batched_reads = true;
         configure(&mut config);
-        config.cc.for_batched_reads();
         let interface = socks.interface.clone();
         let driver = Driver::new(
             socks.data,
@@ -100,10 +80,9 @@ impl NetReceiver {
             interface.index,
             MAX_DATAGRAM,
         )?;
-        let receiver = CcFollower::new(config, random_u64(), follow_cc);
         Ok(NetReceiver {
             driver,
-            receiver,
+            receiver: Receiver::new(config, random_u64()),
             sockets_interface: interface,
             last_heard: None,
             heard_count: 0,
@@ -112,11 +91,11 @@ impl NetReceiver {
 
     /// The protocol engine (statistics, session, controller state).
     pub fn receiver(&self) -> &Receiver {
-        &self.receiver.receiver
+        &self.receiver
     }
 
     /// The name of the congestion controller in use (`pgmcc`, `fixed`; it may change once when following the
-    /// source's).
+    /// source's, [`ReceiverConfig::follow_source`]).
     pub fn cc_name(&self) -> &'static str {
         self.receiver.cc_name()
     }
@@ -168,7 +147,7 @@ impl NetReceiver {
         status: ReceiverStatus,
         needs: Vec<BlockRange>,
     ) -> io::Result<()> {
-        self.receiver.send_status(status, needs);
+        self.receiver.send_status_with_needs(status, needs);
         let now = self.driver.now();
         self.driver.flush(&mut self.receiver, now);
         Ok(())
@@ -176,7 +155,7 @@ impl NetReceiver {
 
     fn turn(&mut self, until: Instant) -> io::Result<()> {
         self.driver.turn(&mut self.receiver, until)?;
-        let s = self.receiver.receiver.stats();
+        let s = self.receiver.stats();
         let heard = s.odata + s.rdata + s.spms + s.ncfs;
         if heard != self.heard_count {
             self.heard_count = heard;
@@ -192,7 +171,7 @@ impl NetReceiver {
     pub fn recv(&mut self, timeout: Duration) -> io::Result<Option<ReceiverEvent>> {
         let until = self.driver.now() + timeout;
         loop {
-            if let Some(e) = self.receiver.receiver.poll_event() {
+            if let Some(e) = self.receiver.poll_event() {
                 return Ok(Some(e));
             }
             if self.driver.now() >= until {
@@ -212,7 +191,7 @@ impl NetReceiver {
     /// Leave the session: an acker says goodbye (draft §2.3.2), then the sockets close (leaving the group).
     pub fn close(mut self) -> io::Result<()> {
         let now = self.driver.now();
-        self.receiver.receiver.close(now);
+        self.receiver.close(now);
         self.driver.flush(&mut self.receiver, now);
         Ok(())
     }

@@ -98,7 +98,7 @@ impl SourceSetup {
 pub struct SinkSetup {
     /// The congestion controller (must match the source's unless `follow_source`).
     pub cc: CcConfig,
-    /// Follow the source's scheme, recognised from its data (`NetReceiver::open_following_cc`).
+    /// Follow the source's scheme, recognised from its data (`convoy_proto::ReceiverConfig::follow_source`).
     pub follow_source: bool,
     /// Most data held in memory (`convoy_proto::rxw::RxwConfig::max_buffered_bytes`); 0 = no bound.
     pub max_buffer_bytes: u64,
@@ -115,6 +115,7 @@ impl SinkSetup {
     /// Apply to an engine configuration: late join from the trail (a late receiver asks for the manifest too).
     pub fn configure(&self, c: &mut ReceiverConfig) {
         c.cc = self.cc.clone();
+        c.follow_source = self.follow_source;
         c.late_join = LateJoin::FromTrail;
         c.rxw.max_packets = TRANSFER_WINDOW_PACKETS;
         c.rxw.max_buffered_bytes = self.max_buffer_bytes;
@@ -127,11 +128,7 @@ impl SinkSetup {
             self.configure(c);
             c.auth = auth;
         };
-        let mut rx = if self.follow_source {
-            NetReceiver::open_following_cc(group, configure)?
-        } else {
-            NetReceiver::open(group, configure)?
-        };
+        let mut rx = NetReceiver::open(group, configure)?;
         if let Some(path) = &self.packet_trace {
             rx.trace_packets(path)?;
         }

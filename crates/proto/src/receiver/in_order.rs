@@ -32,7 +32,7 @@ impl Receiver {
     /// [`InOrder::NotTaken`], having changed nothing: the driver then calls [`Receiver::handle_parsed`].
     ///
     /// The common case: an unauthenticated ODATA packet without OPT_FRAGMENT, in a session without parity, of
-    /// the session this receiver follows, with the source's address known, no event waiting for [`Receiver::poll_event`], and the packet
+    /// the session this receiver follows, its controller settled ([`super::ReceiverConfig::follow_source`]), with the source's address known, no event waiting for [`Receiver::poll_event`], and the packet
     /// the one the receive window waits for ([`crate::rxw::ReceiveWindow::take_in_order`]).
     ///
     /// Taken: the receiver is exactly as [`Receiver::handle_parsed`] would leave it once
@@ -58,7 +58,8 @@ impl Receiver {
             source_port: packet.source_port,
         };
         // With parity, every packet is kept for its group's decoding (module `parity_groups`): not this path.
-        let predicted = self.opener.is_none()
+        let predicted = !self.follow_pending
+            && self.opener.is_none()
             && self.parity.is_none()
             && packet.options.auth.is_none()
             && packet.options.fragment.is_none()

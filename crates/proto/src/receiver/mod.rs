@@ -58,8 +58,22 @@ pub struct ReceiverConfig {
     pub late_join: LateJoin,
     /// Receive window and NAK timing.
     pub rxw: RxwConfig,
-    /// Congestion control (must match the source's).
+    /// Congestion control: it must match the source's, unless [`ReceiverConfig::follow_source`] lets the
+    /// receiver adopt the source's scheme.
     pub cc: CcConfig,
+    /// Run the source's congestion control whatever `cc` says. Sender and receivers must run matching halves
+    /// (a pgmcc source waits for ACKs that a fixed-rate receiver never sends, and would crawl at one packet per
+    /// feedback timeout), and each scheme recognises its source from the options on original data
+    /// ([`crate::cc::Scheme::recognises`]; pgmcc sources put OPT_PGMCC_DATA on every ODATA, draft §2.1.1). So
+    /// at the first ODATA that is not parity the receiver swaps its controller half for the scheme that data
+    /// names ([`CcConfig::following`]: `cc` itself when it matches, else that scheme's defaults), adapted as
+    /// [`ReceiverConfig::batched_reads`] says; nothing before that packet reached the controller, so nothing
+    /// is replayed. Off by default: a simulation configures both halves from one scenario.
+    pub follow_source: bool,
+    /// The driver reads several datagrams per system call (the real network): every controller half this
+    /// receiver builds, the configured one or a followed one, is adapted ([`crate::cc::Scheme::for_batched_reads`]:
+    /// a pgmcc receiver acknowledges a batch read at once with one ACK).
+    pub batched_reads: bool,
     /// Verify the PGM checksum of every packet (RFC 3208 §8). A driver whose packets cannot be corrupted on
     /// the way — the simulator, which hands every receiver the very bytes the source emitted and checksummed —
     /// may turn this off to save a pass over each payload.
@@ -80,6 +94,8 @@ impl ReceiverConfig {
             late_join: LateJoin::CurrentData,
             rxw: RxwConfig::default(),
             cc: CcConfig::default(),
+            follow_source: false,
+            batched_reads: false,
             verify_checksums: true,
             auth: None,
         }
@@ -191,6 +207,8 @@ pub struct Receiver {
     /// `config.dest_port`, kept with the fields every packet reads.
     dest_port: u16,
     finished: bool,
+    /// The controller half may still be swapped for the source's ([`ReceiverConfig::follow_source`]).
+    follow_pending: bool,
     fin_lead: Option<u32>,
     /// Opens what is received in a keyed session.
     opener: Option<Box<PacketOpener>>,
@@ -225,9 +243,13 @@ impl std::fmt::Debug for Receiver {
 
 impl Receiver {
     /// A receiver whose random draws (NAK back-off) come from ChaCha8 seeded with `seed`.
-    pub fn new(config: ReceiverConfig, seed: u64) -> Self {
+    pub fn new(mut config: ReceiverConfig, seed: u64) -> Self {
+        if config.batched_reads {
+            config.cc.for_batched_reads();
+        }
         let cc = config.cc.build_receiver(config.local_nla);
         Receiver {
+            follow_pending: config.follow_source,
             rng: ChaCha8Rng::seed_from_u64(seed),
             cc,
             tsi: None,
@@ -272,6 +294,27 @@ impl Receiver {
     /// The receive window's counters, once the session started.
     pub fn rxw_stats(&self) -> Option<&RxwStats> {
         self.tsi.map(|_| self.rxw.stats())
+    }
+
+    /// The name of the congestion controller running (`pgmcc`, `fixed`, ...); with
+    /// [`ReceiverConfig::follow_source`] it may change once, at the source's first ODATA.
+    pub fn cc_name(&self) -> &'static str {
+        self.config.cc.name()
+    }
+
+    /// Swap the controller half for the scheme `odata` (the options of the source's first ODATA that is not
+    /// parity) names, when it is not the one running ([`ReceiverConfig::follow_source`]).
+    fn follow_source(&mut self, odata: &OptionsRepr) {
+        self.follow_pending = false;
+        let mut cc = self.config.cc.following(odata);
+        if cc == self.config.cc {
+            return;
+        }
+        if self.config.batched_reads {
+            cc.for_batched_reads();
+        }
+        self.cc = cc.build_receiver(self.config.local_nla);
+        self.config.cc = cc;
     }
 
     /// The congestion controller's state.
@@ -466,6 +509,9 @@ impl Receiver {
                 }
                 if packet.options.parity.parity {
                     return self.on_parity_data(now, packet, payload);
+                }
+                if self.follow_pending && is_odata {
+                    self.follow_source(&packet.options);
                 }
                 let fragment = packet.options.fragment.map(Fragment::from);
                 let len = crate::cc::packet_size(match payload {
