@@ -4,7 +4,98 @@
 use std::net::IpAddr;
 
 use crate::field::{ack, be16, be32, data, header, nak, poll, polr, put16, put32, spm};
-use crate::{nla, BodyRepr, PacketType, ParseError};
+use crate::packet_type::PacketType;
+use crate::{nla, ParseError};
+
+/// Type-specific part of a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BodyRepr {
+    /// SPM: SPM_SQN, TXW_TRAIL, TXW_LEAD, path NLA.
+    Spm {
+        /// SPM_SQN: the SPM's own sequence number.
+        sqn: u32,
+        /// SPM_TRAIL (TXW_TRAIL).
+        trail: u32,
+        /// SPM_LEAD (TXW_LEAD).
+        lead: u32,
+        /// Path NLA: the source's (or last network element's) unicast address.
+        path_nla: IpAddr,
+    },
+    /// POLL.
+    Poll {
+        /// POLL_SQN.
+        sqn: u32,
+        /// POLL_ROUND.
+        round: u16,
+        /// POLL_S_TYPE (0 = general, 1 = DLR).
+        s_type: u16,
+        /// Path NLA.
+        path_nla: IpAddr,
+        /// POLL_BO_IVL (microseconds).
+        backoff_ivl: u32,
+        /// POLL_RAND.
+        rand: u32,
+        /// POLL_MASK.
+        mask: u32,
+    },
+    /// POLR.
+    Polr {
+        /// POLR_SQN (equal to the POLL_SQN answered).
+        sqn: u32,
+        /// POLR_ROUND.
+        round: u16,
+    },
+    /// ODATA: DATA_SQN and TXW_TRAIL.
+    Odata {
+        /// DATA_SQN.
+        sqn: u32,
+        /// DATA_TRAIL (TXW_TRAIL).
+        trail: u32,
+    },
+    /// RDATA: DATA_SQN and TXW_TRAIL.
+    Rdata {
+        /// DATA_SQN of the repaired packet.
+        sqn: u32,
+        /// DATA_TRAIL (TXW_TRAIL).
+        trail: u32,
+    },
+    /// NAK: requested SQN, source NLA, group NLA.
+    Nak {
+        /// Requested SQN.
+        sqn: u32,
+        /// Source NLA: the ODATA source's unicast address.
+        source_nla: IpAddr,
+        /// Multicast group NLA.
+        group_nla: IpAddr,
+    },
+    /// NNAK, same layout as NAK.
+    Nnak {
+        /// Requested SQN.
+        sqn: u32,
+        /// Source NLA.
+        source_nla: IpAddr,
+        /// Multicast group NLA.
+        group_nla: IpAddr,
+    },
+    /// NCF, same layout as NAK.
+    Ncf {
+        /// Confirmed SQN.
+        sqn: u32,
+        /// Source NLA.
+        source_nla: IpAddr,
+        /// Multicast group NLA.
+        group_nla: IpAddr,
+    },
+    /// SPMR: header only.
+    Spmr,
+    /// PGMCC ACK: RX_MAX and the 32-bit bitmap (LSB = RX_MAX).
+    Ack {
+        /// RX_MAX: the highest data SQN received.
+        rx_max: u32,
+        /// ACK_BITMAP: bit i = RX_MAX − i received (LSB = RX_MAX).
+        bitmap: u32,
+    },
+}
 
 impl BodyRepr {
     /// The packet type this body belongs to.

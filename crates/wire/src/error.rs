@@ -287,16 +287,20 @@ impl fmt::Display for EmitErrorKind {
             Self::NakListTooLong { len } => write!(
                 f,
                 "{len} sequence numbers, at most {} fit",
-                crate::MAX_NAK_LIST
+                crate::field::MAX_NAK_LIST
             ),
             Self::NeedsTooLong { len } => {
-                write!(f, "{len} block ranges, at most {} fit", crate::MAX_NEEDS)
+                write!(
+                    f,
+                    "{len} block ranges, at most {} fit",
+                    crate::field::MAX_NEEDS
+                )
             }
             Self::TooManyOptions { count } => {
                 write!(
                     f,
                     "{count} options, at most {} are allowed",
-                    crate::MAX_OPTIONS
+                    crate::field::MAX_OPTIONS
                 )
             }
             Self::PayloadNotAllowed { len } => write!(

@@ -1,12 +1,21 @@
-//! Byte offsets of every field, in one place per packet type (RFC 3208 §8, pgm-wire.md §1.2–1.4).
+//! Byte offsets of every field, in one place per packet type (RFC 3208 §8, docs/wire-format.md §1.2–1.4).
 //!
 //! Offsets are from the start of the PGM header, except in [`nla`] and [`option`], whose offsets
 //! are from the start of the NLA or option. Where a field follows a network-layer address, its
 //! offset is given relative to the end of that NLA (an IPv6 NLA is 12 bytes longer than IPv4).
-//! All multi-byte fields are big-endian (network byte order).
+//! All multi-byte fields are big-endian (network byte order). The limits on option lists ([`MAX_OPTIONS`],
+//! [`MAX_NAK_LIST`], [`MAX_NEEDS`]) are here too, beside the lengths they follow from.
 
 /// A field occupying a byte range.
 pub type Field = core::ops::Range<usize>;
+
+/// At most this many options per packet, counting OPT_LENGTH (RFC 3208 §9).
+pub const MAX_OPTIONS: usize = 16;
+/// At most this many sequence numbers in OPT_NAK_LIST (RFC 3208 §9.3: "at most 62").
+pub const MAX_NAK_LIST: usize = 62;
+/// At most this many block ranges in OPT_CONVOY_NEEDS: 8 bytes each after the 4-byte TLV header, within the
+/// one-byte option length.
+pub const MAX_NEEDS: usize = 31;
 
 /// The 16-byte common header, RFC 3208 §8.
 pub mod header {

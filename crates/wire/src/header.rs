@@ -1,12 +1,12 @@
-//! The 16-byte PGM common header (RFC 3208 §8, pgm-wire.md §1.1) and packet type codes.
-
-use core::fmt;
+//! The 16-byte PGM common header (RFC 3208 §8, docs/wire-format.md §1.1).
 
 use crate::field::{be16, be32, byte, header as field};
-use crate::{Gsi, PacketType, ParseError, ParseErrorKind};
+use crate::packet_type::PacketType;
+use crate::session_id::Gsi;
+use crate::{ParseError, ParseErrorKind};
 
 /// Bits of the header options byte (byte 5), as OpenPGM, Wireshark and tcpdump use them
-/// (pgm-wire.md §1.9 D11; the literal RFC 3208 §8 bit numbering would reverse them).
+/// (docs/wire-format.md §1.9 D11; the literal RFC 3208 §8 bit numbering would reverse them).
 pub mod flags {
     /// One or more option extensions follow the type-specific header.
     pub const OPT_PRESENT: u8 = 0x01;
@@ -16,98 +16,6 @@ pub mod flags {
     pub const OPT_VAR_PKTLEN: u8 = 0x40;
     /// Parity (FEC) packet.
     pub const OPT_PARITY: u8 = 0x80;
-}
-
-impl PacketType {
-    /// All packet types, in code order.
-    pub const ALL: [PacketType; 10] = [
-        Self::Spm,
-        Self::Poll,
-        Self::Polr,
-        Self::Odata,
-        Self::Rdata,
-        Self::Nak,
-        Self::Nnak,
-        Self::Ncf,
-        Self::Spmr,
-        Self::Ack,
-    ];
-
-    /// The type for a type code (the low nibble of header byte 4), if known.
-    /// 0x0B (the ACK code of Rizzo's code and old tcpdump, pgm-wire.md §1.9 D1) is not accepted.
-    pub const fn from_code(code: u8) -> Option<Self> {
-        Some(match code {
-            0x00 => Self::Spm,
-            0x01 => Self::Poll,
-            0x02 => Self::Polr,
-            0x04 => Self::Odata,
-            0x05 => Self::Rdata,
-            0x08 => Self::Nak,
-            0x09 => Self::Nnak,
-            0x0A => Self::Ncf,
-            0x0C => Self::Spmr,
-            0x0D => Self::Ack,
-            _ => return None,
-        })
-    }
-
-    /// The type code.
-    pub const fn code(self) -> u8 {
-        self as u8
-    }
-
-    /// The name used in RFC 3208 and in error messages ("SPM", "ODATA", …).
-    pub const fn name(self) -> &'static str {
-        match self {
-            Self::Spm => "SPM",
-            Self::Poll => "POLL",
-            Self::Polr => "POLR",
-            Self::Odata => "ODATA",
-            Self::Rdata => "RDATA",
-            Self::Nak => "NAK",
-            Self::Nnak => "NNAK",
-            Self::Ncf => "NCF",
-            Self::Spmr => "SPMR",
-            Self::Ack => "ACK",
-        }
-    }
-
-    /// True for packets sent by receivers towards the source (NAK, NNAK, SPMR, POLR, ACK).
-    /// Their source port is the data-destination port and their destination port is the
-    /// data-source port (pgm-wire.md §1.1). SPM, POLL, ODATA, RDATA and NCF are downstream.
-    pub const fn is_upstream(self) -> bool {
-        matches!(
-            self,
-            Self::Nak | Self::Nnak | Self::Spmr | Self::Polr | Self::Ack
-        )
-    }
-
-    /// True for ODATA and RDATA, the only packets that carry a payload and the only ones on
-    /// which the checksum is mandatory.
-    pub const fn is_data(self) -> bool {
-        matches!(self, Self::Odata | Self::Rdata)
-    }
-}
-
-impl TryFrom<u8> for PacketType {
-    type Error = u8;
-
-    /// Convert a type code; the error returns the unknown code.
-    fn try_from(code: u8) -> Result<Self, u8> {
-        Self::from_code(code).ok_or(code)
-    }
-}
-
-impl From<PacketType> for u8 {
-    fn from(t: PacketType) -> u8 {
-        t.code()
-    }
-}
-
-impl fmt::Display for PacketType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
 }
 
 /// A view of the 16-byte common header at the start of `buffer`.

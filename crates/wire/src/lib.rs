@@ -1,6 +1,6 @@
 //! PGM (RFC 3208) and PGMCC packets on the wire.
 //!
-//! Facts and captured bytes come from `shared/spec/pgm-wire.md` (called "pgm-wire.md" below),
+//! Facts and captured bytes are in `docs/wire-format.md` (called "wire-format.md" below),
 //! which reconciles RFC 3208, the pgmcc Internet-Draft, OpenPGM 5.3, Wireshark and tcpdump.
 //! Where they disagree this crate follows what interoperates: OpenPGM and Wireshark.
 //!
@@ -45,7 +45,7 @@
 //!
 //! All multi-byte fields are big-endian (network byte order). Offsets in errors are counted
 //! from the first byte of the PGM header (the first byte of the UDP payload with UDP
-//! encapsulation, pgm-wire.md §1.6).
+//! encapsulation, wire-format.md §1.6).
 //!
 //! # Packets
 //!
@@ -60,7 +60,7 @@
 //! | 0x09 | NNAK | 36 bytes | §8.3 |
 //! | 0x0A | NCF | 36 bytes | §8.3 |
 //! | 0x0C | SPMR | 16 bytes | §13.6 |
-//! | 0x0D | ACK (PGMCC) | 24 bytes | not in the RFC: OpenPGM and Wireshark (pgm-wire.md §1.2, §1.9 D1) |
+//! | 0x0D | ACK (PGMCC) | 24 bytes | not in the RFC: OpenPGM and Wireshark (wire-format.md §1.2, §1.9 D1) |
 //!
 //! Every network-layer address (NLA) is `AFI u16 | reserved u16 | address`, AFI 1 = IPv4
 //! (4 bytes) or 2 = IPv6 (16 bytes); an IPv6 NLA shifts the later fields by 12 bytes. Another
@@ -68,13 +68,13 @@
 //! the reserved bits 5–4 are tolerated. 0x0B, the ACK code of Rizzo's code and old tcpdump, is
 //! rejected as unknown.
 //!
-//! Port orientation (pgm-wire.md §1.1): downstream packets (SPM, POLL, ODATA, RDATA, NCF)
+//! Port orientation (wire-format.md §1.1): downstream packets (SPM, POLL, ODATA, RDATA, NCF)
 //! carry the data-source port as source port; upstream packets (NAK, NNAK, SPMR, POLR, ACK)
 //! carry the data-destination port as source port and the data-source port as destination port.
 //! [`PacketRepr::tsi`] and [`Packet::tsi`] take this into account ([`PacketType::is_upstream`]).
 //!
 //! The header options byte uses the bit values of the implementations, not the literal RFC
-//! (pgm-wire.md §1.9 D11): 0x01 OPT_PRESENT, 0x02 OPT_NETWORK, 0x40 OPT_VAR_PKTLEN, 0x80
+//! (wire-format.md §1.9 D11): 0x01 OPT_PRESENT, 0x02 OPT_NETWORK, 0x40 OPT_VAR_PKTLEN, 0x80
 //! OPT_PARITY ([`flags`]). On emission OPT_NETWORK is set exactly when a network-significant option is present
 //! (OPT_NAK_LIST, OPT_PARITY_PRM, OPT_CURR_TGSIZE except on ODATA: [`OptionsRepr::is_network_significant`]);
 //! on receipt it is not checked. OPT_PARITY and OPT_VAR_PKTLEN are the two options RFC 3208 §11.3 encodes
@@ -88,7 +88,7 @@
 //! ODATA and RDATA (RFC 3208 §8: "Only data packet headers … may be followed … by application
 //! data").
 //!
-//! # Checksum (RFC 3208 §8, pgm-wire.md §1.5)
+//! # Checksum (RFC 3208 §8, wire-format.md §1.5)
 //!
 //! The Internet one's-complement checksum (RFC 1071) over the whole PGM packet (header,
 //! type-specific part, options, payload) with the checksum field taken as zero, **without** a
@@ -96,7 +96,7 @@
 //! is accepted, except on ODATA and RDATA, where the checksum is mandatory and OpenPGM rejects
 //! 0: so do we ([`ParseErrorKind::MissingChecksum`]). See [`checksum`].
 //!
-//! # Options (RFC 3208 §9, pgm-wire.md §1.3)
+//! # Options (RFC 3208 §9, wire-format.md §1.3)
 //!
 //! Options follow the type-specific header when OPT_PRESENT is set. Each is a TLV: type byte
 //! (0x80 = OPT_END, low 7 bits = type), total length byte, byte 2 (reserved/F/OPX), byte 3
@@ -127,7 +127,7 @@
 //! | 0x01 | OPT_FRAGMENT | 16 | `[4]` first SQN, `[8]` offset, `[12]` APDU length (§9.2; the RFC text says 12, its figure and every implementation 16) | `fragment` |
 //! | 0x02 | OPT_NAK_LIST | 4+4N, N ≤ 62 | `[4…]` SQNs; network-significant | `nak_list` |
 //! | 0x03 | OPT_JOIN | 8 | `[4]` minimum SQN | `join` |
-//! | 0x08 | OPT_PARITY_PRM | 8 | `[3]` P 0x02 (pro-active), O 0x01 (on-demand), one at least; `[4]` transmission group size; network-significant (§11.8.1; OpenPGM swaps P and O, pgm-wire.md §1.9 D3) | `parity.params` |
+//! | 0x08 | OPT_PARITY_PRM | 8 | `[3]` P 0x02 (pro-active), O 0x01 (on-demand), one at least; `[4]` transmission group size; network-significant (§11.8.1; OpenPGM swaps P and O, wire-format.md §1.9 D3) | `parity.params` |
 //! | 0x09 | OPT_PARITY_GRP | 8 | `[4]` parity group number, not 0 (§11.8.2) | `parity.group` |
 //! | 0x0A | OPT_CURR_TGSIZE | 8 | `[4]` actual transmission group size; network-significant except on ODATA (§11.8.3) | `parity.curr_tg_size` |
 //! | 0x0D | OPT_SYN | 4 | – | `syn` |
@@ -187,20 +187,31 @@ mod error;
 pub mod field;
 mod header;
 pub mod nla;
+mod option_values;
 pub mod options;
 mod options_repr;
 mod packet;
+mod packet_type;
 mod repr;
+mod session_id;
 pub mod summary;
 
+pub use body::BodyRepr;
 pub use cc::pgmcc::{PgmccData, PgmccFeedback, PgmccOptions};
 pub use cc::{CcOption, CcOptions, SchemeOptions};
 pub use error::{EmitError, EmitErrorKind, ParseError, ParseErrorKind};
+pub use field::{MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS};
 pub use header::{flags, Header};
+pub use option_values::{
+    AuthOption, BlockRange, FragmentOption, ParityOptions, ParityParams, ReceiverStatus,
+};
 pub use options::{
     opt, NakList, NeedList, Options, PgmOption, RawOption, RawOptions, AUTH_ENCRYPTED,
-    MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS, OPT_LENGTH_LEN, PARITY_CODE_RS16,
+    OPT_LENGTH_LEN, PARITY_CODE_RS16,
 };
+pub use options_repr::OptionsRepr;
 pub use packet::Packet;
-pub use repr::*;
+pub use packet_type::PacketType;
+pub use repr::{DetachedRepr, PacketRepr};
+pub use session_id::{Gsi, Tsi};
 pub use summary::PacketSummary;

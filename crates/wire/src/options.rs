@@ -21,15 +21,16 @@
 
 use crate::cc::{CcOption, CcOptions};
 use crate::field::{be16, be32, byte, option as field};
+use crate::field::{MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS};
 use crate::{FragmentOption, PacketType, ParityParams, ParseError, ParseErrorKind, ReceiverStatus};
 
-/// OPT_PARITY_PRM byte 3: P, pro-active parity (RFC 3208 §11.8.1; pgm-wire.md §1.9 D3).
+/// OPT_PARITY_PRM byte 3: P, pro-active parity (RFC 3208 §11.8.1; docs/wire-format.md §1.9 D3).
 pub const PARITY_PRM_PRO: u8 = 0x02;
 /// OPT_PARITY_PRM byte 3: O, on-demand parity.
 pub const PARITY_PRM_OND: u8 = 0x01;
 
 /// Option type codes (the low 7 bits of the option's first byte), RFC 3208 §9,
-/// pgm-wire.md §1.3–1.4, and Convoy's own (0x30–0x3F).
+/// docs/wire-format.md §1.3–1.4, and Convoy's own (0x30–0x3F).
 pub mod opt {
     /// OPT_END: set in the type byte of the last option.
     pub const END: u8 = 0x80;
@@ -119,13 +120,6 @@ pub mod opt {
     }
 }
 
-/// At most this many options per packet, counting OPT_LENGTH (RFC 3208 §9).
-pub const MAX_OPTIONS: usize = 16;
-/// At most this many sequence numbers in OPT_NAK_LIST (RFC 3208 §9.3: "at most 62").
-pub const MAX_NAK_LIST: usize = 62;
-/// At most this many block ranges in OPT_CONVOY_NEEDS: 8 bytes each after the 4-byte TLV header, within the
-/// one-byte option length.
-pub const MAX_NEEDS: usize = 31;
 /// Length of OPT_LENGTH, and the minimum length of any option.
 pub const OPT_LENGTH_LEN: usize = 4;
 
@@ -139,7 +133,7 @@ pub const AUTH_ENCRYPTED: u8 = 0x01;
 
 /// Option byte 2: F (OP_ENCODED), written on a parity packet's OPT_FRAGMENT, whose value is the parity of the
 /// group's fragment options (RFC 3208 §9.1 and §11.2 "Payload-specific options"; 0x04 as the RFC and Wireshark
-/// have it, OpenPGM writes 0x08: pgm-wire.md §1.9 D2). Ignored on receipt: a parity packet's OPT_FRAGMENT is
+/// have it, OpenPGM writes 0x08: docs/wire-format.md §1.9 D2). Ignored on receipt: a parity packet's OPT_FRAGMENT is
 /// always encoded.
 pub const OP_ENCODED: u8 = 0x04;
 

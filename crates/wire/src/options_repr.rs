@@ -10,15 +10,46 @@
 //! on the last option; bytes 2 and 3 are zero except OPT_RST's byte 3. An empty `nak_list` is
 //! not emitted.
 
-use crate::field::{option as field, put16, put32};
-use crate::options::{
-    opt, Options, PgmOption, MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS, OP_ENCODED, PARITY_PRM_OND,
-    PARITY_PRM_PRO,
-};
-use crate::{EmitError, EmitErrorKind, OptionsRepr, PacketType};
+use crate::cc::CcOptions;
+use crate::field::{option as field, put16, put32, MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS};
+use crate::option_values::{AuthOption, BlockRange, FragmentOption, ParityOptions, ReceiverStatus};
+use crate::options::{opt, Options, PgmOption, OP_ENCODED, PARITY_PRM_OND, PARITY_PRM_PRO};
+use crate::packet_type::PacketType;
+use crate::{EmitError, EmitErrorKind};
 
 /// Length of OPT_CONVOY_RECEIVER_STATUS.
 const RECEIVER_STATUS_LEN: usize = 16;
+
+/// All options of a packet that Convoy understands. Unknown options are skipped on parse;
+/// OPT_LENGTH is implied (written whenever any option is set).
+#[derive(Clone, Debug, PartialEq, Eq, Default, Hash)]
+pub struct OptionsRepr {
+    /// OPT_FRAGMENT.
+    pub fragment: Option<FragmentOption>,
+    /// OPT_NAK_LIST: extra requested sequence numbers, at most [`crate::MAX_NAK_LIST`]; empty
+    /// means the option is absent.
+    pub nak_list: Vec<u32>,
+    /// OPT_JOIN: minimum sequence number a late joiner may request.
+    pub join: Option<u32>,
+    /// OPT_SYN: the first packet of the session.
+    pub syn: bool,
+    /// OPT_FIN: the session is ending.
+    pub fin: bool,
+    /// OPT_RST: the session is reset; the whole option byte 3 (N bit 0x40, error code 0x3F).
+    pub rst: Option<u8>,
+    /// 0x33 OPT_CONVOY_RECEIVER_STATUS: an application status report from a receiver, carried on an SPMR
+    /// sent unicast to the source.
+    pub receiver_status: Option<ReceiverStatus>,
+    /// 0x3B OPT_CONVOY_NEEDS: block ranges a receiver lacks, at most [`crate::MAX_NEEDS`], beside its status
+    /// report; empty means the option is absent.
+    pub needs: Vec<BlockRange>,
+    /// 0x3C OPT_CONVOY_AUTH: a keyed session's authentication, always the last option.
+    pub auth: Option<AuthOption>,
+    /// The congestion-control schemes' options ([`crate::cc`]).
+    pub cc: CcOptions,
+    /// The parity options (RFC 3208 §11.8).
+    pub parity: ParityOptions,
+}
 
 impl OptionsRepr {
     /// True when no option is set (then the packet has no options at all, not even

@@ -1,4 +1,4 @@
-//! Byte-exact fixtures from real OpenPGM 5.3 captures (shared/spec/pgm-wire.md §1.2, §1.4).
+//! Byte-exact fixtures from real OpenPGM 5.3 captures (docs/wire-format.md §1.2, §1.4).
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -32,7 +32,7 @@ fn carried_checksum(p: &[u8]) -> u16 {
     u16::from_be_bytes([p[6], p[7]])
 }
 
-/// Quoted verbatim from pgm-wire.md §1.2 (SPM example).
+/// Quoted verbatim from docs/wire-format.md §1.2 (SPM example).
 const SPM: &str =
     "0445 1d4c 00 00 f2ce 65aaceceacc1 0000 | 00000000 00000000 ffffffff | 0001 0000 0a630001";
 
@@ -76,7 +76,7 @@ fn spm() {
     assert!(view.verify_checksum().is_ok());
 }
 
-/// Quoted verbatim from pgm-wire.md §1.2 (NAK example).
+/// Quoted verbatim from docs/wire-format.md §1.2 (NAK example).
 const NAK: &str =
     "1d4c 0445 08 00 fb0a 65aaceceacc1 0000 | 00000001 | 0001 0000 0a630001 | 0001 0000 efc00001";
 
@@ -101,7 +101,7 @@ fn nak() {
     assert_eq!(emit(&repr), bytes);
 }
 
-/// Quoted verbatim from pgm-wire.md §1.2 (ACK from an OpenPGM receiver).
+/// Quoted verbatim from docs/wire-format.md §1.2 (ACK from an OpenPGM receiver).
 const ACK: &str = "1d4c 0445 0d 01 93f9 65aaceceacc1 0000 | 00000000 | ffffffff | 00 04 0014 | 93 10 78 00 | 019d450d | 0001 | 0000 | 0a630002";
 
 #[test]
@@ -165,7 +165,7 @@ fn ack() {
     assert_eq!(view.ack_bitmap(), Some(0xffff_ffff));
 }
 
-/// The SPM with OPT_FIN that OpenPGM sends at close. pgm-wire.md §1.2 quotes only the options
+/// The SPM with OPT_FIN that OpenPGM sends at close. docs/wire-format.md §1.2 quotes only the options
 /// tail `000400088e040000` (OPT_LENGTH total 8, then OPT_FIN with END); the header and SPM
 /// fields are those of the SPM example above with the options byte set to 0x01, and the
 /// checksum 0x64bd was computed independently (a Python one's-complement sum) for this
@@ -188,7 +188,7 @@ fn spm_fin() {
     assert_eq!(emit(&repr), bytes);
 }
 
-/// ODATA during a pgmcc election. The options are quoted from pgm-wire.md §1.4
+/// ODATA during a pgmcc election. The options are quoted from docs/wire-format.md §1.4
 /// (`00 04 0014 | 92 10 00 00 | 019d44f9 | 0001 | 0000 | 00000000`); the header (ports and GSI
 /// of the captures above, options byte 0x01, TSDU length 5), DATA_SQN = DATA_TRAIL = 0 and the
 /// payload "hello" are built here, and the checksum 0xdc9b was computed independently (Python).
@@ -219,7 +219,7 @@ fn odata_pgmcc_data() {
     assert_eq!(view.options_bytes().len(), 20);
 }
 
-/// After the election the acker field carries the acker's address (pgm-wire.md §1.4).
+/// After the election the acker field carries the acker's address (docs/wire-format.md §1.4).
 #[test]
 fn odata_with_acker() {
     let mut bytes = hex(ODATA_PGMCC);

@@ -1,4 +1,4 @@
-//! pgmcc's options (draft-ietf-rmt-bb-pgmcc-03 §2.1; pgm-wire.md §1.4) and Convoy's pgmcc options.
+//! pgmcc's options (draft-ietf-rmt-bb-pgmcc-03 §2.1; docs/wire-format.md §1.4) and Convoy's pgmcc options.
 //!
 //! | type | name | length | value | field of [`PgmccOptions`] |
 //! |---|---|---|---|---|
@@ -53,7 +53,7 @@ pub mod field {
 }
 
 /// OPT_PGMCC_DATA (type 0x12, 16 bytes with IPv4, 28 with IPv6), sent by the source on ODATA and RDATA
-/// (pgm-wire.md §1.4).
+/// (docs/wire-format.md §1.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PgmccData {
     /// Sender timestamp (opaque to receivers, echoed in feedback).
@@ -71,7 +71,7 @@ impl PgmccData {
 }
 
 /// OPT_PGMCC_FEEDBACK (type 0x13, 16 bytes with IPv4, 28 with IPv6), sent by receivers on ACKs (and NAKs)
-/// (pgm-wire.md §1.4).
+/// (docs/wire-format.md §1.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PgmccFeedback {
     /// Echo of the last OPT_PGMCC_DATA timestamp, corrected by the receiver's holding delay.
