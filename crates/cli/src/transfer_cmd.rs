@@ -21,8 +21,9 @@ use convoy_proto::cc::CcConfig;
 use convoy_proto::sender::ParityConfig;
 use convoy_proto::RepairPacing;
 use convoy_transfer::key_file;
+use convoy_transfer::receive::{self, RecvOptions};
 use convoy_transfer::setup::{self, SinkSetup, SourceSetup};
-use convoy_transfer::sink::{self, Output, RecvOptions};
+use convoy_transfer::sink::Output;
 use convoy_transfer::source::{self, SendInput, SendOptions};
 use convoy_transfer::{exit, Observer, Progress};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -663,7 +664,7 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
         start_timeout: args.start_timeout,
         ..RecvOptions::default()
     };
-    let result = sink::receive(&mut rx, &opts, &mut display);
+    let result = receive::receive(&mut rx, &opts, &mut display);
     display.finish();
     let report = match result {
         Ok(r) => r,

@@ -41,6 +41,7 @@ pub mod message;
 pub mod plan;
 pub mod queued_writer;
 pub mod raw;
+pub mod receive;
 pub mod refusals;
 pub mod setup;
 pub mod sink;

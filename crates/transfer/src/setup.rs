@@ -3,7 +3,7 @@
 //! and the statistics JSON of both ends (the command line only parses arguments and prints).
 
 use super::exit;
-use super::sink::RecvReport;
+use super::receive::RecvReport;
 use super::source::SendReport;
 use convoy_net::{GroupOptions, NetReceiver, NetSender};
 use convoy_proto::auth::AuthConfig;

@@ -1,18 +1,12 @@
-//! The receiving side of the file transfer: write `NAME.partial`, hash, rename on match; report upstream.
+//! The receiving side of the file transfer: write `NAME.partial`, hash, rename on match; what is missing
+//! (the loop around it that reports upstream: [`crate::receive`]).
 
 use super::assembly::{partial_name, FileAssembly, FileState};
 use super::message::{self, Manifest, Message, TransferMode};
 use super::queued_writer::{QueuedWriter, DEFAULT_QUEUE_BYTES};
-use super::refusals::RefusalLog;
-use super::{exit, status, Observer, Progress, TransferError, ANNOUNCE_INTERVAL, REPORT_INTERVAL};
-use convoy_net::NetReceiver;
-use convoy_proto::cc::ReceiverCcEvent;
-use convoy_proto::ReceiverEvent;
-use convoy_wire::ReceiverStatus;
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 /// Where received data goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,30 +15,6 @@ pub enum Output {
     Dir(PathBuf),
     /// A stream goes to standard output (a file transfer is refused).
     Stdout,
-}
-
-/// How the receive behaves.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RecvOptions {
-    /// Where data goes.
-    pub output: Output,
-    /// Give up when the source has been silent this long (it sends SPMs at least every second).
-    pub timeout: Duration,
-    /// Give up if no source is heard at all within this time (`None`: wait forever).
-    pub start_timeout: Option<Duration>,
-    /// After finishing, how long at most to keep repeating the final report while waiting for the FIN.
-    pub report_linger: Duration,
-}
-
-impl Default for RecvOptions {
-    fn default() -> Self {
-        RecvOptions {
-            output: Output::Dir(PathBuf::from(".")),
-            timeout: Duration::from_secs(10),
-            start_timeout: None,
-            report_linger: Duration::from_secs(10),
-        }
-    }
 }
 
 /// What became of one manifest entry.
@@ -58,26 +28,6 @@ pub struct FileOutcome {
     pub state: &'static str,
     /// Why it is not complete.
     pub reason: Option<String>,
-}
-
-/// What a receive achieved.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct RecvReport {
-    /// The transfer, once its manifest arrived.
-    pub transfer_id: Option<u32>,
-    /// Bytes written in this run.
-    pub bytes: u64,
-    /// Bytes of files found verified on disk (a complete `NAME` or blocks of `NAME.partial` from an earlier
-    /// run), not received again.
-    pub resumed_bytes: u64,
-    /// Seconds from the first packet to the end.
-    pub seconds: f64,
-    /// Every entry of the manifest.
-    pub files: Vec<FileOutcome>,
-    /// Exit code ([`exit`]).
-    pub exit_code: u8,
-    /// Why it ended.
-    pub end: String,
 }
 
 /// The stream being written, on a thread ([`QueuedWriter`]) so a slow consumer never blocks the receive loop.
@@ -336,11 +286,18 @@ impl Sink {
             })
     }
 
-    fn entry_count(&self) -> u32 {
+    /// Why the receive cannot go on, when a local failure or the manifest says so.
+    pub(crate) fn fatal(&self) -> Option<&String> {
+        self.fatal.as_ref()
+    }
+
+    /// The manifest's number of entries (1 for a stream).
+    pub(crate) fn entry_count(&self) -> u32 {
         self.files.as_ref().map_or(1, |f| f.states.len() as u32)
     }
 
-    fn incomplete_count(&self) -> u32 {
+    /// Entries not complete.
+    pub(crate) fn incomplete_count(&self) -> u32 {
         match &self.files {
             Some(f) => f
                 .states
@@ -350,181 +307,6 @@ impl Sink {
             None => u32::from(!self.is_complete()),
         }
     }
-}
-
-/// Receive one transfer on `rx` (module docs of [`super`]).
-pub fn receive(
-    rx: &mut NetReceiver,
-    opts: &RecvOptions,
-    observer: &mut dyn Observer,
-) -> Result<RecvReport, TransferError> {
-    let mut sink = Sink::new(opts.output.clone());
-    let began = Instant::now();
-    let mut first_heard: Option<Instant> = None;
-    let mut last_status: Option<Instant> = None;
-    let mut last_progress = Instant::now();
-    let mut done_at: Option<Instant> = None;
-    let mut fin = false;
-    let mut is_acker = false;
-    let mut had_manifest = false;
-    let mut refusals = RefusalLog::default();
-    let end = loop {
-        let event = if sink.can_take() {
-            rx.recv(Duration::from_millis(50))?
-        } else {
-            rx.drive(Duration::from_millis(5))?;
-            None
-        };
-        if first_heard.is_none() && rx.silence().is_some() {
-            first_heard = Some(Instant::now());
-        }
-        match event {
-            Some(ReceiverEvent::Data(apdu)) => {
-                if let Err(e) = sink.apdu(&apdu) {
-                    if sink.fatal.is_none() {
-                        observer.message(&format!("ignored a message: {e}"));
-                    }
-                }
-            }
-            Some(ReceiverEvent::Lost {
-                first_sqn,
-                last_sqn,
-            }) => {
-                observer.message(&format!("lost sequence numbers {first_sqn}..={last_sqn}"));
-                sink.lost();
-            }
-            Some(ReceiverEvent::Finished) => fin = true,
-            Some(ReceiverEvent::Refused { from, reason }) => {
-                if let Some(line) = refusals.note(from, reason, Instant::now()) {
-                    observer.message(&line);
-                }
-            }
-            Some(ReceiverEvent::Cc(ReceiverCcEvent::AckerRole(a))) => is_acker = a,
-            Some(ReceiverEvent::Cc(ReceiverCcEvent::MustLeave)) => {
-                // RFC 4654 §4.4: a TFMCC receiver whose path cannot carry one packet per 8 s for 120 s must leave,
-                // or the whole session would crawl at its pace.
-                break "left the session: for more than 120 s this receiver's path could not carry one packet \
-                       per 8 s at the source's rate (TFMCC's leave rule, RFC 4654 §4.4)"
-                    .to_string();
-            }
-            _ => {}
-        }
-        let token = sink.manifest().map_or(0, |m| m.transfer_id);
-        if !had_manifest && sink.manifest().is_some() {
-            had_manifest = true;
-            // Say at once what this receiver lacks: a resuming source waits for it.
-            last_status = None;
-            if sink.resumed_bytes() > 0 {
-                observer.message(&format!(
-                    "resuming: {} bytes already here, verified block by block",
-                    sink.resumed_bytes()
-                ));
-            }
-        }
-        let done = sink.is_done();
-        if done && done_at.is_none() {
-            done_at = Some(Instant::now());
-            last_status = None;
-        }
-        let awaits_data = !done && sink.needs_pending();
-        let interval = if done {
-            REPORT_INTERVAL
-        } else {
-            ANNOUNCE_INTERVAL
-        };
-        let should_report = rx.silence().is_some()
-            && (done || sink.manifest().is_none() || awaits_data)
-            && last_status.is_none_or(|t| t.elapsed() >= interval);
-        if should_report {
-            let needs = if awaits_data { sink.needs() } else { None };
-            let (state, detail, ranges) = match (done, sink.is_complete(), needs) {
-                (false, _, Some((ranges, count))) => {
-                    (status::NEEDS, count.min(u64::from(u32::MAX)) as u32, ranges)
-                }
-                (false, _, None) => (status::JOINED, 0, Vec::new()),
-                (true, true, _) => (status::COMPLETE, sink.entry_count(), Vec::new()),
-                (true, false, _) => (status::FAILED, sink.incomplete_count(), Vec::new()),
-            };
-            let report = ReceiverStatus {
-                token,
-                state,
-                detail,
-            };
-            rx.send_status_with_needs(report, ranges)?;
-            last_status = Some(Instant::now());
-        }
-        if last_progress.elapsed() >= Duration::from_millis(100) {
-            last_progress = Instant::now();
-            observer.progress(&Progress {
-                bytes: sink.bytes() + sink.resumed_bytes(),
-                total: sink
-                    .manifest()
-                    .filter(|m| m.mode == TransferMode::Files)
-                    .map(|m| m.total_bytes()),
-                repairs: rx.receiver().stats().rdata,
-                acker: is_acker.then(|| "this receiver".to_string()),
-                receivers: None,
-            });
-        }
-        if let Some(t) = done_at {
-            if fin || t.elapsed() >= opts.report_linger {
-                let how = if sink.is_complete() {
-                    "complete"
-                } else {
-                    "could not complete"
-                };
-                break how.to_string();
-            }
-            continue;
-        }
-        if let Some(f) = &sink.fatal {
-            break f.clone();
-        }
-        if fin {
-            break "the source closed the session before everything arrived".to_string();
-        }
-        match rx.silence() {
-            Some(s) if s >= opts.timeout => break "the source went silent (timeout)".to_string(),
-            None if opts.start_timeout.is_some_and(|t| began.elapsed() >= t) => {
-                break "no source heard (start timeout)".to_string()
-            }
-            _ => {}
-        }
-    };
-    let end = match refusals.last() {
-        // Say why nothing (or not everything) came, when packets were refused.
-        Some((from, reason)) if !sink.is_complete() => format!(
-            "{end}; {} packet(s) refused, the last from {from}: {reason}",
-            refusals.total()
-        ),
-        _ => end,
-    };
-    if !sink.is_done() && rx.silence().is_some() {
-        // Tell the source this receiver gives up (best effort).
-        let token = sink.manifest().map_or(0, |m| m.transfer_id);
-        rx.send_status(ReceiverStatus {
-            token,
-            state: status::FAILED,
-            detail: sink.incomplete_count(),
-        })?;
-    }
-    let exit_code = if sink.is_complete() {
-        exit::OK
-    } else if sink.local_failure() {
-        exit::LOCAL_IO
-    } else {
-        exit::INCOMPLETE
-    };
-    let files = sink.outcomes(&end);
-    Ok(RecvReport {
-        transfer_id: sink.manifest().map(|m| m.transfer_id),
-        bytes: sink.bytes(),
-        resumed_bytes: sink.resumed_bytes(),
-        seconds: first_heard.map_or(0.0, |t| t.elapsed().as_secs_f64()),
-        files,
-        exit_code,
-        end,
-    })
 }
 
 #[cfg(test)]
