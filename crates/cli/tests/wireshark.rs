@@ -96,7 +96,7 @@ fn normalize(column: &str, raw: &str) -> String {
         // The dissector files the checksum itself under the status field too, then the status:
         // PROTO_CHECKSUM_E_GOOD is 1, _NOT_PRESENT 3.
         "checksum_ok" => u8::from(matches!(num(values[values.len() - 1]), 1 | 3)).to_string(),
-        // tshark -T fields prints the 32-bit timestamp through a 16-bit field (pgm-wire.md §1.9 D6).
+        // tshark -T fields prints the 32-bit timestamp through a 16-bit field (docs/wire-format.md §1.9 D6).
         "cc_tstamp" => (num(values[0]) & 0xffff).to_string(),
         // Kept as tshark prints it; the trace's list is put in the same form (`as_wireshark_shows`).
         "nak_list" => values

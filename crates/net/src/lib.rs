@@ -1,7 +1,7 @@
 //! Convoy over real networks: PGM (RFC 3208) over UDP multicast, driving the very same convoy-proto endpoints
-//! the simulator runs (shared/architecture.md, "net").
+//! the simulator runs (docs/architecture.md, "net").
 //!
-//! * [`socket`] — UDP sockets with one port for unicast and multicast (pgm-wire.md §1.6, §2): group join on an
+//! * [`socket`] — UDP sockets with one port for unicast and multicast (docs/wire-format.md §1.6, §2): group join on an
 //!   interface chosen by name or address, TTL, multicast loopback, IPv4 and IPv6.
 //! * [`driver`] — the real [`Clock`] and the single-threaded event loop: `ppoll` with nanosecond deadlines and
 //!   1 µs timer slack for pacing, `recvmmsg`/`sendmmsg` batches, convoy-proto's call order.

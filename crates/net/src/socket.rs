@@ -1,4 +1,4 @@
-//! UDP sockets for PGM over UDP (pgm-wire.md §1.6 and §2): one port for unicast and multicast.
+//! UDP sockets for PGM over UDP (docs/wire-format.md §1.6 and §2): one port for unicast and multicast.
 //!
 //! * The **source** binds one socket to `local_address:port`. It sends SPM/ODATA/RDATA/NCF to `group:port`
 //!   through the chosen interface (`IP_MULTICAST_IF` / `IPV6_MULTICAST_IF`, TTL or hop limit, loopback on or

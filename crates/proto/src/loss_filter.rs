@@ -11,7 +11,7 @@
 //! states the same filter; its constant "500/65536" is the weight of the *new* sample, i.e. W = 65036/65536
 //! (the draft's formula names the old-sample weight c_p but quotes the new-sample value; we follow the value).
 //! The filter output is reported on the wire as a u16, 0 = no loss, 65535 = 100 % (draft §2.1.3,
-//! pgm-wire.md §1.4).
+//! docs/wire-format.md §1.4).
 //!
 //! # Arithmetic and rounding
 //!
@@ -143,7 +143,7 @@ impl LossFilter {
     /// The loss rate as carried on the wire: u16, 0 = none, 65535 = 100 % (draft §2.1.3).
     ///
     /// Saturating: a fixed-point value of 65536 (100 %) maps to 65535. (OpenPGM casts the 16.16 value to u16,
-    /// so 100 % wraps to 0; see pgm-wire.md §1.4.)
+    /// so 100 % wraps to 0; see docs/wire-format.md §1.4.)
     pub const fn value_u16(&self) -> u16 {
         let v = self.value_fixed();
         if v > u16::MAX as u32 {

@@ -1,7 +1,7 @@
 //! The TFRC loss-event-rate estimator: loss events, loss intervals and their weighted average (RFC 5348 §5).
 //!
 //! pgmcc receivers may use it instead of the EWMA filter (draft §2.6); TFMCC receivers use it as their loss
-//! measurement (RFC 4654 §5, "identical in substance to 5348 §5", tfmcc.md §1).
+//! measurement (RFC 4654 §5, "identical in substance to RFC 5348 §5", docs/tfmcc-rules.md §1).
 //!
 //! * **Loss events (§5.2).** A lost packet whose (interpolated) time is within one RTT of the first loss of the
 //!   current loss event, T_old + R ≥ T_new, belongs to that event; otherwise it starts a new one.
@@ -43,7 +43,7 @@ pub const WEIGHTS: [f64; N_INTERVALS] = [1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2]
 /// THRESHOLD of the history discounting of RFC 5348 §5.5 ("We recommend a THRESHOLD of 0.25").
 pub const RFC5348_DISCOUNT_THRESHOLD: f64 = 0.25;
 
-/// THRESHOLD of the history discounting of RFC 4654 §5.5 (TFMCC uses 0.5; tfmcc.md §1).
+/// THRESHOLD of the history discounting of RFC 4654 §5.5 (TFMCC uses 0.5; docs/tfmcc-rules.md §1).
 pub const RFC4654_DISCOUNT_THRESHOLD: f64 = 0.5;
 
 /// TFRC loss history and loss event rate (RFC 5348 §5; RFC 4654 §5; pgmcc draft §2.6).

@@ -1,7 +1,7 @@
 //! TCP throughput equations and the pgmcc acker-selection metric.
 //!
 //! * [`tcp_throughput`]: the TCP throughput equation of RFC 5348 §3.1 with b = 1 and t_RTO = 4R, exactly as
-//!   RFC 4654 §2.1 eq. 1 writes it (tfmcc.md §1), in bytes per second.
+//!   RFC 4654 §2.1 eq. 1 writes it (docs/tfmcc-rules.md §1), in bytes per second.
 //! * [`mathis_throughput`]: the simple square-root model, X = s·√(3/2)/(R·√p) (Mathis et al.; the paper's
 //!   eq. 1 up to a constant).
 //! * [`ThroughputModel`]: pgmcc's inverse-throughput metric M used to compare receivers (paper §3.5,
@@ -27,7 +27,7 @@ fn f_of_p(p: f64) -> f64 {
     (2.0 * p / 3.0).sqrt() + 12.0 * (3.0 * p / 8.0).sqrt() * p * (1.0 + 32.0 * p * p)
 }
 
-/// The TCP throughput equation, in bytes per second (RFC 5348 §3.1; RFC 4654 §2.1 eq. 1, see tfmcc.md §1):
+/// The TCP throughput equation, in bytes per second (RFC 5348 §3.1; RFC 4654 §2.1 eq. 1; docs/tfmcc-rules.md §1):
 ///
 /// ```text
 /// X = s / ( R·√(2bp/3) + t_RTO·3·√(3bp/8)·p·(1 + 32p²) ),   b = 1, t_RTO = 4R
@@ -119,7 +119,7 @@ pub fn mathis_loss_rate_for_throughput(s_bytes: f64, rtt_s: f64, x_target: f64) 
 /// Which throughput model pgmcc's sender uses to compare receivers when electing the acker.
 ///
 /// Both yield an *inverse* throughput M = 1/T up to a constant factor, so receivers are compared by M alone
-/// (a larger M means a slower receiver). The draft's model is the default (pgmcc.md, "throughput model").
+/// (a larger M means a slower receiver). The draft's model is the default (docs/pgmcc-rules.md, "throughput model").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ThroughputModel {
     /// The paper's simplified model T ∝ 1/(RTT·√p) (paper §3.5 eq. 1): M = RTT·√p. The paper compares the

@@ -1,7 +1,8 @@
 //! Convoy's own notion of time.
 //!
-//! The core never reads a clock (architecture.md, "proto"): every entry point takes `now`, an [`Instant`]
-//! counted in nanoseconds from an epoch the driver picks. Durations are [`std::time::Duration`].
+//! The core never reads a clock (docs/architecture.md, "proto" and "The sans-IO core"): every entry point takes
+//! `now`, an [`Instant`] counted in nanoseconds from an epoch the driver picks. Durations are
+//! [`std::time::Duration`].
 
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};

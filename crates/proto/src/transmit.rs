@@ -4,7 +4,7 @@ use convoy_wire::PacketType;
 use std::net::IpAddr;
 
 /// Where a packet goes. PGM sends downstream packets (SPM, ODATA, RDATA, NCF) to the session's group and
-/// upstream packets (NAK, ACK, SPMR) unicast to the source's path NLA (RFC 3208 §5, pgm-wire.md §1.6).
+/// upstream packets (NAK, ACK, SPMR) unicast to the source's path NLA (RFC 3208 §5, docs/wire-format.md §1.6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Destination {
     /// The session's multicast group.

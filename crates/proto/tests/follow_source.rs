@@ -150,7 +150,11 @@ fn what_came_before_the_first_odata_stays_a_status_report_included() {
         .iter()
         .filter(|p| matches!(PacketRepr::parse(p).unwrap().body, BodyRepr::Spm { .. }))
         .count();
-    assert_eq!(r.stats().spms, spms as u64, "each SPM counted once: nothing replayed");
+    assert_eq!(
+        r.stats().spms,
+        spms as u64,
+        "each SPM counted once: nothing replayed"
+    );
     let statuses = sent(&mut r, Instant::ZERO)
         .iter()
         .filter(|(t, _)| t.packet_type == PacketType::Spmr)

@@ -1,4 +1,4 @@
-//! Typed indices into the simulator's tables (architecture.md: "tables are vectors indexed by ids").
+//! Typed indices into the simulator's tables (docs/architecture.md, "Determinism": tables are vectors indexed by ids).
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {

@@ -1,5 +1,5 @@
 //! What a run records: per-interval bins, controller samples, time–sequence traces. The model pushes facts here;
-//! it never knows who reads them (architecture.md: observers).
+//! it never knows who reads them (docs/architecture.md, "sim": observers).
 
 use convoy_proto::Instant;
 use std::time::Duration;

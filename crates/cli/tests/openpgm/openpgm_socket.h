@@ -1,6 +1,6 @@
 /*
  * The OpenPGM socket both test programs open (openpgm_recv.c, openpgm_send.c): PGM over UDP with both
- * encapsulation ports equal (shared/spec/pgm-wire.md 1.6: with different ports unicast NAKs never reach the
+ * encapsulation ports equal (docs/wire-format.md §1.6: with different ports unicast NAKs never reach the
  * source), the receiver's timers, non-blocking, joined to the group of NETWORK ("interface;group").
  * A source also sets a rate and a transmit window, and may run OpenPGM's PGMCC (PGM_USE_PGMCC: its sender
  * elects an acker from the receivers' ACKs and sends within the acker's window); a receiver is receive-only.

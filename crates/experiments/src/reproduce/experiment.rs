@@ -46,9 +46,9 @@ pub type DrawFigures = fn(&Ctx<'_>, &std::path::Path) -> Result<Vec<String>, Str
 /// An experiment.
 #[derive(Clone, Copy)]
 pub struct Experiment {
-    /// Id of shared/experiments.md.
+    /// Id in docs/experiments.md (the heading, and anchor, of its entry there).
     pub id: &'static str,
-    /// Section of experiments.md.
+    /// Section of docs/experiments.md.
     pub section: &'static str,
     /// Seed file and figure or table.
     pub source: &'static str,

@@ -1,7 +1,7 @@
 //! `convoy reproduce`: run the seed papers' experiments on the simulator, judge each claim on measured numbers,
 //! and write verdicts.json and an HTML report (issue 4).
 //!
-//! Every experiment of shared/experiments.md has an entry in [`registry`]: the scenario files it runs, and a
+//! Every experiment of docs/experiments.md has an entry in [`registry`]: the scenario files it runs, and a
 //! verdict that turns the paper's claim into checks of measured numbers against the ranges of experiments.md.
 //! Runs execute in parallel across threads (each simulation is single-threaded and self-contained); with
 //! `--seeds K` every run is repeated with seeds 1..K and a verdict passes only if it passes for every seed.

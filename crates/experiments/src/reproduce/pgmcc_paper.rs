@@ -1,5 +1,5 @@
-//! The pgmcc paper's experiments (Rizzo, SIGCOMM 2000; shared/seeds/000_e258d047b3112df4.txt) and their verdicts.
-//! Ranges come from shared/experiments.md, section "pgmcc paper".
+//! The pgmcc paper's experiments (Rizzo, SIGCOMM 2000; Rizzo 2000 in docs/papers.md) and their verdicts.
+//! Ranges are those of docs/experiments.md, section "pgmcc paper".
 
 use super::data::RunData;
 use super::experiment::{Ctx, Experiment, RunPlan};
@@ -106,7 +106,7 @@ fn fig3_lossy(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
             1.0 / 1.5,
             1.5,
             "",
-            "experiments.md; equation of shared/spec/tfmcc.md §1",
+            "experiments.md; equation of docs/tfmcc-rules.md §1",
         );
         c.measured = format!("{} ({} vs {})", c.measured, kbps(rate), kbps(eq));
         checks.push(c);

@@ -54,7 +54,7 @@ pub fn write(out: &Path, verdicts: &[Verdict], wall_s: f64, seeds: u64) -> Resul
          <style>{STYLE}</style></head><body><h1>Convoy: the seed papers' experiments, reproduced</h1>\
          <p>{passed} of {} verdicts pass with seeds 1..{seeds} (a verdict passes only if it passes for every seed; \
          {reported} only report numbers, with no claim that could fail, and show REPORTED). \
-         Ranges are those of shared/experiments.md; measured values are from seed 1. Run time {:.0} s.</p>\
+         Ranges are those of docs/experiments.md; measured values are from seed 1. Run time {:.0} s.</p>\
          <table><tr><th>experiment</th><th>claim</th><th>verdict</th><th>seeds passed</th></tr>",
         verdicts.len(),
         wall_s

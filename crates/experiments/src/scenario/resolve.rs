@@ -17,7 +17,7 @@ use convoy_sim::NodeKind;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-/// Default queue limit of a link (shared/experiments.md: drop-tail 1000 packets).
+/// Default queue limit of a link (docs/experiments.md#common-defaults: drop-tail 1000 packets).
 pub const DEFAULT_QUEUE: Size = Size::Packets(1000);
 
 /// Resolve the run parameters, the topology and the plots; `flows` fills in the traffic.

@@ -9,7 +9,8 @@
 //!   the trailing edge passes a sequence number = unrecoverable data loss);
 //! - RFC 3208 §9.2 (OPT_FRAGMENT: APDU reassembly) and §9.3 (OPT_NAK_LIST: up to 62 more sequence numbers in one
 //!   NAK, so a NAK names at most [`MAX_NAK_SQNS`]);
-//! - pgmcc paper (shared/seeds/000) §3.8: receivers needing many repairs (late join, burst loss) pace their NAKs.
+//! - pgmcc paper (Rizzo 2000, docs/papers.md) §3.8: receivers needing many repairs (late join, burst loss) pace
+//!   their NAKs.
 //!
 //! # Driving it
 //!

@@ -1,4 +1,4 @@
-//! What compare-matrix measures on one run of one controller (shared/experiments.md, "Head to head"; issue 15).
+//! What compare-matrix measures on one run of one controller (docs/experiments.md#compare-matrix; issue 15).
 
 use super::super::data::RunData;
 use super::super::measure::mean_and_cov;

@@ -1,4 +1,4 @@
-//! compare-matrix: pgmcc, TFMCC and the agent scheme (`aimd`) on the same scenarios (shared/experiments.md, "Head
+//! compare-matrix: pgmcc, TFMCC and the agent scheme (`aimd`) on the same scenarios (docs/experiments.md, "Head
 //! to head", what no seed paper did). Every scenario is written once, for pgmcc, and runs with each controller
 //! (`--set session.m.cc=…`), each with its defaults and PGM's repairs on, charged to the controller
 //! (`repairs = "controller"`), as a file transfer runs them. One more row runs the uncorrelated-loss scenario with
@@ -60,7 +60,7 @@ pub fn experiments() -> Vec<Experiment> {
     vec![Experiment {
         id: "compare-matrix",
         section: "Head to head",
-        source: "shared/experiments.md, \"Head to head\" (no seed paper)",
+        source: "docs/experiments.md, \"Head to head\" (no seed paper)",
         claim: "pgmcc, TFMCC and the agent scheme on the same scenarios, in one table: multicast/TCP throughput ratio, \
                 coefficient of variation of the rate, time to react to a change, feedback packets per data packet, \
                 and the source's bytes per delivered byte.",

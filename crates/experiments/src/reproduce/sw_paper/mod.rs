@@ -1,6 +1,6 @@
 //! The agent scheme's experiments (Shi and Waldvogel, "A Rate-based End-to-end Multicast Congestion Control
-//! Protocol", 2000; shared/seeds/001_4c9328e4506d9242.txt) and their verdicts. Setups and ranges come from
-//! shared/experiments.md, section "Shi and Waldvogel"; the controller is Convoy's `aimd` (crates/proto/src/cc/aimd).
+//! Protocol", 2000; Shi and Waldvogel 2000 in docs/papers.md) and their verdicts. Setups and ranges are those of
+//! docs/experiments.md, section "Shi and Waldvogel"; the controller is Convoy's `aimd` (crates/proto/src/cc/aimd).
 //!
 //! The paper ran its scheme inside SRM with SRM's repairs. As for TFMCC, the experiments run without repairs
 //! (`rxw = { repair = false }`): the controller is measured on its own, whichever way the session paces repairs

@@ -1,6 +1,6 @@
 //! The TFMCC paper's experiments (Widmer and Handley, "Extending equation-based congestion control to multicast
-//! applications", SIGCOMM 2001; shared/seeds/003_3ac24226e28fd833.txt) and their verdicts. Setups and ranges come
-//! from shared/experiments.md, section "TFMCC paper"; the controller is RFC 4654's (crates/proto/src/cc/tfmcc).
+//! applications", SIGCOMM 2001; Widmer and Handley 2001 in docs/papers.md) and their verdicts. Setups and ranges
+//! are those of docs/experiments.md, section "TFMCC paper"; the controller is RFC 4654's (crates/proto/src/cc/tfmcc).
 //!
 //! The paper's TFMCC is a rate controller without repairs; Convoy's runs inside PGM, where receivers ask for the
 //! packets they lose and the source repairs them, beside the controlled rate by default in scenarios or charged to

@@ -9,7 +9,7 @@ use super::super::verdict::{trim, Check};
 use super::{need, session_spec, span, EXP, SESSION};
 
 /// The variant whose access links all keep 1 ms (the scenario draws them from 1–20 ms): reported beside, so that
-/// the phase effect of identical paths through one drop-tail queue stays visible (shared/experiments.md).
+/// the phase effect of identical paths through one drop-tail queue stays visible (docs/experiments.md, "TFMCC paper").
 pub(super) const IDENTICAL_PATHS: &str = "identical-paths";
 
 /// Fig. 9–10 means are taken over [SETTLE_S, end): the TCP flows start within the first 5 s and TFMCC's slowstart

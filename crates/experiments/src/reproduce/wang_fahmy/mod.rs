@@ -1,6 +1,6 @@
 //! Wang and Fahmy's study of pgmcc ("Dynamics of the pgmcc multicast congestion control protocol", Purdue
-//! CSD TR 01-015; shared/seeds/002_0af0101bb4f18a18.txt) and its verdicts. Setups and ranges come from
-//! shared/experiments.md, section "Wang and Fahmy".
+//! CSD TR 01-015; Wang and Fahmy 2001 in docs/papers.md) and its verdicts. Setups and ranges are those of
+//! docs/experiments.md, section "Wang and Fahmy".
 //!
 //! Two topologies: the feedback-aggregation chain of their Figs 5–7 (scenarios/wf-aggregation*.toml) and the
 //! fairness-dynamics chain of their Fig. 8 and Tables I–II (scenarios/wf-congested.toml and the three files

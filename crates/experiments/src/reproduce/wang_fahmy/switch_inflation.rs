@@ -195,7 +195,7 @@ pub(super) fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
         (
             "tokens-only",
             "variant old_acker_acks = \"tokens-only\" (old-acker ACKs return tokens, never grow the window; \
-             the mitigation of shared/spec/pgmcc.md, default off)",
+             the mitigation of docs/pgmcc-rules.md, default off)",
         ),
         (
             "ignore",
@@ -219,7 +219,7 @@ pub(super) fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
                 trim(b.end_s()),
                 session(r)?.stats.odata_packets,
             ),
-            "(not in the paper; shared/spec/pgmcc.md \"Known weaknesses\")",
+            "(not in the paper; docs/pgmcc-rules.md \"Known weaknesses\")",
         ));
     }
     Ok(checks)

@@ -1,5 +1,5 @@
 //! pgmcc's scenario keys: `pgmcc = { ... }` of a session (docs/scenario-format.md, "pgmcc"), resolved over the
-//! engine's defaults (shared/experiments.md's common defaults) into [`PgmccConfig`].
+//! engine's defaults (docs/experiments.md#common-defaults) into [`PgmccConfig`].
 
 use super::SchemeKeys;
 use crate::scenario::semantic::{fail, Res};
@@ -209,7 +209,7 @@ impl SchemeKeys for PgmccSpec {
     }
 }
 
-/// pgmcc parameters over the engine's defaults (shared/experiments.md's common defaults).
+/// pgmcc parameters over the engine's defaults (docs/experiments.md#common-defaults).
 fn config(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
     let d = PgmccConfig::default();
     let c = g.c.unwrap_or(d.c);

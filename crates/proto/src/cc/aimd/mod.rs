@@ -1,5 +1,5 @@
 //! `aimd`: the agent-based rate AIMD scheme of Shi and Waldvogel, "A Rate-based End-to-end Multicast Congestion
-//! Control Protocol" (WUCS-00-03, 2000; "paper", shared/seeds/001), called SRM/CC there.
+//! Control Protocol" (WUCS-00-03, 2000; "paper", Shi and Waldvogel 2000 in docs/papers.md), called SRM/CC there.
 //!
 //! One receiver, the *agent*, "downstream of the most congested data path" (§4.2), clocks a rate-based sender:
 //!

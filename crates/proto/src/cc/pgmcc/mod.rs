@@ -2,7 +2,7 @@
 //!
 //! Sources: Rizzo, "pgmcc: a TCP-friendly single-rate multicast congestion control scheme", SIGCOMM 2000
 //! ("paper"); draft-ietf-rmt-bb-pgmcc-03 ("draft"); Wang and Fahmy, "Dynamics of the pgmcc multicast congestion
-//! control protocol" ("WF"). The rule table with sources is shared/spec/pgmcc.md.
+//! control protocol" ("WF"). The rule table with sources is docs/pgmcc-rules.md.
 //!
 //! * [`TokenWindow`] — the window W and token count T (paper §3.4, draft §2.2).
 //! * [`AckTracker`] — which packets the acker has acknowledged, and losses read from ACK bitmaps (draft §2.1.2).
@@ -191,10 +191,10 @@ pub enum ElectionTimer {
     /// Uniform on `[0, election_backoff]`: the usual NAK back-off (draft §2.3.1). The default.
     Uniform,
     /// Exponentially biased towards the end: `t = max(T·(1 + ln x / ln N), 0)`, x uniform on (0, 1],
-    /// T = `election_backoff` (TFMCC's feedback timer, RFC 4654 §4.5; the spec's "Known weaknesses" lists it as
-    /// an option for pgmcc's election). Few of N receivers answer early; the first data packet naming the new
-    /// acker cancels the others' timers, so a group of thousands sends a handful of answers instead of one per
-    /// receiver.
+    /// T = `election_backoff` (TFMCC's feedback timer, RFC 4654 §4.5; docs/pgmcc-rules.md, "Known weaknesses",
+    /// lists it as an option for pgmcc's election). Few of N receivers answer early; the first data packet naming
+    /// the new acker cancels the others' timers, so a group of thousands sends a handful of answers instead of one
+    /// per receiver.
     Biased {
         /// N: the largest group size the timer is tuned for (RFC 4654: 10,000).
         receivers_max: u32,
@@ -215,7 +215,7 @@ impl ElectionTimer {
     }
 }
 
-/// pgmcc parameters for both halves. Defaults follow shared/experiments.md's common defaults.
+/// pgmcc parameters for both halves. Defaults follow the common defaults of docs/experiments.md#common-defaults.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PgmccConfig {
     /// Fixed slow-start threshold in packets: 6 in the paper (§3.4), 4 suggested by the draft (§2.2).

@@ -1,4 +1,4 @@
-//! Rule-by-rule tests of the pgmcc sender half; each names the section of shared/spec/pgmcc.md's sources.
+//! Rule-by-rule tests of the pgmcc sender half; each names the section of its source (docs/pgmcc-rules.md).
 
 use super::*;
 use crate::cc::{CcEvent, Permit, ReductionCause, SenderController};

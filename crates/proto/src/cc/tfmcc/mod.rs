@@ -1,5 +1,5 @@
 //! TFMCC: TCP-friendly multicast congestion control (RFC 4654; Widmer and Handley, SIGCOMM 2001, "paper"). The
-//! rule digest with sources is shared/spec/tfmcc.md.
+//! rules with their sources are restated in docs/tfmcc-rules.md.
 //!
 //! * [`TfmccSender`] — the rate X paced on the wire (§3.7), the current limiting receiver (CLR) and the four report
 //!   cases (§3.3), CLR silence, feedback rounds with R_max and X_supp (§3.2, §3.4), echo priorities with the CLR
@@ -55,7 +55,7 @@ fn mean_packet_size(s: f64, len: usize) -> f64 {
     }
 }
 
-/// TFMCC parameters for both halves; defaults are RFC 4654's (tfmcc.md §4).
+/// TFMCC parameters for both halves; defaults are RFC 4654's (docs/tfmcc-rules.md §4).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TfmccConfig {
     /// Initial R_max (§3.1: at least 500 ms on the Internet); also the receivers' RTT before a sample (§4.1).

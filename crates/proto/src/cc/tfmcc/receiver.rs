@@ -1,4 +1,4 @@
-//! The TFMCC receiver (RFC 4654 §4, §5; tfmcc.md §1, §3 "Receiver").
+//! The TFMCC receiver (RFC 4654 §4, §5; docs/tfmcc-rules.md §1, §3 "Receiver").
 
 use super::units::{from_bps, since, stamp, to_bps};
 use super::timer::timer_delay;
@@ -382,7 +382,7 @@ impl TfmccReceiver {
             self.events.push_back(ReceiverCcEvent::RttMeasured);
         }
         self.rtt.measured = true;
-        // The one-way-delay baseline: tr_arr_i − ts_i (tfmcc.md §1: the RFC's printed sign corrected).
+        // The one-way-delay baseline: tr_arr_i − ts_i (docs/tfmcc-rules.md §1: the RFC's printed sign corrected).
         let offset = i64::from(stamp(now).wrapping_sub(data.ts) as i32);
         self.rtt.sample = Some((self.rtt.r, offset));
         self.rtt.adjusted = None;

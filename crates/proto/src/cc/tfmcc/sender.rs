@@ -1,4 +1,4 @@
-//! The TFMCC sender (RFC 4654 §3; tfmcc.md §1, §3 "Sender").
+//! The TFMCC sender (RFC 4654 §3; docs/tfmcc-rules.md §1, §3 "Sender").
 
 use super::units::{from_bps, micros, since, stamp, to_bps};
 use super::TfmccConfig;

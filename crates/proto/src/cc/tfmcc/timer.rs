@@ -7,7 +7,7 @@
 //! rate relative to the sending rate, the rest exponential as before; it truncates the ratio to the likely values
 //! ("start biasing feedback for receivers with a rate less than 90% of the sender's rate, [...] saturate the bias
 //! for receivers with a rate of 50% of the sender's rate") and normalises it to [0, 1]. The seed text loses the
-//! value of δ; the constants here are NORM's implementation of the same method (shared/spec/tfmcc.md §6):
+//! value of δ; the constants here are NORM's implementation of the same method (docs/tfmcc-rules.md §6):
 //! t = δ·r·T + (1 − δ)·max(T·(1 + ln x / ln N), 0), δ = 1/4, r = (clamp(X_calc/X, 0.5, 0.9) − 0.5)/0.4.
 //! The worst-case delay stays T, and the exponential part keeps (1 − δ)·T for suppression.
 
