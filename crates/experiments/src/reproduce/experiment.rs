@@ -16,6 +16,17 @@ pub struct RunPlan {
     pub sets: &'static [&'static str],
 }
 
+impl RunPlan {
+    /// The scenario file as it is written: one run, no variant, no overrides.
+    pub const fn as_written(scenario: &'static str) -> RunPlan {
+        RunPlan {
+            variant: "",
+            scenario,
+            sets: &[],
+        }
+    }
+}
+
 /// What a verdict function sees: this experiment's runs for one seed, and every other experiment's.
 pub struct Ctx<'a> {
     /// The seed.

@@ -477,173 +477,183 @@ const FIG5: &[RunPlan] = &[RunPlan {
     sets: &[],
 }];
 
+/// docs/experiments.md#pgmcc-fig2-filter.
+pub const PGMCC_FIG2_FILTER: Experiment = Experiment {
+    id: "pgmcc-fig2-filter",
+    section: "pgmcc paper",
+    source: "Rizzo 2000, §3.2.2, Fig. 2",
+    claim: "The receiver's low-pass loss filter (W = 65000/65536, 16 fractional bits) gives reasonable \
+            smoothing at the loss rates of interest; its mean tracks the loss rate.",
+    runs: &[RunPlan::as_written("pgmcc-fig2-filter.toml")],
+    needs: &[],
+    judge: fig2,
+    figures: Some(filter_figure::draw),
+    note: "The filters here use the paper's arithmetic: 16 fractional bits with truncation. At W = 65500/65536 \
+           the decay term of a 5% estimate is under two units per packet, so truncation removes a large part \
+           of it and the mean settles near 2.7% instead of 5% (a bias of the 16-bit arithmetic, not of the \
+           filter). Convoy's receivers run the same recurrence with 32 fractional bits internally (unbiased; \
+           see crates/proto/src/loss_filter.rs) and report it as the wire's 16-bit value.",
+};
+
+/// docs/experiments.md#pgmcc-fig3-nonlossy.
+pub const PGMCC_FIG3_NONLOSSY: Experiment = Experiment {
+    id: "pgmcc-fig3-nonlossy",
+    section: "pgmcc paper",
+    source: "Rizzo 2000, §4.2, Fig. 3 (top)",
+    claim: "On the non-lossy link the first session reduces its throughput when the second one starts, \
+            and then both share the link evenly.",
+    runs: &[RunPlan::as_written("pgmcc-fig3-nonlossy.toml")],
+    needs: &[],
+    judge: fig3_nonlossy,
+    figures: None,
+    note: "",
+};
+
+/// docs/experiments.md#pgmcc-fig3-lossy.
+pub const PGMCC_FIG3_LOSSY: Experiment = Experiment {
+    id: "pgmcc-fig3-lossy",
+    section: "pgmcc paper",
+    source: "Rizzo 2000, §4.2, Fig. 3 (bottom)",
+    claim: "On the lossy link the second session does not appreciably change the first one's rate; the \
+            throughput is determined by the loss rate.",
+    runs: &[RunPlan::as_written("pgmcc-fig3-lossy.toml")],
+    needs: &[],
+    judge: fig3_lossy,
+    figures: None,
+    note: "",
+};
+
+/// docs/experiments.md#pgmcc-fig4-nonlossy.
+pub const PGMCC_FIG4_NONLOSSY: Experiment = Experiment {
+    id: "pgmcc-fig4-nonlossy",
+    section: "pgmcc paper",
+    source: "Rizzo 2000, §4.3, Fig. 4 (top)",
+    claim: "pgmcc and TCP share the non-lossy bottleneck at about the same rate; pgmcc regains its rate \
+            when TCP ends; acker switches among receivers on one subnet do not influence the rate.",
+    runs: &[
+        RunPlan { variant: "", scenario: "pgmcc-fig4-nonlossy.toml", sets: &[] },
+        RunPlan { variant: "c075", scenario: "pgmcc-fig4-nonlossy.toml", sets: &["session.pgmcc.pgmcc.c=0.75"] },
+    ],
+    needs: &[],
+    judge: fig4_nonlossy,
+    figures: None,
+    note: "Reproduced on seeds 1–5. Acker switches do not cut the rate: the lowest 10 s bin is 0.79 of its \
+           phase's mean on seed 1 (bins are judged against their own phase, pgmcc alone or beside TCP, as \
+           experiments.md reads the claim; against the whole-run mean, which mixes pgmcc alone at about \
+           470 kbit/s with pgmcc beside TCP at about 260, the 50% line sat inside the normal fluctuation \
+           of two window-based flows on a 30-packet pipe and failed on 3 of 5 seeds). The control run with \
+           c = 0.75 has no acker switch after the first election instead of about 140, and its 10 s bins \
+           are identical to the c = 1 run's (the check above reports the largest difference): the three \
+           receivers share one path, so a switch moves the acker without changing the ACK clock, which is \
+           the paper's point.",
+};
+
+/// docs/experiments.md#pgmcc-fig4-lossy.
+pub const PGMCC_FIG4_LOSSY: Experiment = Experiment {
+    id: "pgmcc-fig4-lossy",
+    section: "pgmcc paper",
+    source: "Rizzo 2000, §4.3, Fig. 4 (bottom)",
+    claim: "On the lossy bottleneck pgmcc and TCP proceed at approximately the same rate.",
+    runs: &[RunPlan::as_written("pgmcc-fig4-lossy.toml")],
+    needs: &[],
+    judge: fig4_lossy,
+    figures: None,
+    note: "",
+};
+
+/// docs/experiments.md#pgmcc-fig5-acker.
+pub const PGMCC_FIG5_ACKER: Experiment = Experiment {
+    id: "pgmcc-fig5-acker",
+    section: "pgmcc paper",
+    source: "Rizzo 2000, §4.4, Fig. 5",
+    claim: "The session takes the full 500 kbit/s, reduces to 400 kbit/s when PR1 joins, to 220 kbit/s \
+            while TCP shares L2, and settles back to L1's bandwidth when TCP ends, the acker following \
+            the slowest path.",
+    runs: FIG5,
+    needs: &[],
+    judge: fig5,
+    figures: None,
+    note: "",
+};
+
+/// docs/experiments.md#pgmcc-fig5-acker-x10.
+pub const PGMCC_FIG5_ACKER_X10: Experiment = Experiment {
+    id: "pgmcc-fig5-acker-x10",
+    section: "pgmcc paper",
+    source: "Rizzo 2000, §4.4",
+    claim: "Identical results with up to 10 receivers at each of PR1 and PR2 (c = 0.75).",
+    runs: &[
+        RunPlan { variant: "", scenario: "pgmcc-fig5-acker-x10.toml", sets: &[] },
+        RunPlan {
+            variant: "plain-routers",
+            scenario: "pgmcc-fig5-acker-x10.toml",
+            sets: &["node.R1.kind=router", "node.R2.kind=router"],
+        },
+    ],
+    needs: &["pgmcc-fig5-acker"],
+    judge: fig5_x10,
+    figures: None,
+    note: "",
+};
+
+/// docs/experiments.md#pgmcc-fig6-rtt-spread.
+pub const PGMCC_FIG6_RTT_SPREAD: Experiment = Experiment {
+    id: "pgmcc-fig6-rtt-spread",
+    section: "pgmcc paper",
+    source: "Rizzo 2000, §4.4, Fig. 6",
+    claim: "With receivers whose RTTs are spread on both sides of a competing TCP flow's, and NAK suppression in \
+            the network elements, the selected acker will likely be one of the receivers with the shortest \
+            RTTs; should the competition with TCP occur on the longest path, the receiver with the highest \
+            RTT experiences more losses and becomes the acker.",
+    runs: &[
+        RunPlan { variant: "", scenario: "pgmcc-fig6-rtt-spread.toml", sets: &[] },
+        RunPlan { variant: "longest-path", scenario: "pgmcc-fig6-longest-path.toml", sets: &[] },
+        RunPlan {
+            variant: super::rtt_spread::LONGEST_IDENTICAL,
+            scenario: "pgmcc-fig6-longest-path.toml",
+            sets: &["fanout.PS.delay_range=[\"1ms\", \"1ms\"]", "fanout.TS.delay_range=[\"1ms\", \"1ms\"]"],
+        },
+    ],
+    needs: &[],
+    judge: super::rtt_spread::judge,
+    figures: None,
+    note: "The first half of the claim is not reproduced: the acker is the longest-RTT receiver (PR6, sometimes \
+           PR5) for almost all of the run on every seed (acker time above). All receivers sit behind the one \
+           bottleneck and report the same loss rate, so the election (paper §3.5: the lowest throughput, \
+           which for equal loss is the longest RTT) prefers the farthest receiver as soon as one of its \
+           reports reaches the sender, and a nearer receiver never displaces it (c = 0.75). Suppression does \
+           not keep the far receivers' reports away: a loss reaches PR6 about 180 ms after PR1 and PR6's \
+           NAK reaches the network element about 360 ms after PR1's, while the repair answering PR1's NAK \
+           passes the element about 45 ms after that NAK and clears its state, so the far NAK is forwarded \
+           (the element's counters above show suppression at work for the near receivers). The variant \
+           reproduces the second half: with the competition on the longest path PR6 holds the acker role on \
+           every seed. TCP's receiver now sits beside PR6, on its path, as experiments.md sets it (it sat at \
+           about 120 ms before, which put pgmcc / TCP at 0.16–0.36). pgmcc / TCP is 0.51, 0.47, 1.54, 1.12 \
+           and 1.80 on seeds 1–5 (seed 2 just below 0.5): two flows through a 30-packet drop-tail queue, \
+           and which of them meets it full follows the access delays drawn with the seed (PR6's loss 0.48% \
+           to 1.29%). With both sources on 1 ms links (variant longest-path-identical-paths, reported) the \
+           flows phase-lock and TCP's packets meet the full queue far more often (seed 1: PR6 loses 0.64% of \
+           pgmcc's packets, while about 350 of the link's 582 drops are TCP's): 3.5.",
+};
+
+/// docs/experiments.md#pgmcc-fig7-uncorrelated.
+pub const PGMCC_FIG7_UNCORRELATED: Experiment = Experiment {
+    id: "pgmcc-fig7-uncorrelated",
+    section: "pgmcc paper",
+    source: "Rizzo 2000, §4.5, Fig. 7",
+    claim: "With 100 receivers behind independent 1%-loss links, the 90 receivers joining at 300 s do not \
+            influence appreciably the session's throughput, which stays comparable to TCP's.",
+    runs: &[
+        RunPlan { variant: "", scenario: "pgmcc-fig7-uncorrelated.toml", sets: &[] },
+        RunPlan { variant: "plain-routers", scenario: "pgmcc-fig7-uncorrelated.toml", sets: &["node.R.kind=router"] },
+    ],
+    needs: &[],
+    judge: fig7,
+    figures: None,
+    note: "",
+};
+
 /// The pgmcc paper's experiments.
 pub fn experiments() -> Vec<Experiment> {
-    let one = |file: &'static str| -> &'static [RunPlan] {
-        Box::leak(Box::new([RunPlan {
-            variant: "",
-            scenario: file,
-            sets: &[],
-        }]))
-    };
-    vec![
-        Experiment {
-            id: "pgmcc-fig2-filter",
-            section: "pgmcc paper",
-            source: "000_e258d047b3112df4.txt, §3.2.2, Fig. 2",
-            claim: "The receiver's low-pass loss filter (W = 65000/65536, 16 fractional bits) gives reasonable \
-                    smoothing at the loss rates of interest; its mean tracks the loss rate.",
-            runs: one("pgmcc-fig2-filter.toml"),
-            needs: &[],
-            judge: fig2,
-            figures: Some(filter_figure::draw),
-            note: "The filters here use the paper's arithmetic: 16 fractional bits with truncation. At W = 65500/65536 \
-                   the decay term of a 5% estimate is under two units per packet, so truncation removes a large part \
-                   of it and the mean settles near 2.7% instead of 5% (a bias of the 16-bit arithmetic, not of the \
-                   filter). Convoy's receivers run the same recurrence with 32 fractional bits internally (unbiased; \
-                   see crates/proto/src/loss_filter.rs) and report it as the wire's 16-bit value.",
-        },
-        Experiment {
-            id: "pgmcc-fig3-nonlossy",
-            section: "pgmcc paper",
-            source: "000_e258d047b3112df4.txt, §4.2, Fig. 3 (top)",
-            claim: "On the non-lossy link the first session reduces its throughput when the second one starts, \
-                    and then both share the link evenly.",
-            runs: one("pgmcc-fig3-nonlossy.toml"),
-            needs: &[],
-            judge: fig3_nonlossy,
-            figures: None,
-            note: "",
-        },
-        Experiment {
-            id: "pgmcc-fig3-lossy",
-            section: "pgmcc paper",
-            source: "000_e258d047b3112df4.txt, §4.2, Fig. 3 (bottom)",
-            claim: "On the lossy link the second session does not appreciably change the first one's rate; the \
-                    throughput is determined by the loss rate.",
-            runs: one("pgmcc-fig3-lossy.toml"),
-            needs: &[],
-            judge: fig3_lossy,
-            figures: None,
-            note: "",
-        },
-        Experiment {
-            id: "pgmcc-fig4-nonlossy",
-            section: "pgmcc paper",
-            source: "000_e258d047b3112df4.txt, §4.3, Fig. 4 (top)",
-            claim: "pgmcc and TCP share the non-lossy bottleneck at about the same rate; pgmcc regains its rate \
-                    when TCP ends; acker switches among receivers on one subnet do not influence the rate.",
-            runs: &[
-                RunPlan { variant: "", scenario: "pgmcc-fig4-nonlossy.toml", sets: &[] },
-                RunPlan { variant: "c075", scenario: "pgmcc-fig4-nonlossy.toml", sets: &["session.pgmcc.pgmcc.c=0.75"] },
-            ],
-            needs: &[],
-            judge: fig4_nonlossy,
-            figures: None,
-            note: "Reproduced on seeds 1–5. Acker switches do not cut the rate: the lowest 10 s bin is 0.79 of its \
-                   phase's mean on seed 1 (bins are judged against their own phase, pgmcc alone or beside TCP, as \
-                   experiments.md reads the claim; against the whole-run mean, which mixes pgmcc alone at about \
-                   470 kbit/s with pgmcc beside TCP at about 260, the 50% line sat inside the normal fluctuation \
-                   of two window-based flows on a 30-packet pipe and failed on 3 of 5 seeds). The control run with \
-                   c = 0.75 has no acker switch after the first election instead of about 140, and its 10 s bins \
-                   are identical to the c = 1 run's (the check above reports the largest difference): the three \
-                   receivers share one path, so a switch moves the acker without changing the ACK clock, which is \
-                   the paper's point.",
-        },
-        Experiment {
-            id: "pgmcc-fig4-lossy",
-            section: "pgmcc paper",
-            source: "000_e258d047b3112df4.txt, §4.3, Fig. 4 (bottom)",
-            claim: "On the lossy bottleneck pgmcc and TCP proceed at approximately the same rate.",
-            runs: one("pgmcc-fig4-lossy.toml"),
-            needs: &[],
-            judge: fig4_lossy,
-            figures: None,
-            note: "",
-        },
-        Experiment {
-            id: "pgmcc-fig5-acker",
-            section: "pgmcc paper",
-            source: "000_e258d047b3112df4.txt, §4.4, Fig. 5",
-            claim: "The session takes the full 500 kbit/s, reduces to 400 kbit/s when PR1 joins, to 220 kbit/s \
-                    while TCP shares L2, and settles back to L1's bandwidth when TCP ends, the acker following \
-                    the slowest path.",
-            runs: FIG5,
-            needs: &[],
-            judge: fig5,
-            figures: None,
-            note: "",
-        },
-        Experiment {
-            id: "pgmcc-fig5-acker-x10",
-            section: "pgmcc paper",
-            source: "000_e258d047b3112df4.txt, §4.4",
-            claim: "Identical results with up to 10 receivers at each of PR1 and PR2 (c = 0.75).",
-            runs: &[
-                RunPlan { variant: "", scenario: "pgmcc-fig5-acker-x10.toml", sets: &[] },
-                RunPlan {
-                    variant: "plain-routers",
-                    scenario: "pgmcc-fig5-acker-x10.toml",
-                    sets: &["node.R1.kind=router", "node.R2.kind=router"],
-                },
-            ],
-            needs: &["pgmcc-fig5-acker"],
-            judge: fig5_x10,
-            figures: None,
-            note: "",
-        },
-        Experiment {
-            id: "pgmcc-fig6-rtt-spread",
-            section: "pgmcc paper",
-            source: "000_e258d047b3112df4.txt, §4.4, Fig. 6",
-            claim: "With receivers whose RTTs are spread on both sides of a competing TCP flow's, and NAK suppression in \
-                    the network elements, the selected acker will likely be one of the receivers with the shortest \
-                    RTTs; should the competition with TCP occur on the longest path, the receiver with the highest \
-                    RTT experiences more losses and becomes the acker.",
-            runs: &[
-                RunPlan { variant: "", scenario: "pgmcc-fig6-rtt-spread.toml", sets: &[] },
-                RunPlan { variant: "longest-path", scenario: "pgmcc-fig6-longest-path.toml", sets: &[] },
-                RunPlan {
-                    variant: super::rtt_spread::LONGEST_IDENTICAL,
-                    scenario: "pgmcc-fig6-longest-path.toml",
-                    sets: &["fanout.PS.delay_range=[\"1ms\", \"1ms\"]", "fanout.TS.delay_range=[\"1ms\", \"1ms\"]"],
-                },
-            ],
-            needs: &[],
-            judge: super::rtt_spread::judge,
-            figures: None,
-            note: "The first half of the claim is not reproduced: the acker is the longest-RTT receiver (PR6, sometimes \
-                   PR5) for almost all of the run on every seed (acker time above). All receivers sit behind the one \
-                   bottleneck and report the same loss rate, so the election (paper §3.5: the lowest throughput, \
-                   which for equal loss is the longest RTT) prefers the farthest receiver as soon as one of its \
-                   reports reaches the sender, and a nearer receiver never displaces it (c = 0.75). Suppression does \
-                   not keep the far receivers' reports away: a loss reaches PR6 about 180 ms after PR1 and PR6's \
-                   NAK reaches the network element about 360 ms after PR1's, while the repair answering PR1's NAK \
-                   passes the element about 45 ms after that NAK and clears its state, so the far NAK is forwarded \
-                   (the element's counters above show suppression at work for the near receivers). The variant \
-                   reproduces the second half: with the competition on the longest path PR6 holds the acker role on \
-                   every seed. TCP's receiver now sits beside PR6, on its path, as experiments.md sets it (it sat at \
-                   about 120 ms before, which put pgmcc / TCP at 0.16–0.36). pgmcc / TCP is 0.51, 0.47, 1.54, 1.12 \
-                   and 1.80 on seeds 1–5 (seed 2 just below 0.5): two flows through a 30-packet drop-tail queue, \
-                   and which of them meets it full follows the access delays drawn with the seed (PR6's loss 0.48% \
-                   to 1.29%). With both sources on 1 ms links (variant longest-path-identical-paths, reported) the \
-                   flows phase-lock and TCP's packets meet the full queue far more often (seed 1: PR6 loses 0.64% of \
-                   pgmcc's packets, while about 350 of the link's 582 drops are TCP's): 3.5.",
-        },
-        Experiment {
-            id: "pgmcc-fig7-uncorrelated",
-            section: "pgmcc paper",
-            source: "000_e258d047b3112df4.txt, §4.5, Fig. 7",
-            claim: "With 100 receivers behind independent 1%-loss links, the 90 receivers joining at 300 s do not \
-                    influence appreciably the session's throughput, which stays comparable to TCP's.",
-            runs: &[
-                RunPlan { variant: "", scenario: "pgmcc-fig7-uncorrelated.toml", sets: &[] },
-                RunPlan { variant: "plain-routers", scenario: "pgmcc-fig7-uncorrelated.toml", sets: &["node.R.kind=router"] },
-            ],
-            needs: &[],
-            judge: fig7,
-            figures: None,
-            note: "",
-        },
-    ]
+    vec![PGMCC_FIG2_FILTER, PGMCC_FIG3_NONLOSSY, PGMCC_FIG3_LOSSY, PGMCC_FIG4_NONLOSSY, PGMCC_FIG4_LOSSY, PGMCC_FIG5_ACKER, PGMCC_FIG5_ACKER_X10, PGMCC_FIG6_RTT_SPREAD, PGMCC_FIG7_UNCORRELATED]
 }

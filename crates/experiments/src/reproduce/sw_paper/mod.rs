@@ -26,144 +26,151 @@ fn span(from: f64, to: f64) -> String {
     format!("{}–{} s", trim(from), trim(to))
 }
 
+/// docs/experiments.md#sw-fig2-intra.
+pub const SW_FIG2_INTRA: Experiment = Experiment {
+    id: "sw-fig2-intra",
+    section: "Shi and Waldvogel",
+    source: "Shi and Waldvogel 2000, §6.1, Fig. 2",
+    claim: "Twenty sessions share a 10 Mbit/s bottleneck: the bandwidth is shared more equally at low RTT, the \
+            largest throughput ratio being 2.5 at 600 ms, for drop-tail and RED alike; the highest loss rate \
+            is around 3%.",
+    runs: &[
+        RunPlan { variant: "rtt060", scenario: "sw-fig2-intra.toml", sets: &[] },
+        RunPlan { variant: "rtt200", scenario: "sw-fig2-intra.toml", sets: &["link.bottleneck.delay=98ms"] },
+        RunPlan { variant: "rtt600", scenario: "sw-fig2-intra.toml", sets: &["link.bottleneck.delay=298ms"] },
+        RunPlan { variant: "rtt060-red", scenario: "sw-fig2-intra.toml", sets: &[RED_ON_THE_BOTTLENECK] },
+        RunPlan {
+            variant: "rtt200-red",
+            scenario: "sw-fig2-intra.toml",
+            sets: &["link.bottleneck.delay=98ms", RED_ON_THE_BOTTLENECK],
+        },
+        RunPlan {
+            variant: "rtt600-red",
+            scenario: "sw-fig2-intra.toml",
+            sets: &["link.bottleneck.delay=298ms", RED_ON_THE_BOTTLENECK],
+        },
+        RunPlan { variant: "control-tcp-rtt060", scenario: "sw-fig2-intra-tcp.toml", sets: &[] },
+        RunPlan {
+            variant: "control-tcp-rtt060-red",
+            scenario: "sw-fig2-intra-tcp.toml",
+            sets: &[RED_ON_THE_BOTTLENECK],
+        },
+        RunPlan { variant: "control-smoothed-gate-rtt060", scenario: "sw-fig2-intra.toml", sets: &[SMOOTHED_GATE] },
+        RunPlan {
+            variant: "control-smoothed-gate-rtt060-red",
+            scenario: "sw-fig2-intra.toml",
+            sets: &[SMOOTHED_GATE, RED_ON_THE_BOTTLENECK],
+        },
+    ],
+    needs: &[],
+    judge: sharing::fig2,
+    figures: None,
+    note: FIG2_NOTE,
+};
+
+/// docs/experiments.md#sw-fig4-tcp-fairness.
+pub const SW_FIG4_TCP_FAIRNESS: Experiment = Experiment {
+    id: "sw-fig4-tcp-fairness",
+    section: "Shi and Waldvogel",
+    source: "Shi and Waldvogel 2000, §6.2, Figs 3–4",
+    claim: "Half the flows TCP Reno, half sessions of two receivers, from 10 to 80 flows on a bottleneck growing \
+            with them: the throughput ratio lies between 0.5 and 2.5, and RED shares better than drop-tail.",
+    runs: &[
+        RunPlan { variant: "n10", scenario: "sw-fig4-tcp-fairness.toml", sets: &[] },
+        RunPlan { variant: "n20", scenario: "sw-fig4-tcp-fairness.toml", sets: &FLOWS_20 },
+        RunPlan { variant: "n40", scenario: "sw-fig4-tcp-fairness.toml", sets: &FLOWS_40 },
+        RunPlan { variant: "n80", scenario: "sw-fig4-tcp-fairness.toml", sets: &FLOWS_80 },
+        RunPlan { variant: "n10-red", scenario: "sw-fig4-tcp-fairness.toml", sets: &[RED_ON_THE_BOTTLENECK] },
+        RunPlan {
+            variant: "n20-red",
+            scenario: "sw-fig4-tcp-fairness.toml",
+            sets: &[FLOWS_20[0], FLOWS_20[1], FLOWS_20[2], RED_ON_THE_BOTTLENECK],
+        },
+        RunPlan {
+            variant: "n40-red",
+            scenario: "sw-fig4-tcp-fairness.toml",
+            sets: &[FLOWS_40[0], FLOWS_40[1], FLOWS_40[2], RED_ON_THE_BOTTLENECK],
+        },
+        RunPlan {
+            variant: "n80-red",
+            scenario: "sw-fig4-tcp-fairness.toml",
+            sets: &[FLOWS_80[0], FLOWS_80[1], FLOWS_80[2], RED_ON_THE_BOTTLENECK],
+        },
+    ],
+    needs: &[],
+    judge: sharing::fig4,
+    figures: None,
+    note: FIG4_NOTE,
+};
+
+/// docs/experiments.md#sw-fig6-dynamics.
+pub const SW_FIG6_DYNAMICS: Experiment = Experiment {
+    id: "sw-fig6-dynamics",
+    section: "Shi and Waldvogel",
+    source: "Shi and Waldvogel 2000, §6.3, Figs 5–6",
+    claim: "Twenty receivers behind three bottlenecks while CBR flows start and stop on them: the rate follows \
+            the worst path's available bandwidth closely, whatever the RTTs, and the agent is found behind the \
+            new bottleneck quickly when the traffic changes.",
+    runs: &[
+        RunPlan { variant: "", scenario: "sw-fig6-dynamics.toml", sets: &[] },
+        RunPlan { variant: "red", scenario: "sw-fig6-dynamics.toml", sets: RED_ON_THE_BOTTLENECKS },
+        RunPlan {
+            variant: "control-smoothed-gate",
+            scenario: "sw-fig6-dynamics.toml",
+            sets: &["session.aimd.aimd.gate_on_sampled_rtt=false"],
+        },
+    ],
+    needs: &[],
+    judge: dynamics::fig6,
+    figures: None,
+    note: FIG6_NOTE,
+};
+
+/// docs/experiments.md#sw-fig7-drop-to-zero.
+pub const SW_FIG7_DROP_TO_ZERO: Experiment = Experiment {
+id: "sw-fig7-drop-to-zero",
+section: "Shi and Waldvogel",
+source: "Shi and Waldvogel 2000, §6.3, Fig. 7",
+claim: "Fifty receivers on a star of 0.5 Mbit/s, 40 ms links, each with its own random loss uniform in [0, 2p]: \
+        the scheme degrades somewhat at low loss, and as the loss grows it behaves more stably than TCP at the \
+        same loss, the two closest around 5%.",
+runs: &[
+    RunPlan {
+        variant: "p01",
+        scenario: "sw-fig7-drop-to-zero.toml",
+        sets: &["fanout.PR.loss_range=[0.0,0.02]", "link.tcp-path.loss=0.01"],
+    },
+    RunPlan {
+        variant: "p02",
+        scenario: "sw-fig7-drop-to-zero.toml",
+        sets: &["fanout.PR.loss_range=[0.0,0.04]", "link.tcp-path.loss=0.02"],
+    },
+    RunPlan {
+        variant: "p03",
+        scenario: "sw-fig7-drop-to-zero.toml",
+        sets: &["fanout.PR.loss_range=[0.0,0.06]", "link.tcp-path.loss=0.03"],
+    },
+    RunPlan { variant: "p05", scenario: "sw-fig7-drop-to-zero.toml", sets: &[] },
+    RunPlan {
+        variant: "p07",
+        scenario: "sw-fig7-drop-to-zero.toml",
+        sets: &["fanout.PR.loss_range=[0.0,0.14]", "link.tcp-path.loss=0.07"],
+    },
+    RunPlan {
+        variant: "p10",
+        scenario: "sw-fig7-drop-to-zero.toml",
+        sets: &["fanout.PR.loss_range=[0.0,0.2]", "link.tcp-path.loss=0.1"],
+    },
+],
+needs: &[],
+judge: losses::fig7,
+figures: None,
+note: FIG7_NOTE,
+};
+
 /// The agent scheme's experiments.
 pub fn experiments() -> Vec<Experiment> {
-    vec![
-        Experiment {
-            id: "sw-fig2-intra",
-            section: "Shi and Waldvogel",
-            source: "001_4c9328e4506d9242.txt, §6.1, Fig. 2",
-            claim: "Twenty sessions share a 10 Mbit/s bottleneck: the bandwidth is shared more equally at low RTT, the \
-                    largest throughput ratio being 2.5 at 600 ms, for drop-tail and RED alike; the highest loss rate \
-                    is around 3%.",
-            runs: &[
-                RunPlan { variant: "rtt060", scenario: "sw-fig2-intra.toml", sets: &[] },
-                RunPlan { variant: "rtt200", scenario: "sw-fig2-intra.toml", sets: &["link.bottleneck.delay=98ms"] },
-                RunPlan { variant: "rtt600", scenario: "sw-fig2-intra.toml", sets: &["link.bottleneck.delay=298ms"] },
-                RunPlan { variant: "rtt060-red", scenario: "sw-fig2-intra.toml", sets: &[RED_ON_THE_BOTTLENECK] },
-                RunPlan {
-                    variant: "rtt200-red",
-                    scenario: "sw-fig2-intra.toml",
-                    sets: &["link.bottleneck.delay=98ms", RED_ON_THE_BOTTLENECK],
-                },
-                RunPlan {
-                    variant: "rtt600-red",
-                    scenario: "sw-fig2-intra.toml",
-                    sets: &["link.bottleneck.delay=298ms", RED_ON_THE_BOTTLENECK],
-                },
-                RunPlan { variant: "control-tcp-rtt060", scenario: "sw-fig2-intra-tcp.toml", sets: &[] },
-                RunPlan {
-                    variant: "control-tcp-rtt060-red",
-                    scenario: "sw-fig2-intra-tcp.toml",
-                    sets: &[RED_ON_THE_BOTTLENECK],
-                },
-                RunPlan { variant: "control-smoothed-gate-rtt060", scenario: "sw-fig2-intra.toml", sets: &[SMOOTHED_GATE] },
-                RunPlan {
-                    variant: "control-smoothed-gate-rtt060-red",
-                    scenario: "sw-fig2-intra.toml",
-                    sets: &[SMOOTHED_GATE, RED_ON_THE_BOTTLENECK],
-                },
-            ],
-            needs: &[],
-            judge: sharing::fig2,
-            figures: None,
-            note: FIG2_NOTE,
-        },
-        Experiment {
-            id: "sw-fig4-tcp-fairness",
-            section: "Shi and Waldvogel",
-            source: "001_4c9328e4506d9242.txt, §6.2, Figs 3–4",
-            claim: "Half the flows TCP Reno, half sessions of two receivers, from 10 to 80 flows on a bottleneck growing \
-                    with them: the throughput ratio lies between 0.5 and 2.5, and RED shares better than drop-tail.",
-            runs: &[
-                RunPlan { variant: "n10", scenario: "sw-fig4-tcp-fairness.toml", sets: &[] },
-                RunPlan { variant: "n20", scenario: "sw-fig4-tcp-fairness.toml", sets: &FLOWS_20 },
-                RunPlan { variant: "n40", scenario: "sw-fig4-tcp-fairness.toml", sets: &FLOWS_40 },
-                RunPlan { variant: "n80", scenario: "sw-fig4-tcp-fairness.toml", sets: &FLOWS_80 },
-                RunPlan { variant: "n10-red", scenario: "sw-fig4-tcp-fairness.toml", sets: &[RED_ON_THE_BOTTLENECK] },
-                RunPlan {
-                    variant: "n20-red",
-                    scenario: "sw-fig4-tcp-fairness.toml",
-                    sets: &[FLOWS_20[0], FLOWS_20[1], FLOWS_20[2], RED_ON_THE_BOTTLENECK],
-                },
-                RunPlan {
-                    variant: "n40-red",
-                    scenario: "sw-fig4-tcp-fairness.toml",
-                    sets: &[FLOWS_40[0], FLOWS_40[1], FLOWS_40[2], RED_ON_THE_BOTTLENECK],
-                },
-                RunPlan {
-                    variant: "n80-red",
-                    scenario: "sw-fig4-tcp-fairness.toml",
-                    sets: &[FLOWS_80[0], FLOWS_80[1], FLOWS_80[2], RED_ON_THE_BOTTLENECK],
-                },
-            ],
-            needs: &[],
-            judge: sharing::fig4,
-            figures: None,
-            note: FIG4_NOTE,
-        },
-        Experiment {
-            id: "sw-fig6-dynamics",
-            section: "Shi and Waldvogel",
-            source: "001_4c9328e4506d9242.txt, §6.3, Figs 5–6",
-            claim: "Twenty receivers behind three bottlenecks while CBR flows start and stop on them: the rate follows \
-                    the worst path's available bandwidth closely, whatever the RTTs, and the agent is found behind the \
-                    new bottleneck quickly when the traffic changes.",
-            runs: &[
-                RunPlan { variant: "", scenario: "sw-fig6-dynamics.toml", sets: &[] },
-                RunPlan { variant: "red", scenario: "sw-fig6-dynamics.toml", sets: RED_ON_THE_BOTTLENECKS },
-                RunPlan {
-                    variant: "control-smoothed-gate",
-                    scenario: "sw-fig6-dynamics.toml",
-                    sets: &["session.aimd.aimd.gate_on_sampled_rtt=false"],
-                },
-            ],
-            needs: &[],
-            judge: dynamics::fig6,
-            figures: None,
-            note: FIG6_NOTE,
-        },
-        Experiment {
-        id: "sw-fig7-drop-to-zero",
-        section: "Shi and Waldvogel",
-        source: "001_4c9328e4506d9242.txt, §6.3, Fig. 7",
-        claim: "Fifty receivers on a star of 0.5 Mbit/s, 40 ms links, each with its own random loss uniform in [0, 2p]: \
-                the scheme degrades somewhat at low loss, and as the loss grows it behaves more stably than TCP at the \
-                same loss, the two closest around 5%.",
-        runs: &[
-            RunPlan {
-                variant: "p01",
-                scenario: "sw-fig7-drop-to-zero.toml",
-                sets: &["fanout.PR.loss_range=[0.0,0.02]", "link.tcp-path.loss=0.01"],
-            },
-            RunPlan {
-                variant: "p02",
-                scenario: "sw-fig7-drop-to-zero.toml",
-                sets: &["fanout.PR.loss_range=[0.0,0.04]", "link.tcp-path.loss=0.02"],
-            },
-            RunPlan {
-                variant: "p03",
-                scenario: "sw-fig7-drop-to-zero.toml",
-                sets: &["fanout.PR.loss_range=[0.0,0.06]", "link.tcp-path.loss=0.03"],
-            },
-            RunPlan { variant: "p05", scenario: "sw-fig7-drop-to-zero.toml", sets: &[] },
-            RunPlan {
-                variant: "p07",
-                scenario: "sw-fig7-drop-to-zero.toml",
-                sets: &["fanout.PR.loss_range=[0.0,0.14]", "link.tcp-path.loss=0.07"],
-            },
-            RunPlan {
-                variant: "p10",
-                scenario: "sw-fig7-drop-to-zero.toml",
-                sets: &["fanout.PR.loss_range=[0.0,0.2]", "link.tcp-path.loss=0.1"],
-            },
-        ],
-        needs: &[],
-        judge: losses::fig7,
-        figures: None,
-        note: FIG7_NOTE,
-    },
-    ]
+    vec![SW_FIG2_INTRA, SW_FIG4_TCP_FAIRNESS, SW_FIG6_DYNAMICS, SW_FIG7_DROP_TO_ZERO]
 }
 
 /// The paper's RED (§6.2: min 5, max 20 packets, weight 0.003) on the single bottleneck of sw-fig2 and sw-fig4.

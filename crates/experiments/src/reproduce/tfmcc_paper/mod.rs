@@ -48,309 +48,326 @@ fn span(from: f64, to: f64) -> String {
     format!("{}–{} s", trim(from), trim(to))
 }
 
+/// docs/experiments.md#tfmcc-fig7-scaling.
+pub const TFMCC_FIG7_SCALING: Experiment = Experiment {
+    id: "tfmcc-fig7-scaling",
+    section: "TFMCC paper",
+    source: "Widmer and Handley 2001, §3, Fig. 7",
+    claim: "With independent 10% loss to every receiver and a 50 ms RTT, the fair rate of about 300 kbit/s is \
+            reached with a single receiver, and the rate drops to a fraction of it as the receiver set grows: \
+            with 10000 receivers only 16% of the fair rate is achieved. With loss rates spread as in a \
+            multicast tree (about log n receivers at 5–10%, some at 2–5%, most at 0.5–2%) the degradation \
+            with 10000 receivers is merely 30%.",
+    runs: &[
+        RunPlan { variant: "n1", scenario: "tfmcc-fig7-scaling.toml", sets: &[] },
+        RunPlan {
+            variant: "n10",
+            scenario: "tfmcc-fig7-scaling.toml",
+            sets: &["session.tfmcc.receiver_range.0.last=10"],
+        },
+        RunPlan {
+            variant: "n100",
+            scenario: "tfmcc-fig7-scaling.toml",
+            sets: &["session.tfmcc.receiver_range.0.last=100"],
+        },
+        RunPlan {
+            variant: "n1000",
+            scenario: "tfmcc-fig7-scaling.toml",
+            sets: &["session.tfmcc.receiver_range.0.last=1000"],
+        },
+        RunPlan {
+            variant: "n10000",
+            scenario: "tfmcc-fig7-scaling.toml",
+            sets: &["session.tfmcc.receiver_range.0.last=10000"],
+        },
+        RunPlan {
+            variant: scaling::HETEROGENEOUS,
+            scenario: "tfmcc-fig7-heterogeneous.toml",
+            sets: &[],
+        },
+    ],
+    needs: &[],
+    judge: scaling::fig7,
+    figures: None,
+    note: FIG7_NOTE,
+};
+
+/// docs/experiments.md#tfmcc-fig9-fairness.
+pub const TFMCC_FIG9_FAIRNESS: Experiment = Experiment {
+    id: "tfmcc-fig9-fairness",
+    section: "TFMCC paper",
+    source: "Widmer and Handley 2001, §4.1, Figs 8–9",
+    claim: "One TFMCC flow and fifteen TCP flows share a bottleneck: the average throughput of TFMCC \
+            closely matches the average TCP throughput, and TFMCC achieves a smoother rate.",
+    runs: &[
+        RunPlan { variant: "", scenario: "tfmcc-fig9-fairness.toml", sets: &[] },
+        RunPlan {
+            variant: "red",
+            scenario: "tfmcc-fig9-fairness.toml",
+            sets: &["link.bottleneck.red={ min = 20, max = 80, weight = 0.002, max_p = 0.1, gentle = true }"],
+        },
+        RunPlan {
+            variant: sharing::IDENTICAL_PATHS,
+            scenario: "tfmcc-fig9-fairness.toml",
+            sets: &["fanout.TS.delay_range=[\"1ms\", \"1ms\"]", "fanout.PR.delay_range=[\"1ms\", \"1ms\"]"],
+        },
+    ],
+    needs: &[],
+    judge: sharing::fig9,
+    figures: None,
+    note: FIG9_NOTE,
+};
+
+/// docs/experiments.md#tfmcc-fig10-tail-circuits.
+pub const TFMCC_FIG10_TAIL_CIRCUITS: Experiment = Experiment {
+    id: "tfmcc-fig10-tail-circuits",
+    section: "TFMCC paper",
+    source: "Widmer and Handley 2001, §4.1, Fig. 10",
+    claim: "With separate 1 Mbit/s tail circuits to sixteen receivers, each shared with one TCP flow, TFMCC \
+            achieves only about 70% of TCP's throughput (the minimum over independent loss estimates, §3).",
+    runs: &[
+        RunPlan { variant: "", scenario: "tfmcc-fig10-tail-circuits.toml", sets: &[] },
+        RunPlan {
+            variant: sharing::ONE_CIRCUIT,
+            scenario: "tfmcc-fig10-tail-circuits.toml",
+            sets: &[
+                "fanout.PR.count=1",
+                "fanout.TS.count=1",
+                "tcp.tcp.count=1",
+                "session.tfmcc.receiver_range.0.last=1",
+            ],
+        },
+        RunPlan {
+            variant: sharing::QUEUE_50,
+            scenario: "tfmcc-fig10-tail-circuits.toml",
+            sets: &["fanout.PR.link.queue=\"50pkt\""],
+        },
+        RunPlan {
+            variant: sharing::WINDOW_UNLIMITED,
+            scenario: "tfmcc-fig10-tail-circuits.toml",
+            sets: &["defaults.tcp.max_cwnd=1000000pkt"],
+        },
+    ],
+    needs: &[],
+    judge: sharing::fig10,
+    figures: None,
+    note: FIG10_NOTE,
+};
+
+/// docs/experiments.md#tfmcc-fig11-responsiveness.
+pub const TFMCC_FIG11_RESPONSIVENESS: Experiment = Experiment {
+    id: "tfmcc-fig11-responsiveness",
+    section: "TFMCC paper",
+    source: "Widmer and Handley 2001, §4.2, Fig. 11",
+    claim: "As receivers with 0.5%, 2.5% and 12.5% loss join and leave, TFMCC's throughput closely matches \
+            that of TCP on the worst link present at all four loss levels; a new CLR is chosen roughly one \
+            to three seconds after a join.",
+    runs: &[
+        RunPlan { variant: "", scenario: "tfmcc-fig11-responsiveness.toml", sets: &[] },
+        RunPlan {
+            variant: sharing::NS2_WINDOW,
+            scenario: "tfmcc-fig11-responsiveness.toml",
+            sets: &["defaults.tcp.max_cwnd=20pkt"],
+        },
+    ],
+    needs: &[],
+    judge: sharing::fig11,
+    figures: None,
+    note: FIG11_NOTE,
+};
+
+/// docs/experiments.md#tfmcc-fig12-initial-rtt.
+pub const TFMCC_FIG12_INITIAL_RTT: Experiment = Experiment {
+    id: "tfmcc-fig12-initial-rtt",
+    section: "TFMCC paper",
+    source: "Widmer and Handley 2001, §4.3, Fig. 12",
+    claim: "With 1000 receivers (RTT 60–140 ms), an initial RTT of 500 ms and highly correlated loss, at least \
+            one receiver gets its first RTT measurement per feedback round; after 200 seconds about 700 of \
+            the 1000 receivers have measured their RTT.",
+    runs: &[
+        RunPlan { variant: "", scenario: "tfmcc-fig12-initial-rtt.toml", sets: &[] },
+        RunPlan {
+            variant: "bottleneck-1mbit",
+            scenario: "tfmcc-fig12-initial-rtt.toml",
+            sets: &["link.bottleneck.rate=1Mbit", "link.bottleneck.queue=25pkt"],
+        },
+        RunPlan {
+            variant: "bottleneck-4mbit",
+            scenario: "tfmcc-fig12-initial-rtt.toml",
+            sets: &["link.bottleneck.rate=4Mbit", "link.bottleneck.queue=20pkt"],
+        },
+    ],
+    needs: &[],
+    judge: startup::fig12,
+    figures: None,
+    note: FIG12_NOTE,
+};
+
+/// docs/experiments.md#tfmcc-fig13-rtt-change.
+pub const TFMCC_FIG13_RTT_CHANGE: Experiment = Experiment {
+    id: "tfmcc-fig13-rtt-change",
+    section: "TFMCC paper",
+    source: "Widmer and Handley 2001, §4.3, Fig. 13",
+    claim: "With 40, 200 and 1000 receivers under independent loss, the later one receiver's RTT rises, \
+            the more receivers already have valid RTT estimates and the sooner the high-RTT receiver is \
+            chosen as CLR.",
+    runs: &[
+        RunPlan {
+            variant: "n40-t20",
+            scenario: "tfmcc-fig13-rtt-change.toml",
+            sets: &["session.tfmcc.receiver_range.0.last=40", "link_change.0.at=20s", "run.duration=80s"],
+        },
+        RunPlan {
+            variant: "n40-t60",
+            scenario: "tfmcc-fig13-rtt-change.toml",
+            sets: &["session.tfmcc.receiver_range.0.last=40", "link_change.0.at=60s", "run.duration=120s"],
+        },
+        RunPlan {
+            variant: "n40-t100",
+            scenario: "tfmcc-fig13-rtt-change.toml",
+            sets: &["session.tfmcc.receiver_range.0.last=40", "link_change.0.at=100s", "run.duration=160s"],
+        },
+        RunPlan {
+            variant: "n40-t140",
+            scenario: "tfmcc-fig13-rtt-change.toml",
+            sets: &["session.tfmcc.receiver_range.0.last=40", "link_change.0.at=140s", "run.duration=200s"],
+        },
+        RunPlan {
+            variant: "n200-t20",
+            scenario: "tfmcc-fig13-rtt-change.toml",
+            sets: &["session.tfmcc.receiver_range.0.last=200", "link_change.0.at=20s", "run.duration=80s"],
+        },
+        RunPlan {
+            variant: "n200-t60",
+            scenario: "tfmcc-fig13-rtt-change.toml",
+            sets: &["session.tfmcc.receiver_range.0.last=200", "link_change.0.at=60s", "run.duration=120s"],
+        },
+        RunPlan {
+            variant: "n200-t100",
+            scenario: "tfmcc-fig13-rtt-change.toml",
+            sets: &["session.tfmcc.receiver_range.0.last=200", "link_change.0.at=100s", "run.duration=160s"],
+        },
+        RunPlan {
+            variant: "n200-t140",
+            scenario: "tfmcc-fig13-rtt-change.toml",
+            sets: &["session.tfmcc.receiver_range.0.last=200", "link_change.0.at=140s", "run.duration=200s"],
+        },
+        RunPlan {
+            variant: "n1000-t20",
+            scenario: "tfmcc-fig13-rtt-change.toml",
+            sets: &["session.tfmcc.receiver_range.0.last=1000", "link_change.0.at=20s", "run.duration=80s"],
+        },
+        RunPlan {
+            variant: "n1000-t60",
+            scenario: "tfmcc-fig13-rtt-change.toml",
+            sets: &["session.tfmcc.receiver_range.0.last=1000", "link_change.0.at=60s", "run.duration=120s"],
+        },
+        RunPlan {
+            variant: "n1000-t100",
+            scenario: "tfmcc-fig13-rtt-change.toml",
+            sets: &["session.tfmcc.receiver_range.0.last=1000", "link_change.0.at=100s", "run.duration=160s"],
+        },
+        RunPlan {
+            variant: "n1000-t140",
+            scenario: "tfmcc-fig13-rtt-change.toml",
+            sets: &["session.tfmcc.receiver_range.0.last=1000", "link_change.0.at=140s", "run.duration=200s"],
+        },
+    ],
+    needs: &[],
+    judge: rtt_change::fig13,
+    figures: None,
+    note: FIG13_NOTE,
+};
+
+/// docs/experiments.md#tfmcc-fig14-slowstart.
+pub const TFMCC_FIG14_SLOWSTART: Experiment = Experiment {
+    id: "tfmcc-fig14-slowstart",
+    section: "TFMCC paper",
+    source: "Widmer and Handley 2001, §4.4, Fig. 14",
+    claim: "On an otherwise empty link TFMCC reaches roughly twice the bottleneck bandwidth before leaving \
+            slowstart, independently of the number of receivers; competing with a single TCP flow, \
+            slowstart ends at a rate close to the fair rate.",
+    runs: &[
+        RunPlan { variant: "n1", scenario: "tfmcc-fig14-slowstart.toml", sets: &[] },
+        RunPlan {
+            variant: "n10",
+            scenario: "tfmcc-fig14-slowstart.toml",
+            sets: &["session.tfmcc.receiver_range.0.last=10"],
+        },
+        RunPlan {
+            variant: "n100",
+            scenario: "tfmcc-fig14-slowstart.toml",
+            sets: &["session.tfmcc.receiver_range.0.last=100"],
+        },
+        RunPlan {
+            variant: "n1000",
+            scenario: "tfmcc-fig14-slowstart.toml",
+            sets: &["session.tfmcc.receiver_range.0.last=1000"],
+        },
+        RunPlan {
+            variant: "n1-tcp",
+            scenario: "tfmcc-fig14-slowstart.toml",
+            sets: &["tcp.tcp.start=0s", "link.bottleneck.rate=2Mbit"],
+        },
+        RunPlan {
+            variant: "n100-tcp",
+            scenario: "tfmcc-fig14-slowstart.toml",
+            sets: &["tcp.tcp.start=0s", "link.bottleneck.rate=2Mbit", "session.tfmcc.receiver_range.0.last=100"],
+        },
+        RunPlan {
+            variant: startup::TCP_WINDOW_UNLIMITED,
+            scenario: "tfmcc-fig14-slowstart.toml",
+            sets: &["tcp.tcp.start=0s", "link.bottleneck.rate=2Mbit", "defaults.tcp.max_cwnd=1000000pkt"],
+        },
+    ],
+    needs: &[],
+    judge: startup::fig14,
+    figures: None,
+    note: FIG14_NOTE,
+};
+
+/// docs/experiments.md#tfmcc-fig15-late-join.
+pub const TFMCC_FIG15_LATE_JOIN: Experiment = Experiment {
+    id: "tfmcc-fig15-late-join",
+    section: "TFMCC paper",
+    source: "Widmer and Handley 2001, §4.5, Figs 15–16",
+    claim: "A receiver behind a 200 kbit/s link joins a session running at its 1 Mbit/s fair rate: TFMCC \
+            chooses it as CLR within seconds, its rate does not drop to zero, and it returns to the fair \
+            rate after the leave; with a TCP flow on the slow link the two share it fairly.",
+    runs: &[
+        RunPlan { variant: "", scenario: "tfmcc-fig15-late-join.toml", sets: &[] },
+        RunPlan { variant: "slow-tcp", scenario: "tfmcc-fig15-late-join.toml", sets: &["tcp.slow.start=0s"] },
+        RunPlan {
+            variant: sharing::IDENTICAL_PATHS,
+            scenario: "tfmcc-fig15-late-join.toml",
+            sets: &["fanout.TS.delay_range=[\"1ms\", \"1ms\"]", "fanout.PR.delay_range=[\"1ms\", \"1ms\"]"],
+        },
+    ],
+    needs: &[],
+    judge: sharing::fig15,
+    figures: None,
+    note: FIG15_NOTE,
+};
+
+/// docs/experiments.md#tfmcc-feedback.
+pub const TFMCC_FEEDBACK: Experiment = Experiment {
+    id: "tfmcc-feedback",
+    section: "TFMCC paper",
+    source: "Widmer and Handley 2001, §2.5, Figs 3–6",
+    claim: "With exponential feedback timers and suppression (g = 0.1) the number of reports in a round grows \
+            about logarithmically with the receivers and stays small; biasing the timers by the receivers' \
+            rate (the offset method) makes the lowest reported rate close to the true minimum, within a few \
+            percent, where unbiased timers are about 20% off.",
+    runs: &[],
+    needs: &[],
+    judge: feedback::judge,
+    figures: None,
+    note: FEEDBACK_NOTE,
+};
+
 /// The TFMCC paper's experiments.
 pub fn experiments() -> Vec<Experiment> {
-    vec![
-        Experiment {
-            id: "tfmcc-fig7-scaling",
-            section: "TFMCC paper",
-            source: "003_3ac24226e28fd833.txt, §3, Fig. 7",
-            claim: "With independent 10% loss to every receiver and a 50 ms RTT, the fair rate of about 300 kbit/s is \
-                    reached with a single receiver, and the rate drops to a fraction of it as the receiver set grows: \
-                    with 10000 receivers only 16% of the fair rate is achieved. With loss rates spread as in a \
-                    multicast tree (about log n receivers at 5–10%, some at 2–5%, most at 0.5–2%) the degradation \
-                    with 10000 receivers is merely 30%.",
-            runs: &[
-                RunPlan { variant: "n1", scenario: "tfmcc-fig7-scaling.toml", sets: &[] },
-                RunPlan {
-                    variant: "n10",
-                    scenario: "tfmcc-fig7-scaling.toml",
-                    sets: &["session.tfmcc.receiver_range.0.last=10"],
-                },
-                RunPlan {
-                    variant: "n100",
-                    scenario: "tfmcc-fig7-scaling.toml",
-                    sets: &["session.tfmcc.receiver_range.0.last=100"],
-                },
-                RunPlan {
-                    variant: "n1000",
-                    scenario: "tfmcc-fig7-scaling.toml",
-                    sets: &["session.tfmcc.receiver_range.0.last=1000"],
-                },
-                RunPlan {
-                    variant: "n10000",
-                    scenario: "tfmcc-fig7-scaling.toml",
-                    sets: &["session.tfmcc.receiver_range.0.last=10000"],
-                },
-                RunPlan {
-                    variant: scaling::HETEROGENEOUS,
-                    scenario: "tfmcc-fig7-heterogeneous.toml",
-                    sets: &[],
-                },
-            ],
-            needs: &[],
-            judge: scaling::fig7,
-            figures: None,
-            note: FIG7_NOTE,
-        },
-        Experiment {
-            id: "tfmcc-fig9-fairness",
-            section: "TFMCC paper",
-            source: "003_3ac24226e28fd833.txt, §4.1, Figs 8–9",
-            claim: "One TFMCC flow and fifteen TCP flows share a bottleneck: the average throughput of TFMCC \
-                    closely matches the average TCP throughput, and TFMCC achieves a smoother rate.",
-            runs: &[
-                RunPlan { variant: "", scenario: "tfmcc-fig9-fairness.toml", sets: &[] },
-                RunPlan {
-                    variant: "red",
-                    scenario: "tfmcc-fig9-fairness.toml",
-                    sets: &["link.bottleneck.red={ min = 20, max = 80, weight = 0.002, max_p = 0.1, gentle = true }"],
-                },
-                RunPlan {
-                    variant: sharing::IDENTICAL_PATHS,
-                    scenario: "tfmcc-fig9-fairness.toml",
-                    sets: &["fanout.TS.delay_range=[\"1ms\", \"1ms\"]", "fanout.PR.delay_range=[\"1ms\", \"1ms\"]"],
-                },
-            ],
-            needs: &[],
-            judge: sharing::fig9,
-            figures: None,
-            note: FIG9_NOTE,
-        },
-        Experiment {
-            id: "tfmcc-fig10-tail-circuits",
-            section: "TFMCC paper",
-            source: "003_3ac24226e28fd833.txt, §4.1, Fig. 10",
-            claim: "With separate 1 Mbit/s tail circuits to sixteen receivers, each shared with one TCP flow, TFMCC \
-                    achieves only about 70% of TCP's throughput (the minimum over independent loss estimates, §3).",
-            runs: &[
-                RunPlan { variant: "", scenario: "tfmcc-fig10-tail-circuits.toml", sets: &[] },
-                RunPlan {
-                    variant: sharing::ONE_CIRCUIT,
-                    scenario: "tfmcc-fig10-tail-circuits.toml",
-                    sets: &[
-                        "fanout.PR.count=1",
-                        "fanout.TS.count=1",
-                        "tcp.tcp.count=1",
-                        "session.tfmcc.receiver_range.0.last=1",
-                    ],
-                },
-                RunPlan {
-                    variant: sharing::QUEUE_50,
-                    scenario: "tfmcc-fig10-tail-circuits.toml",
-                    sets: &["fanout.PR.link.queue=\"50pkt\""],
-                },
-                RunPlan {
-                    variant: sharing::WINDOW_UNLIMITED,
-                    scenario: "tfmcc-fig10-tail-circuits.toml",
-                    sets: &["defaults.tcp.max_cwnd=1000000pkt"],
-                },
-            ],
-            needs: &[],
-            judge: sharing::fig10,
-            figures: None,
-            note: FIG10_NOTE,
-        },
-        Experiment {
-            id: "tfmcc-fig11-responsiveness",
-            section: "TFMCC paper",
-            source: "003_3ac24226e28fd833.txt, §4.2, Fig. 11",
-            claim: "As receivers with 0.5%, 2.5% and 12.5% loss join and leave, TFMCC's throughput closely matches \
-                    that of TCP on the worst link present at all four loss levels; a new CLR is chosen roughly one \
-                    to three seconds after a join.",
-            runs: &[
-                RunPlan { variant: "", scenario: "tfmcc-fig11-responsiveness.toml", sets: &[] },
-                RunPlan {
-                    variant: sharing::NS2_WINDOW,
-                    scenario: "tfmcc-fig11-responsiveness.toml",
-                    sets: &["defaults.tcp.max_cwnd=20pkt"],
-                },
-            ],
-            needs: &[],
-            judge: sharing::fig11,
-            figures: None,
-            note: FIG11_NOTE,
-        },
-        Experiment {
-            id: "tfmcc-fig12-initial-rtt",
-            section: "TFMCC paper",
-            source: "003_3ac24226e28fd833.txt, §4.3, Fig. 12",
-            claim: "With 1000 receivers (RTT 60–140 ms), an initial RTT of 500 ms and highly correlated loss, at least \
-                    one receiver gets its first RTT measurement per feedback round; after 200 seconds about 700 of \
-                    the 1000 receivers have measured their RTT.",
-            runs: &[
-                RunPlan { variant: "", scenario: "tfmcc-fig12-initial-rtt.toml", sets: &[] },
-                RunPlan {
-                    variant: "bottleneck-1mbit",
-                    scenario: "tfmcc-fig12-initial-rtt.toml",
-                    sets: &["link.bottleneck.rate=1Mbit", "link.bottleneck.queue=25pkt"],
-                },
-                RunPlan {
-                    variant: "bottleneck-4mbit",
-                    scenario: "tfmcc-fig12-initial-rtt.toml",
-                    sets: &["link.bottleneck.rate=4Mbit", "link.bottleneck.queue=20pkt"],
-                },
-            ],
-            needs: &[],
-            judge: startup::fig12,
-            figures: None,
-            note: FIG12_NOTE,
-        },
-        Experiment {
-            id: "tfmcc-fig13-rtt-change",
-            section: "TFMCC paper",
-            source: "003_3ac24226e28fd833.txt, §4.3, Fig. 13",
-            claim: "With 40, 200 and 1000 receivers under independent loss, the later one receiver's RTT rises, \
-                    the more receivers already have valid RTT estimates and the sooner the high-RTT receiver is \
-                    chosen as CLR.",
-            runs: &[
-                RunPlan {
-                    variant: "n40-t20",
-                    scenario: "tfmcc-fig13-rtt-change.toml",
-                    sets: &["session.tfmcc.receiver_range.0.last=40", "link_change.0.at=20s", "run.duration=80s"],
-                },
-                RunPlan {
-                    variant: "n40-t60",
-                    scenario: "tfmcc-fig13-rtt-change.toml",
-                    sets: &["session.tfmcc.receiver_range.0.last=40", "link_change.0.at=60s", "run.duration=120s"],
-                },
-                RunPlan {
-                    variant: "n40-t100",
-                    scenario: "tfmcc-fig13-rtt-change.toml",
-                    sets: &["session.tfmcc.receiver_range.0.last=40", "link_change.0.at=100s", "run.duration=160s"],
-                },
-                RunPlan {
-                    variant: "n40-t140",
-                    scenario: "tfmcc-fig13-rtt-change.toml",
-                    sets: &["session.tfmcc.receiver_range.0.last=40", "link_change.0.at=140s", "run.duration=200s"],
-                },
-                RunPlan {
-                    variant: "n200-t20",
-                    scenario: "tfmcc-fig13-rtt-change.toml",
-                    sets: &["session.tfmcc.receiver_range.0.last=200", "link_change.0.at=20s", "run.duration=80s"],
-                },
-                RunPlan {
-                    variant: "n200-t60",
-                    scenario: "tfmcc-fig13-rtt-change.toml",
-                    sets: &["session.tfmcc.receiver_range.0.last=200", "link_change.0.at=60s", "run.duration=120s"],
-                },
-                RunPlan {
-                    variant: "n200-t100",
-                    scenario: "tfmcc-fig13-rtt-change.toml",
-                    sets: &["session.tfmcc.receiver_range.0.last=200", "link_change.0.at=100s", "run.duration=160s"],
-                },
-                RunPlan {
-                    variant: "n200-t140",
-                    scenario: "tfmcc-fig13-rtt-change.toml",
-                    sets: &["session.tfmcc.receiver_range.0.last=200", "link_change.0.at=140s", "run.duration=200s"],
-                },
-                RunPlan {
-                    variant: "n1000-t20",
-                    scenario: "tfmcc-fig13-rtt-change.toml",
-                    sets: &["session.tfmcc.receiver_range.0.last=1000", "link_change.0.at=20s", "run.duration=80s"],
-                },
-                RunPlan {
-                    variant: "n1000-t60",
-                    scenario: "tfmcc-fig13-rtt-change.toml",
-                    sets: &["session.tfmcc.receiver_range.0.last=1000", "link_change.0.at=60s", "run.duration=120s"],
-                },
-                RunPlan {
-                    variant: "n1000-t100",
-                    scenario: "tfmcc-fig13-rtt-change.toml",
-                    sets: &["session.tfmcc.receiver_range.0.last=1000", "link_change.0.at=100s", "run.duration=160s"],
-                },
-                RunPlan {
-                    variant: "n1000-t140",
-                    scenario: "tfmcc-fig13-rtt-change.toml",
-                    sets: &["session.tfmcc.receiver_range.0.last=1000", "link_change.0.at=140s", "run.duration=200s"],
-                },
-            ],
-            needs: &[],
-            judge: rtt_change::fig13,
-            figures: None,
-            note: FIG13_NOTE,
-        },
-        Experiment {
-            id: "tfmcc-fig14-slowstart",
-            section: "TFMCC paper",
-            source: "003_3ac24226e28fd833.txt, §4.4, Fig. 14",
-            claim: "On an otherwise empty link TFMCC reaches roughly twice the bottleneck bandwidth before leaving \
-                    slowstart, independently of the number of receivers; competing with a single TCP flow, \
-                    slowstart ends at a rate close to the fair rate.",
-            runs: &[
-                RunPlan { variant: "n1", scenario: "tfmcc-fig14-slowstart.toml", sets: &[] },
-                RunPlan {
-                    variant: "n10",
-                    scenario: "tfmcc-fig14-slowstart.toml",
-                    sets: &["session.tfmcc.receiver_range.0.last=10"],
-                },
-                RunPlan {
-                    variant: "n100",
-                    scenario: "tfmcc-fig14-slowstart.toml",
-                    sets: &["session.tfmcc.receiver_range.0.last=100"],
-                },
-                RunPlan {
-                    variant: "n1000",
-                    scenario: "tfmcc-fig14-slowstart.toml",
-                    sets: &["session.tfmcc.receiver_range.0.last=1000"],
-                },
-                RunPlan {
-                    variant: "n1-tcp",
-                    scenario: "tfmcc-fig14-slowstart.toml",
-                    sets: &["tcp.tcp.start=0s", "link.bottleneck.rate=2Mbit"],
-                },
-                RunPlan {
-                    variant: "n100-tcp",
-                    scenario: "tfmcc-fig14-slowstart.toml",
-                    sets: &["tcp.tcp.start=0s", "link.bottleneck.rate=2Mbit", "session.tfmcc.receiver_range.0.last=100"],
-                },
-                RunPlan {
-                    variant: startup::TCP_WINDOW_UNLIMITED,
-                    scenario: "tfmcc-fig14-slowstart.toml",
-                    sets: &["tcp.tcp.start=0s", "link.bottleneck.rate=2Mbit", "defaults.tcp.max_cwnd=1000000pkt"],
-                },
-            ],
-            needs: &[],
-            judge: startup::fig14,
-            figures: None,
-            note: FIG14_NOTE,
-        },
-        Experiment {
-            id: "tfmcc-fig15-late-join",
-            section: "TFMCC paper",
-            source: "003_3ac24226e28fd833.txt, §4.5, Figs 15–16",
-            claim: "A receiver behind a 200 kbit/s link joins a session running at its 1 Mbit/s fair rate: TFMCC \
-                    chooses it as CLR within seconds, its rate does not drop to zero, and it returns to the fair \
-                    rate after the leave; with a TCP flow on the slow link the two share it fairly.",
-            runs: &[
-                RunPlan { variant: "", scenario: "tfmcc-fig15-late-join.toml", sets: &[] },
-                RunPlan { variant: "slow-tcp", scenario: "tfmcc-fig15-late-join.toml", sets: &["tcp.slow.start=0s"] },
-                RunPlan {
-                    variant: sharing::IDENTICAL_PATHS,
-                    scenario: "tfmcc-fig15-late-join.toml",
-                    sets: &["fanout.TS.delay_range=[\"1ms\", \"1ms\"]", "fanout.PR.delay_range=[\"1ms\", \"1ms\"]"],
-                },
-            ],
-            needs: &[],
-            judge: sharing::fig15,
-            figures: None,
-            note: FIG15_NOTE,
-        },
-        Experiment {
-            id: "tfmcc-feedback",
-            section: "TFMCC paper",
-            source: "003_3ac24226e28fd833.txt, §2.5, Figs 3–6",
-            claim: "With exponential feedback timers and suppression (g = 0.1) the number of reports in a round grows \
-                    about logarithmically with the receivers and stays small; biasing the timers by the receivers' \
-                    rate (the offset method) makes the lowest reported rate close to the true minimum, within a few \
-                    percent, where unbiased timers are about 20% off.",
-            runs: &[],
-            needs: &[],
-            judge: feedback::judge,
-            figures: None,
-            note: FEEDBACK_NOTE,
-        },
-    ]
+    vec![TFMCC_FIG7_SCALING, TFMCC_FIG9_FAIRNESS, TFMCC_FIG10_TAIL_CIRCUITS, TFMCC_FIG11_RESPONSIVENESS, TFMCC_FIG12_INITIAL_RTT, TFMCC_FIG13_RTT_CHANGE, TFMCC_FIG14_SLOWSTART, TFMCC_FIG15_LATE_JOIN, TFMCC_FEEDBACK]
 }
 
 const FEEDBACK_NOTE: &str = "A model of one round (crates/experiments/src/reproduce/tfmcc_paper/feedback.rs gives its \
