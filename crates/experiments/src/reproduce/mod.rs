@@ -29,7 +29,7 @@ macro_rules! papers {
     };
 }
 
-papers!(pgmcc_paper, wang_fahmy, tfmcc_paper, sw_paper, compare);
+papers!(pgmcc_paper, wang_fahmy, tfmcc_paper, aimd_paper, compare);
 
 pub mod paths;
 
