@@ -18,6 +18,7 @@ use convoy_proto::auth::AuthConfig;
 use convoy_proto::cc::fixed::FixedConfig;
 use convoy_proto::cc::pgmcc::{LosslessAcker, StartUp, TimeoutPolicy};
 use convoy_proto::cc::CcConfig;
+use convoy_proto::named::Named;
 use convoy_proto::sender::ParityConfig;
 use convoy_proto::RepairPacing;
 use convoy_transfer::key_file;
@@ -60,7 +61,10 @@ fn parse_cc(s: &str) -> Result<CcChoice, String> {
 
 fn parse_repairs(s: &str) -> Result<RepairPacing, String> {
     RepairPacing::from_name(s).ok_or_else(|| {
-        format!("no repair pacing `{s}`; choose controller, controller-rate or rate-limit")
+        format!(
+            "no repair pacing `{s}`; choose {}",
+            RepairPacing::expected()
+        )
     })
 }
 
@@ -130,7 +134,7 @@ fn resolve_repairs(choice: RepairsChoice, parity: bool) -> RepairPacing {
 
 fn parse_pgmcc_start(s: &str) -> Result<StartUp, String> {
     StartUp::from_name(s)
-        .ok_or_else(|| format!("no pgmcc start-up `{s}`; choose paper or until-congestion"))
+        .ok_or_else(|| format!("no pgmcc start-up `{s}`; choose {}", StartUp::expected()))
 }
 
 /// Options both commands share.

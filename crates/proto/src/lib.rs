@@ -1,7 +1,7 @@
 //! Convoy's sans-IO protocol engine: a PGM (RFC 3208) source and receiver, with selective and parity repairs
 //! (RFC 3208 §11), and pluggable single-rate multicast congestion control — pgmcc (Rizzo, SIGCOMM 2000;
-//! draft-ietf-rmt-bb-pgmcc-03), TFMCC (RFC 4654), the agent-based rate AIMD scheme of Shi and Waldvogel (`aimd`)
-//! and a fixed-rate baseline.
+//! draft-ietf-rmt-bb-pgmcc-03), TFMCC (RFC 4654), `aimd` (the agent-based rate AIMD scheme of Shi and Waldvogel
+//! 2000, docs/papers.md) and a fixed-rate baseline.
 //!
 //! # Shape
 //!
@@ -44,6 +44,7 @@ pub mod cc;
 pub mod harness;
 pub mod hostile;
 pub mod loss_filter;
+pub mod named;
 pub mod parity;
 pub mod payload;
 pub mod receiver;

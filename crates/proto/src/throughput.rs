@@ -13,6 +13,8 @@
 //! (values above 1 are treated as 1, negative values as 0). All functions are plain IEEE-754 arithmetic
 //! (`sqrt` included, which IEEE rounds exactly), so results are identical on every platform.
 
+use crate::named::Named;
+
 /// √(3/2), the constant of the simple TCP model (Mathis et al.).
 const SQRT_3_2: f64 = 1.224_744_871_391_589;
 
@@ -131,6 +133,14 @@ pub enum ThroughputModel {
     /// `tcp_throughput(s, R, p) = s/(√(2/3)·M)`.
     #[default]
     Draft,
+}
+
+impl Named for ThroughputModel {
+    /// Scenario key `model`.
+    const CHOICES: &'static [(&'static str, Self)] = &[
+        ("draft", ThroughputModel::Draft),
+        ("paper", ThroughputModel::Paper),
+    ];
 }
 
 impl ThroughputModel {

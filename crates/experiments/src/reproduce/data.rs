@@ -30,12 +30,28 @@ pub struct SessionData {
     pub odata_received: Vec<(String, u64)>,
     /// Allowed rate samples of rate controllers (t, bytes/s).
     pub rate: Vec<(f64, f64)>,
-    /// When the controller left its start-up phase (t, its rate in bytes/s or window just before).
-    pub startup_ended: Option<(f64, f64)>,
-    /// When the controller's feedback rounds ended, seconds (TFMCC).
-    pub round_ends: Vec<f64>,
+    /// The controller's milestones (t in seconds, which, value), in order (convoy-proto's `CcEvent::Milestone`).
+    pub milestones: Vec<(f64, &'static str, f64)>,
     /// Per receiver (name, when its controller took its first RTT sample, seconds).
     pub rtt_measured: Vec<(String, Option<f64>)>,
+}
+
+impl SessionData {
+    /// The first milestone `what` of the controller (t in seconds, value), if it came.
+    pub fn first_milestone(&self, what: &str) -> Option<(f64, f64)> {
+        self.milestones
+            .iter()
+            .find(|(_, w, _)| *w == what)
+            .map(|&(t, _, v)| (t, v))
+    }
+
+    /// When the controller reached milestone `what`, seconds, in order.
+    pub fn milestone_times<'a>(&'a self, what: &'a str) -> impl Iterator<Item = f64> + 'a {
+        self.milestones
+            .iter()
+            .filter(move |(_, w, _)| *w == what)
+            .map(|&(t, _, _)| t)
+    }
 }
 
 /// [`RunData::link_drops`] from a finished network.
@@ -150,9 +166,12 @@ impl RunData {
                 }),
                 odata_received,
                 rate,
-                startup_ended: rec.startup_ended.map(|(t, v)| (t.as_secs_f64(), v)),
+                milestones: rec
+                    .milestones
+                    .iter()
+                    .map(|&(t, what, value)| (t.as_secs_f64(), what, value))
+                    .collect(),
                 rtt_measured,
-                round_ends: rec.round_ends.iter().map(|t| t.as_secs_f64()).collect(),
             });
         }
         RunData {

@@ -1,11 +1,12 @@
 //! Flows of a scenario: multicast sessions with their receivers and controller parameters, TCP transfers, CBR
 //! and on/off UDP sources.
 
+use super::by_name::or;
 use super::cc::{self, SchemeKeys};
 use super::context::Ctx;
 use super::locate::KeyPath;
 use super::model::{Scenario, TcpDef, UdpDef};
-use super::schema::{CcSpec, KeyedSpec, RepairsSpec, SessionFileSpec, TcpSpec, TcpVariantSpec};
+use super::schema::{CcSpec, KeyedSpec, SessionFileSpec, TcpSpec, TcpVariantSpec};
 use super::semantic::{check_name, fail, fail_related, positive_rate, Res};
 use super::units::{Dur, Size};
 use convoy_proto::cc::CcConfig;
@@ -440,9 +441,7 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> 
         record_arrivals: s.arrivals.unwrap_or(false),
         rate_max: s.rate_max.map(|r| r.bytes_per_s()),
         nak_elim_ivl: s.nak_elim.map(|d| d.0),
-        repair_pacing: s
-            .repairs
-            .map_or(RepairPacing::default(), RepairsSpec::pacing),
+        repair_pacing: or(&s.repairs, RepairPacing::default()),
         rxw,
         keyed: s.keyed.map(|k| k == KeyedSpec::Encrypted),
         parity: s.parity.map(|p| p.0),

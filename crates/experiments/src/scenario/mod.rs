@@ -11,6 +11,7 @@
 //!    the value.
 
 mod build;
+pub mod by_name;
 pub mod cc;
 mod changes;
 mod context;

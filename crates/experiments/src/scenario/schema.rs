@@ -131,29 +131,6 @@ pub enum KeyedSpec {
     Encrypted,
 }
 
-/// How a session's source paces repairs (`repairs = ...`); see `convoy_proto::RepairPacing`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RepairsSpec {
-    /// Only the rate limiters (the pgmcc paper's §3.8; the default).
-    RateLimit,
-    /// Beside the controller, no faster than its own rate (`convoy send`'s default under pgmcc with parity).
-    ControllerRate,
-    /// Under the controller, charged like original data (Shi–Waldvogel §5.4).
-    Controller,
-}
-
-impl RepairsSpec {
-    /// The engine's setting.
-    pub fn pacing(self) -> convoy_proto::RepairPacing {
-        match self {
-            RepairsSpec::RateLimit => convoy_proto::RepairPacing::RateLimit,
-            RepairsSpec::ControllerRate => convoy_proto::RepairPacing::ControllerRate,
-            RepairsSpec::Controller => convoy_proto::RepairPacing::Controller,
-        }
-    }
-}
-
 /// A session's parity (`parity = "16"` or `"16+2"`, or the group size alone as a number).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParitySpec(pub convoy_proto::sender::ParityConfig);
@@ -383,7 +360,7 @@ macro_rules! session_file_spec {
             /// The source's NAK elimination interval ("0s" turns it off).
             pub nak_elim: Option<Dur>,
             /// How the source paces repairs: "rate-limit" (default), "controller-rate" or "controller".
-            pub repairs: Option<crate::scenario::schema::RepairsSpec>,
+            pub repairs: Option<crate::scenario::by_name::ByName<convoy_proto::RepairPacing>>,
             /// Parity repairs (RFC 3208 §11): "k" (on demand over groups of k) or "k+h" (and h pro-active parity
             /// packets per group).
             pub parity: Option<crate::scenario::schema::ParitySpec>,

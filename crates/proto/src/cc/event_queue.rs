@@ -33,10 +33,10 @@ mod tests {
     #[test]
     fn the_oldest_goes_first_and_is_dropped_beyond_the_bound() {
         let mut q = EventQueue::default();
-        for n in 0..(MAX_EVENTS as u16 + 2) {
-            q.push(CcEvent::RoundEnded { number: n });
+        for n in 0..(MAX_EVENTS as u32 + 2) {
+            q.push(CcEvent::Timeout { consecutive: n });
         }
-        assert_eq!(q.pop(), Some(CcEvent::RoundEnded { number: 2 }));
-        assert_eq!(q.pop(), Some(CcEvent::RoundEnded { number: 3 }));
+        assert_eq!(q.pop(), Some(CcEvent::Timeout { consecutive: 2 }));
+        assert_eq!(q.pop(), Some(CcEvent::Timeout { consecutive: 3 }));
     }
 }

@@ -3,14 +3,15 @@
 //! This is how a plain PGM source behaves (pgmcc paper §3.1: "PGM sources typically transmit at a pre-set data
 //! rate"). It ignores all feedback; its receiver half only measures loss for statistics.
 
+use super::pacer::RatePacer;
 use super::{
-    CcEvent, CcSnapshot, FeedbackPacket, OdataOutcome, Permit, ReceiverCcEvent,
-    ReceiverCcSnapshot, ReceiverController, Scheme, SenderController, UpstreamPath,
+    CcSnapshot, OdataOutcome, Permit, ReceiverCcSnapshot, ReceiverController, Scheme,
+    SenderController,
 };
 use crate::loss_filter::LossFilter;
 use crate::seq;
 use crate::time::Instant;
-use convoy_wire::{OptionsRepr, PacketRepr};
+use convoy_wire::OptionsRepr;
 use rand_core::RngCore;
 use std::net::IpAddr;
 use std::time::Duration;
@@ -37,7 +38,7 @@ impl Default for FixedConfig {
 #[derive(Debug)]
 pub struct FixedSender {
     config: FixedConfig,
-    next_allowed: Instant,
+    pacer: RatePacer,
 }
 
 impl FixedSender {
@@ -45,7 +46,7 @@ impl FixedSender {
     pub fn new(config: FixedConfig, now: Instant) -> Self {
         FixedSender {
             config,
-            next_allowed: now,
+            pacer: RatePacer::new(now),
         }
     }
 
@@ -57,36 +58,17 @@ impl FixedSender {
 
 impl SenderController for FixedSender {
     fn permit(&self, now: Instant) -> Permit {
-        if now >= self.next_allowed {
-            Permit::Now
-        } else {
-            Permit::At(self.next_allowed)
-        }
+        self.pacer.permit(now, Duration::ZERO)
     }
 
+    /// The pacer lags by at most `burst`, so an idle period does not bank unlimited credit.
     fn on_data_sent(&mut self, now: Instant, _sqn: u32, len: usize, _options: &mut OptionsRepr) {
-        // Let the pacer lag by at most `burst`, so an idle period does not bank unlimited credit.
-        let earliest = now - self.config.burst;
-        let base = self.next_allowed.max(earliest);
-        self.next_allowed = base + self.spacing(len);
+        self.pacer.sent(now, self.spacing(len), self.config.burst);
     }
 
     /// A repair takes its share of the fixed rate, as original data does.
     fn on_repair_sent(&mut self, now: Instant, len: usize) {
-        let base = self.next_allowed.max(now - self.config.burst);
-        self.next_allowed = base + self.spacing(len);
-    }
-
-    fn on_feedback(&mut self, _now: Instant, _from: IpAddr, _packet: &PacketRepr<'_>) {}
-
-    fn on_timeout(&mut self, _now: Instant) {}
-
-    fn poll_timeout(&self) -> Option<Instant> {
-        None
-    }
-
-    fn poll_event(&mut self) -> Option<CcEvent> {
-        None
+        self.pacer.sent(now, self.spacing(len), self.config.burst);
     }
 
     fn snapshot(&self) -> CcSnapshot {
@@ -149,27 +131,6 @@ impl ReceiverController for FixedReceiver {
         self.record(sqn, false);
     }
 
-    /// Repairs say nothing about the path this controller measures (paper §3.3).
-    fn on_rdata(&mut self, _now: Instant, _len: usize) {}
-
-    fn add_nak_report(&mut self, _now: Instant, _options: &mut OptionsRepr) {}
-
-    fn poll_feedback(&mut self, _now: Instant, _path: &UpstreamPath) -> Option<FeedbackPacket> {
-        None
-    }
-
-    fn poll_timeout(&self) -> Option<Instant> {
-        None
-    }
-
-    fn on_timeout(&mut self, _now: Instant) {}
-
-    fn close(&mut self, _now: Instant) {}
-
-    fn poll_event(&mut self) -> Option<ReceiverCcEvent> {
-        None
-    }
-
     fn snapshot(&self) -> ReceiverCcSnapshot {
         ReceiverCcSnapshot {
             loss: self.filter.value(),
@@ -181,6 +142,8 @@ impl ReceiverController for FixedReceiver {
 
 impl Scheme for FixedConfig {
     const NAME: &'static str = "fixed";
+    /// The baseline: its rate follows nothing.
+    const CONTROLS_CONGESTION: bool = false;
 
     fn build_sender(&self, now: Instant) -> Box<dyn SenderController> {
         Box::new(FixedSender::new(self.clone(), now))

@@ -95,15 +95,15 @@ pub enum CcEvent {
         /// Consecutive timeouts so far.
         consecutive: u32,
     },
-    /// A feedback round ended (TFMCC, RFC 4654 §3.4); `number` is the new round's fb_nr.
-    RoundEnded {
-        /// The new round's number.
-        number: u16,
-    },
-    /// The controller left its start-up phase (TFMCC: the first report of a loss ends slowstart, RFC 4654 §3.6).
-    StartupEnded {
-        /// The allowed rate just before, bytes per second (rate controllers) or the window in packets.
-        before: f64,
+    /// A step in the controller's own course, for observers that record it without knowing the scheme: the end
+    /// of its start-up phase ([`STARTUP_ENDED`]), or a step of the scheme's own (TFMCC's feedback rounds,
+    /// [`tfmcc::ROUND_ENDED`]).
+    Milestone {
+        /// Which step: [`STARTUP_ENDED`], or a name the scheme's module defines, prefixed with its name.
+        what: &'static str,
+        /// What the scheme tells of it (for [`STARTUP_ENDED`]: the allowed rate just before, bytes per second,
+        /// or the window in packets).
+        value: f64,
     },
     /// A receiver report reached the sender (paper §3.9: exposed for applications that shape their data).
     Report {
@@ -115,6 +115,10 @@ pub enum CcEvent {
         rtt_s: Option<f64>,
     },
 }
+
+/// [`CcEvent::Milestone`]: the controller left its start-up phase (TFMCC: the first report of a loss ends
+/// slowstart, RFC 4654 §3.6); the value is the allowed rate (bytes per second) or window (packets) just before.
+pub const STARTUP_ENDED: &str = "startup-ended";
 
 /// A sender controller's state for observers (window plots, statistics).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -154,14 +158,19 @@ pub trait SenderController: Send {
     fn on_repair_sent(&mut self, now: Instant, len: usize);
     /// An upstream packet of the session (NAK, ACK, SPMR, ...) reached the source from `from`. The session
     /// has done its own part (repairs for a NAK that asks for them); the controller reads its feedback — its own
-    /// options, or a packet type it uses — and ignores the rest.
-    fn on_feedback(&mut self, now: Instant, from: IpAddr, packet: &PacketRepr<'_>);
-    /// A deadline returned by [`SenderController::poll_timeout`] passed.
-    fn on_timeout(&mut self, now: Instant);
-    /// The controller's next deadline.
-    fn poll_timeout(&self) -> Option<Instant>;
-    /// Next notification.
-    fn poll_event(&mut self) -> Option<CcEvent>;
+    /// options, or a packet type it uses — and ignores the rest. By default it ignores all (an open-loop
+    /// controller, as the fixed rate).
+    fn on_feedback(&mut self, _now: Instant, _from: IpAddr, _packet: &PacketRepr<'_>) {}
+    /// A deadline returned by [`SenderController::poll_timeout`] passed. By default nothing happens.
+    fn on_timeout(&mut self, _now: Instant) {}
+    /// The controller's next deadline; by default none.
+    fn poll_timeout(&self) -> Option<Instant> {
+        None
+    }
+    /// Next notification; by default none.
+    fn poll_event(&mut self) -> Option<CcEvent> {
+        None
+    }
     /// Current state.
     fn snapshot(&self) -> CcSnapshot;
 }
@@ -250,20 +259,28 @@ pub trait ReceiverController: Send {
     /// A repair (RDATA) of `len` bytes ([`packet_size`]) arrived. It says nothing of losses or of the path's RTT (paper §3.3), but it is data the
     /// path carried: a controller that measures the receive rate counts it (RFC 4654 §4.3.4: the rate at which
     /// data arrives), or a source that charges repairs to its rate ([`crate::RepairPacing::Controller`]) would
-    /// see its receivers report only the share left to original data.
-    fn on_rdata(&mut self, now: Instant, len: usize);
-    /// Add this controller's receiver report to an outgoing repair NAK (paper §3.2: every NAK carries a report).
-    fn add_nak_report(&mut self, now: Instant, options: &mut OptionsRepr);
-    /// Feedback the controller wants sent now, towards `path`.
-    fn poll_feedback(&mut self, now: Instant, path: &UpstreamPath) -> Option<FeedbackPacket>;
-    /// The controller's next deadline.
-    fn poll_timeout(&self) -> Option<Instant>;
-    /// A deadline passed.
-    fn on_timeout(&mut self, now: Instant);
-    /// The application is leaving the session: say goodbye if this receiver clocks the session.
-    fn close(&mut self, now: Instant);
-    /// Next notification.
-    fn poll_event(&mut self) -> Option<ReceiverCcEvent>;
+    /// see its receivers report only the share left to original data. By default repairs are not counted.
+    fn on_rdata(&mut self, _now: Instant, _len: usize) {}
+    /// Add this controller's receiver report to an outgoing repair NAK (paper §3.2: every NAK carries a report);
+    /// by default none.
+    fn add_nak_report(&mut self, _now: Instant, _options: &mut OptionsRepr) {}
+    /// Feedback the controller wants sent now, towards `path`; by default none.
+    fn poll_feedback(&mut self, _now: Instant, _path: &UpstreamPath) -> Option<FeedbackPacket> {
+        None
+    }
+    /// The controller's next deadline; by default none.
+    fn poll_timeout(&self) -> Option<Instant> {
+        None
+    }
+    /// A deadline passed. By default nothing happens.
+    fn on_timeout(&mut self, _now: Instant) {}
+    /// The application is leaving the session: say goodbye if this receiver clocks the session. By default
+    /// there is nothing to say.
+    fn close(&mut self, _now: Instant) {}
+    /// Next notification; by default none.
+    fn poll_event(&mut self) -> Option<ReceiverCcEvent> {
+        None
+    }
     /// Current state.
     fn snapshot(&self) -> ReceiverCcSnapshot;
 }
@@ -273,6 +290,9 @@ pub trait ReceiverController: Send {
 pub trait Scheme: Clone + std::fmt::Debug + Default + PartialEq + Send + 'static {
     /// The scheme's short name (`pgmcc`, `fixed`, ...): in scenario files, command lines and results.
     const NAME: &'static str;
+    /// Whether the scheme controls congestion, its rate following what the receivers report (every scheme but
+    /// the fixed-rate baseline): the head-to-head comparison runs every such scheme.
+    const CONTROLS_CONGESTION: bool = true;
     /// Build the sender half.
     fn build_sender(&self, now: Instant) -> Box<dyn SenderController>;
     /// Build the receiver half; `local` is this receiver's identity (its unicast NLA).
@@ -314,6 +334,15 @@ macro_rules! schemes {
         impl CcConfig {
             /// Every registered scheme's name, in registration order.
             pub const NAMES: &'static [&'static str] = &[$(<$module::$ty as Scheme>::NAME),*];
+
+            /// The names of the schemes that control congestion ([`Scheme::CONTROLS_CONGESTION`]), in
+            /// registration order.
+            pub fn congestion_controllers() -> impl Iterator<Item = &'static str> {
+                [$( (<$module::$ty as Scheme>::NAME, <$module::$ty as Scheme>::CONTROLS_CONGESTION) ),*]
+                    .into_iter()
+                    .filter(|(_, controls)| *controls)
+                    .map(|(name, _)| name)
+            }
 
             /// The scheme's short name (`pgmcc`, `fixed`, ...).
             pub fn name(&self) -> &'static str {
@@ -393,6 +422,7 @@ schemes! {
 }
 
 pub mod event_queue;
+pub mod pacer;
 pub mod wire_clock;
 
 impl Default for CcConfig {

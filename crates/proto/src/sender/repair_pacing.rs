@@ -1,6 +1,7 @@
 //! Whether repairs (RDATA) leave under the congestion controller or beside it, and how fast beside it.
 
 use crate::cc::CcSnapshot;
+use crate::named::Named;
 use crate::time::Instant;
 use crate::token_bucket::TokenBucket;
 
@@ -27,25 +28,13 @@ pub enum RepairPacing {
     Controller,
 }
 
-impl RepairPacing {
-    /// The name scenario files and `convoy send` use.
-    pub fn name(self) -> &'static str {
-        match self {
-            RepairPacing::RateLimit => "rate-limit",
-            RepairPacing::ControllerRate => "controller-rate",
-            RepairPacing::Controller => "controller",
-        }
-    }
-
-    /// Parse a name given by [`RepairPacing::name`].
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "rate-limit" => Some(RepairPacing::RateLimit),
-            "controller-rate" => Some(RepairPacing::ControllerRate),
-            "controller" => Some(RepairPacing::Controller),
-            _ => None,
-        }
-    }
+impl Named for RepairPacing {
+    /// Scenario key `repairs` and `convoy send --repairs`.
+    const CHOICES: &'static [(&'static str, Self)] = &[
+        ("rate-limit", RepairPacing::RateLimit),
+        ("controller-rate", RepairPacing::ControllerRate),
+        ("controller", RepairPacing::Controller),
+    ];
 }
 
 /// Repairs beside the controller at its rate ([`RepairPacing::ControllerRate`]) leave no faster than the

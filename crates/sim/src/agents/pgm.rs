@@ -31,10 +31,8 @@ pub struct SenderRecord {
     /// NAK packets that reached the source, per receiver index (scenario order): with network elements that
     /// suppress NAKs, how many of each receiver's reports get through (pgmcc paper §3.7; Wang and Fahmy §III).
     pub naks_from: Vec<u64>,
-    /// When the controller's feedback rounds ended (TFMCC).
-    pub round_ends: Vec<Instant>,
-    /// When the controller first left its start-up phase, and its rate (or window) just before.
-    pub startup_ended: Option<(Instant, f64)>,
+    /// The controller's milestones in order: when, which ([`CcEvent::Milestone`]'s `what`) and its value.
+    pub milestones: Vec<(Instant, &'static str, f64)>,
     /// Controller samples.
     pub samples: Vec<CcSample>,
     /// Time–sequence trace, when enabled.
@@ -109,8 +107,7 @@ impl PgmSenderAgent {
                 timeouts: 0,
                 loss_reductions: 0,
                 naks_from: vec![0; setup.receivers.len()],
-                startup_ended: None,
-                round_ends: Vec::new(),
+                milestones: Vec::new(),
                 samples: Vec::new(),
                 trace: setup.trace.then(SeqTrace::default),
             },
@@ -265,9 +262,8 @@ impl PgmSenderAgent {
                     }
                 }
                 SenderEvent::Cc(CcEvent::Timeout { .. }) => self.record.timeouts += 1,
-                SenderEvent::Cc(CcEvent::RoundEnded { .. }) => self.record.round_ends.push(now),
-                SenderEvent::Cc(CcEvent::StartupEnded { before }) => {
-                    self.record.startup_ended.get_or_insert((now, before));
+                SenderEvent::Cc(CcEvent::Milestone { what, value }) => {
+                    self.record.milestones.push((now, what, value))
                 }
                 SenderEvent::Cc(CcEvent::Reduced {
                     cause: convoy_proto::cc::ReductionCause::Loss,

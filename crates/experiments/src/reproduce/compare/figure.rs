@@ -4,8 +4,8 @@
 use super::super::experiment::Ctx;
 use super::metrics::Metrics;
 use super::rows::{label, spread};
-use super::table::{rows, seeds_of};
-use super::CONTROLLERS;
+use super::table::seeds_of;
+use super::{controllers, rows};
 use crate::simrun::plots::legend;
 use plotters::prelude::*;
 use std::path::Path;
@@ -43,8 +43,8 @@ fn panel(
             .enumerate()
             .map(|(i, (name, _))| Text::new(name.clone(), (i as f64 + 0.08, ymax * 0.97), ("sans-serif", 12))),
     )?;
-    for (k, cc) in CONTROLLERS.iter().enumerate() {
-        let colour = COLOURS[k];
+    for (k, cc) in controllers().iter().enumerate() {
+        let colour = COLOURS[k % COLOURS.len()];
         let x0 = |i: usize| i as f64 + 0.15 + 0.25 * k as f64;
         chart
             .draw_series(spreads.iter().enumerate().filter_map(|(i, s)| {
@@ -63,7 +63,7 @@ fn panel(
 pub fn draw(ctx: &Ctx<'_>, dir: &Path) -> Result<Vec<String>, String> {
     let mut data = Vec::new();
     for row in rows() {
-        let per_cc = CONTROLLERS.iter().map(|cc| seeds_of(ctx, row, cc)).collect::<Result<Vec<_>, _>>()?;
+        let per_cc = controllers().iter().map(|cc| seeds_of(ctx, row, cc)).collect::<Result<Vec<_>, _>>()?;
         data.push((label(row).to_string(), per_cc));
     }
     let file = "compare.svg";

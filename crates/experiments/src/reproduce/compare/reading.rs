@@ -3,7 +3,7 @@
 use super::super::verdict::Check;
 use super::metrics::Metrics;
 use super::rows::{label, spread, Row};
-use super::{CONTROLLERS, PARITY, PARITY_WIRE_MAX, REPAIRS_BESIDE};
+use super::{controllers, PARITY, PARITY_WIRE_MAX, REPAIRS_BESIDE};
 
 /// The controller in `cands` (name, value) with the least (`least`) or greatest value; ties go to table order.
 fn best<'a>(cands: &[(&'a str, f64)], least: bool) -> Option<&'a str> {
@@ -21,7 +21,7 @@ fn best<'a>(cands: &[(&'a str, f64)], least: bool) -> Option<&'a str> {
 /// How often each controller is best, as "pgmcc in 3 (a, b, c), …", and the rows of `all` none won.
 fn tally(wins: &[(&str, &str)], all: &[&str]) -> String {
     let mut parts = Vec::new();
-    for cc in CONTROLLERS {
+    for &cc in controllers() {
         let rows: Vec<&str> = wins.iter().filter(|(_, w)| *w == cc).map(|(r, _)| label(r)).collect();
         if !rows.is_empty() {
             parts.push(format!("{cc} in {} ({})", rows.len(), rows.join(", ")));

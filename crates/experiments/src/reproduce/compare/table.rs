@@ -6,7 +6,7 @@ use super::super::verdict::Check;
 use super::metrics::{measure, Metrics};
 use super::reading::reading;
 use super::rows::{label, spread, Row};
-use super::{CONTROLLERS, RUNS};
+use super::{controllers, rows};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -29,18 +29,6 @@ const COLUMNS: [Column; 7] = [
     ("bytes on the source's link per delivered byte", "", |m| Some(m.wire_bytes_per_delivered)),
     ("receivers' loss", "%", |m| Some(100.0 * m.receiver_loss)),
 ];
-
-/// The rows' names, in order (variant names without the controller).
-pub fn rows() -> Vec<&'static str> {
-    let mut rows: Vec<&str> = Vec::new();
-    for plan in RUNS {
-        let row = plan.variant.rsplit_once('-').map_or(plan.variant, |(r, _)| r);
-        if !rows.contains(&row) {
-            rows.push(row);
-        }
-    }
-    rows
-}
 
 /// Every seed's metrics of `row` run with `cc`, in seed order, with the seed.
 fn seeded(ctx: &Ctx<'_>, row: &str, cc: &str) -> Result<Vec<(u64, Metrics)>, String> {
@@ -87,7 +75,7 @@ fn html_cell(m: &[Metrics], value: fn(&Metrics) -> Option<f64>) -> String {
 fn collect_seeded(ctx: &Ctx<'_>) -> Result<Vec<SeededRow>, String> {
     let mut table = Vec::new();
     for row in rows() {
-        let per_cc = CONTROLLERS
+        let per_cc = controllers()
             .iter()
             .map(|cc| Ok((*cc, seeded(ctx, row, cc)?)))
             .collect::<Result<Vec<_>, String>>()?;
@@ -167,7 +155,7 @@ pub fn judge(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let table = collect(ctx)?;
     let mut checks = vec![Check::figure(
         "the table (below, and table.csv)",
-        format!("{} scenarios × {} controllers over {} seed(s)", table.len(), CONTROLLERS.len(), ctx.by_seed.len()),
+        format!("{} scenarios × {} controllers over {} seed(s)", table.len(), controllers().len(), ctx.by_seed.len()),
     )];
     checks.extend(reading(&table));
     Ok(checks)

@@ -6,6 +6,8 @@ use super::super::experiment::Ctx;
 use super::super::measure::kbps;
 use super::super::verdict::{trim, Check};
 use super::{receiver_count, session_spec, span, SESSION};
+use convoy_proto::cc::tfmcc::ROUND_ENDED;
+use convoy_proto::cc::STARTUP_ENDED;
 
 /// The bottleneck's link name in the scenario.
 const BOTTLENECK: &str = "bottleneck";
@@ -14,7 +16,7 @@ const BOTTLENECK: &str = "bottleneck";
 fn slowstart_peak(r: &RunData) -> Result<(f64, f64), String> {
     let s = r.session(SESSION).ok_or("no TFMCC session data")?;
     let (end, before) = s
-        .startup_ended
+        .first_milestone(STARTUP_ENDED)
         .ok_or("slowstart never ended (no receiver reported a loss)")?;
     let sampled = s
         .rate
@@ -116,8 +118,9 @@ fn rtt_progress(r: &RunData) -> Result<RttProgress, String> {
     // A report that closes a round is echoed on the data that follows: samples are counted one R_max late (the
     // initial R_max, above every RTT of this setup).
     let lag = initial_rtt_s(r)?;
+    let round_ends: Vec<f64> = s.milestone_times(ROUND_ENDED).collect();
     let (mut counted, mut empty) = (0, 0);
-    for w in s.round_ends.windows(2) {
+    for w in round_ends.windows(2) {
         if count_by(w[0] + lag) >= n {
             break;
         }
@@ -130,7 +133,7 @@ fn rtt_progress(r: &RunData) -> Result<RttProgress, String> {
     Ok(RttProgress {
         receivers: n,
         marks: marks.join(", "),
-        rounds: s.round_ends.iter().filter(|t| **t <= until).count(),
+        rounds: round_ends.iter().filter(|t| **t <= until).count(),
         samples: count_by(until),
         empty,
         counted,

@@ -4,6 +4,7 @@
 use super::SchemeKeys;
 use crate::scenario::semantic::{fail, Res};
 use crate::scenario::locate::KeyPath;
+use crate::scenario::by_name::{or, ByName};
 use crate::scenario::units::Dur;
 use convoy_proto::cc::pgmcc::{
     ElectionTimer, LossEstimator, LossReaction, LosslessAcker, OldAckerAcks, PgmccConfig, RttMethod, StartUp, TimeoutPolicy,
@@ -13,7 +14,6 @@ use convoy_proto::cc::CcConfig;
 use convoy_proto::throughput::ThroughputModel;
 use serde::de::{self, Deserializer};
 use serde::Deserialize;
-use std::time::Duration;
 
 /// `pgmcc = { ... }`.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -24,7 +24,7 @@ pub struct PgmccSpec {
     /// Fixed slow-start threshold, packets (default 6).
     pub ssthresh: Option<f64>,
     /// Start-up: "paper" (default: exponential up to `ssthresh`) or "until-congestion".
-    pub start: Option<StartSpec>,
+    pub start: Option<ByName<StartUp>>,
     /// Under "until-congestion", the shortest round the opening assumes: while the acker's RTT is shorter, data
     /// is paced so that the window doubles once per this interval (default 4 ms).
     pub opening_round_min: Option<Dur>,
@@ -35,11 +35,11 @@ pub struct PgmccSpec {
     pub early_loss: Option<bool>,
     /// An acker that has lost nothing: "paper" (default: infinite throughput, draft §2.4) or "sending-rate"
     /// (it receives at least what the session sends).
-    pub lossless_acker: Option<LosslessAckerSpec>,
+    pub lossless_acker: Option<ByName<LosslessAcker>>,
     /// Throughput formula: "draft" (default) or "paper".
-    pub model: Option<ModelSpec>,
+    pub model: Option<ByName<ThroughputModel>>,
     /// RTT measurement: "timestamp" (default) or "seqno".
-    pub rtt: Option<RttSpec>,
+    pub rtt: Option<ByName<RttMethod>>,
     /// "adaptive" (default) or `"fixed:<duration>"`.
     pub timeout: Option<TimeoutSpec>,
     /// Adaptive timeout before the first sample (default 3 s).
@@ -52,16 +52,16 @@ pub struct PgmccSpec {
     pub reelect_after: Option<u32>,
     /// What a timeout does: "draft" (default: W = T = 1, send one) or "wang-fahmy" (W = 1, T = −1/(2W): wait
     /// for the outstanding packets' ACKs, as the code Wang and Fahmy ran).
-    pub timeout_restart: Option<TimeoutRestartSpec>,
+    pub timeout_restart: Option<ByName<TimeoutRestart>>,
     /// What a loss does: "draft" (default: halve and freeze the window for an RTT) or "ns-code" (Rizzo's ns-2
     /// code: halve only from W ≥ 4 and outside a reduction, grow again as soon as T ≥ 0).
-    pub loss_reaction: Option<LossReactionSpec>,
+    pub loss_reaction: Option<ByName<LossReaction>>,
     /// "count" (default), "tokens-only" or "ignore".
-    pub old_acker_acks: Option<OldAckerSpec>,
+    pub old_acker_acks: Option<ByName<OldAckerAcks>>,
     /// Timestamp unit: "us" (default) or "ms".
-    pub tstamp: Option<TstampSpec>,
+    pub tstamp: Option<ByName<TimestampUnit>>,
     /// Receiver loss estimator: "ewma" (default) or "tfrc".
-    pub loss: Option<LossSpec>,
+    pub loss: Option<ByName<LossEstimator>>,
     /// EWMA weight out of 65536 (default 65000).
     pub loss_weight: Option<u32>,
     /// TFRC estimator's loss-event RTT (default 100 ms).
@@ -69,109 +69,7 @@ pub struct PgmccSpec {
     /// Largest random delay before answering an election request (default 20 ms).
     pub election_backoff: Option<Dur>,
     /// Its distribution: "uniform" (default) or "biased" (TFMCC's exponential timer, N = 10,000).
-    pub election_timer: Option<ElectionTimerSpec>,
-}
-
-/// pgmcc's start-up (`convoy_proto::cc::pgmcc::StartUp`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum StartSpec {
-    /// The paper's fixed threshold.
-    Paper,
-    /// Exponential until the first sign of congestion.
-    UntilCongestion,
-}
-
-/// How the election rates a lossless acker (`convoy_proto::cc::pgmcc::LosslessAcker`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum LosslessAckerSpec {
-    /// Infinite throughput, as the equation says.
-    Paper,
-    /// At least the session's sending rate.
-    SendingRate,
-}
-
-/// pgmcc's throughput formula.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ModelSpec {
-    /// The paper's 1/(RTT·√p).
-    Paper,
-    /// The draft's full formula.
-    Draft,
-}
-
-/// pgmcc's RTT measurement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RttSpec {
-    /// Echoed timestamps.
-    Timestamp,
-    /// Sequence-number distance.
-    Seqno,
-}
-
-/// What a timeout does to the window and the tokens.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TimeoutRestartSpec {
-    /// Draft §3: W = T = 1 and send.
-    Draft,
-    /// WF §IV-A: W = 1, T = −1/(2W).
-    WangFahmy,
-}
-
-/// What a loss does to the window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum LossReactionSpec {
-    /// Draft §2.2.
-    Draft,
-    /// Rizzo's ns-2 code.
-    NsCode,
-}
-
-/// What ACKs of a former acker may do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum OldAckerSpec {
-    /// Count in full.
-    Count,
-    /// Return the tokens of packets sent before the switch, never grow the window.
-    TokensOnly,
-    /// Ignore.
-    Ignore,
-}
-
-/// Timestamp unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TstampSpec {
-    /// Microseconds.
-    Us,
-    /// Milliseconds.
-    Ms,
-}
-
-/// Receiver loss estimator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LossSpec {
-    /// EWMA filter.
-    Ewma,
-    /// TFRC loss intervals.
-    Tfrc,
-}
-
-/// The election answer's delay distribution.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ElectionTimerSpec {
-    /// Uniform on [0, election_backoff].
-    Uniform,
-    /// TFMCC's biased timer (RFC 4654 §4.5) with N = 10,000.
-    Biased,
+    pub election_timer: Option<ByName<ElectionTimer>>,
 }
 
 /// pgmcc's feedback timeout: "adaptive" or `"fixed:<duration>"`.
@@ -263,15 +161,15 @@ fn config(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
             TimeoutPolicy::Adaptive { initial, min, max }
         }
     };
-    let loss_estimator = match g.loss.unwrap_or(LossSpec::Ewma) {
-        LossSpec::Ewma => {
+    let loss_estimator = match or(&g.loss, d.loss_estimator) {
+        LossEstimator::Ewma { weight: paper } => {
             if g.tfrc_rtt.is_some() {
                 return fail(
                     &p.key("tfrc_rtt"),
                     "`tfrc_rtt` applies to loss = \"tfrc\" only",
                 );
             }
-            let weight = g.loss_weight.unwrap_or(65_000);
+            let weight = g.loss_weight.unwrap_or(paper);
             if weight >= 65_536 {
                 return fail(
                     &p.key("loss_weight"),
@@ -280,7 +178,7 @@ fn config(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
             }
             LossEstimator::Ewma { weight }
         }
-        LossSpec::Tfrc => {
+        LossEstimator::Tfrc { rtt_hint } => {
             if g.loss_weight.is_some() {
                 return fail(
                     &p.key("loss_weight"),
@@ -288,68 +186,29 @@ fn config(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
                 );
             }
             LossEstimator::Tfrc {
-                rtt_hint: g.tfrc_rtt.map_or(Duration::from_millis(100), |x| x.0),
+                rtt_hint: g.tfrc_rtt.map_or(rtt_hint, |x| x.0),
             }
         }
     };
     Ok(PgmccConfig {
         ssthresh,
-        start: match g.start {
-            None => d.start,
-            Some(StartSpec::Paper) => StartUp::FixedThreshold,
-            Some(StartSpec::UntilCongestion) => StartUp::UntilCongestion,
-        },
+        start: or(&g.start, d.start),
         opening_round_min: g.opening_round_min.map_or(d.opening_round_min, |x| x.0),
         dupack_threshold: dupack,
         early_loss: g.early_loss.unwrap_or(d.early_loss),
-        lossless_acker: match g.lossless_acker {
-            None => d.lossless_acker,
-            Some(LosslessAckerSpec::Paper) => LosslessAcker::Unbounded,
-            Some(LosslessAckerSpec::SendingRate) => LosslessAcker::AtSendingRate,
-        },
+        lossless_acker: or(&g.lossless_acker, d.lossless_acker),
         c,
-        model: match g.model {
-            None => d.model,
-            Some(ModelSpec::Paper) => ThroughputModel::Paper,
-            Some(ModelSpec::Draft) => ThroughputModel::Draft,
-        },
-        rtt_method: match g.rtt {
-            None => d.rtt_method,
-            Some(RttSpec::Timestamp) => RttMethod::Timestamp,
-            Some(RttSpec::Seqno) => RttMethod::SequenceNumber,
-        },
+        model: or(&g.model, d.model),
+        rtt_method: or(&g.rtt, d.rtt_method),
         timeout,
         reelect_after_timeouts: g.reelect_after.unwrap_or(d.reelect_after_timeouts),
-        timeout_restart: match g.timeout_restart {
-            None => d.timeout_restart,
-            Some(TimeoutRestartSpec::Draft) => TimeoutRestart::Draft,
-            Some(TimeoutRestartSpec::WangFahmy) => TimeoutRestart::WangFahmy,
-        },
-        loss_reaction: match g.loss_reaction {
-            None => d.loss_reaction,
-            Some(LossReactionSpec::Draft) => LossReaction::Draft,
-            Some(LossReactionSpec::NsCode) => LossReaction::NsCode,
-        },
-        old_acker_acks: match g.old_acker_acks {
-            None => d.old_acker_acks,
-            Some(OldAckerSpec::Count) => OldAckerAcks::Count,
-            Some(OldAckerSpec::TokensOnly) => OldAckerAcks::TokensOnly,
-            Some(OldAckerSpec::Ignore) => OldAckerAcks::Ignore,
-        },
-        tstamp_unit: match g.tstamp {
-            None => d.tstamp_unit,
-            Some(TstampSpec::Us) => TimestampUnit::Micros,
-            Some(TstampSpec::Ms) => TimestampUnit::Millis,
-        },
+        timeout_restart: or(&g.timeout_restart, d.timeout_restart),
+        loss_reaction: or(&g.loss_reaction, d.loss_reaction),
+        old_acker_acks: or(&g.old_acker_acks, d.old_acker_acks),
+        tstamp_unit: or(&g.tstamp, d.tstamp_unit),
         loss_estimator,
         election_backoff: g.election_backoff.map_or(d.election_backoff, |x| x.0),
-        election_timer: match g.election_timer {
-            None => d.election_timer,
-            Some(ElectionTimerSpec::Uniform) => ElectionTimer::Uniform,
-            Some(ElectionTimerSpec::Biased) => ElectionTimer::Biased {
-                receivers_max: 10_000,
-            },
-        },
+        election_timer: or(&g.election_timer, d.election_timer),
         report_events: d.report_events,
         ack_per_batch: d.ack_per_batch,
         congestion_report_ivl: d.congestion_report_ivl,

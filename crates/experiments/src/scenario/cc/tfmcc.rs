@@ -4,6 +4,7 @@
 use super::SchemeKeys;
 use crate::scenario::locate::KeyPath;
 use crate::scenario::semantic::{fail, Res};
+use crate::scenario::by_name::{or, ByName};
 use crate::scenario::units::Dur;
 use convoy_proto::cc::tfmcc::{FeedbackBias, TfmccConfig};
 use convoy_proto::cc::CcConfig;
@@ -24,19 +25,9 @@ pub struct TfmccSpec {
     /// k, RTTs of the receive-rate measurement (default 2, §4.3.4: 2 to 4).
     pub receive_rate_rtts: Option<u32>,
     /// The receivers' feedback timer (default `"rate-offset"`, the paper's §2.5; `"exponential"`: RFC 4654 §4.5).
-    pub feedback_timer: Option<FeedbackTimerSpec>,
+    pub feedback_timer: Option<ByName<FeedbackBias>>,
     /// b, the feedback round's length T = b·R_max (default 6, RFC 4654 §3.4; the paper's §2.5 uses 4).
     pub round_rtts: Option<f64>,
-}
-
-/// `feedback_timer = "exponential" | "rate-offset"`.
-#[derive(Clone, Copy, Debug, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FeedbackTimerSpec {
-    /// [`FeedbackBias::Unbiased`].
-    Exponential,
-    /// [`FeedbackBias::RateOffset`].
-    RateOffset,
 }
 
 impl SchemeKeys for TfmccSpec {
@@ -75,11 +66,7 @@ impl SchemeKeys for TfmccSpec {
             g,
             receive_rate_rtts: rtts,
             discounting: k.discounting.unwrap_or(d.discounting),
-            feedback_timer: match k.feedback_timer {
-                None => d.feedback_timer,
-                Some(FeedbackTimerSpec::Exponential) => FeedbackBias::Unbiased,
-                Some(FeedbackTimerSpec::RateOffset) => FeedbackBias::RateOffset,
-            },
+            feedback_timer: or(&k.feedback_timer, d.feedback_timer),
             ..d
         }))
     }

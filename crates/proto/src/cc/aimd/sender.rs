@@ -1,9 +1,11 @@
-//! The agent scheme's sender: the paced rate, the agent, and the rate's AIMD rules (paper §5.1, §5.3, §6.3).
+//! The sender half of `aimd` (the agent-based rate AIMD scheme of Shi and Waldvogel 2000, docs/papers.md): the
+//! paced rate, the agent, and the rate's AIMD rules (paper §5.1, §5.3, §6.3).
 
 use super::capacity::capacity;
 use super::AimdConfig;
 use crate::cc::wire_clock::{micros, since, stamp, to_bps};
 use crate::cc::event_queue::EventQueue;
+use crate::cc::pacer::RatePacer;
 use crate::cc::{CcEvent, CcSnapshot, Permit, ReductionCause, SenderController};
 use crate::seq;
 use crate::time::Instant;
@@ -60,7 +62,7 @@ struct Agent {
     measured: bool,
 }
 
-/// The agent scheme's sender half.
+/// The sender half of `aimd`.
 #[derive(Debug)]
 pub struct AimdSender {
     config: AimdConfig,
@@ -68,7 +70,7 @@ pub struct AimdSender {
     x: f64,
     /// Mean packet size, bytes.
     s: f64,
-    next_send: Instant,
+    pacer: RatePacer,
     /// When the last data packet left (the next one is due one interval later, at the current rate).
     last_send: Option<Instant>,
     agent: Option<Agent>,
@@ -91,7 +93,7 @@ impl AimdSender {
         AimdSender {
             x: config.initial_rate.unwrap_or(INITIAL_PACKET / rtt),
             s: INITIAL_PACKET,
-            next_send: now,
+            pacer: RatePacer::new(now),
             last_send: None,
             agent: None,
             first_after_decrease: None,
@@ -129,7 +131,7 @@ impl AimdSender {
         // The next packet is due one interval at the new rate after the last: at one packet per 8 s a raise
         // would otherwise wait out the old interval, and the feedback that validates it with it (§5.3).
         if let Some(last) = self.last_send {
-            self.next_send = last + self.ipi();
+            self.pacer.reschedule(last + self.ipi());
         }
     }
 
@@ -314,17 +316,13 @@ impl AimdSender {
 
 impl SenderController for AimdSender {
     fn permit(&self, now: Instant) -> Permit {
-        if now >= self.next_send {
-            Permit::Now
-        } else {
-            Permit::At(self.next_send)
-        }
+        self.pacer.permit(now, Duration::ZERO)
     }
 
     fn on_data_sent(&mut self, now: Instant, sqn: u32, len: usize, options: &mut OptionsRepr) {
         self.s = 0.9 * self.s + 0.1 * len as f64;
         // An idle sender does not bank credit beyond one interval.
-        self.next_send = self.next_send.max(now - self.ipi()) + self.ipi();
+        self.pacer.sent(now, self.ipi(), self.ipi());
         self.last_send = Some(now);
         if self.decrease_unsent {
             self.first_after_decrease = Some(sqn);
@@ -349,7 +347,7 @@ impl SenderController for AimdSender {
     /// A repair takes its share of the rate: the next packet waits `len / X` longer (§5.4).
     fn on_repair_sent(&mut self, now: Instant, len: usize) {
         let spacing = Duration::from_secs_f64(len as f64 / self.x.max(self.floor()));
-        self.next_send = self.next_send.max(now - self.ipi()) + spacing;
+        self.pacer.sent(now, spacing, self.ipi());
         self.last_send = Some(now);
     }
 

@@ -42,6 +42,7 @@ pub use window::TokenWindow;
 use crate::cc::{ReceiverController, Scheme, SenderController};
 use crate::throughput::ThroughputModel;
 use crate::time::Instant;
+use crate::named::Named;
 use convoy_wire::OptionsRepr;
 use std::net::IpAddr;
 use std::time::Duration;
@@ -53,6 +54,14 @@ pub enum RttMethod {
     Timestamp,
     /// Packets sent since the reported sequence number: snd_max − rxw_lead (paper §3.2.1, draft §2.5.3).
     SequenceNumber,
+}
+
+impl Named for RttMethod {
+    /// Scenario key `rtt`.
+    const CHOICES: &'static [(&'static str, Self)] = &[
+        ("timestamp", RttMethod::Timestamp),
+        ("seqno", RttMethod::SequenceNumber),
+    ];
 }
 
 /// The feedback timeout (draft §2.7; WF §IV).
@@ -97,6 +106,14 @@ pub enum TimeoutRestart {
     WangFahmy,
 }
 
+impl Named for TimeoutRestart {
+    /// Scenario key `timeout_restart`.
+    const CHOICES: &'static [(&'static str, Self)] = &[
+        ("draft", TimeoutRestart::Draft),
+        ("wang-fahmy", TimeoutRestart::WangFahmy),
+    ];
+}
+
 /// What a detected loss does to the window, and what ACKs do in the RTT after it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LossReaction {
@@ -111,6 +128,14 @@ pub enum LossReaction {
     /// losses are ignored for one RTT (paper §3.4: "we do not react to further congestion events for the next
     /// RTT"), but the window is not frozen: an ACK grows W whenever T ≥ 0 and returns tokens only while T < 0.
     NsCode,
+}
+
+impl Named for LossReaction {
+    /// Scenario key `loss_reaction`.
+    const CHOICES: &'static [(&'static str, Self)] = &[
+        ("draft", LossReaction::Draft),
+        ("ns-code", LossReaction::NsCode),
+    ];
 }
 
 /// What ACKs from a receiver that is no longer the acker may do to the window (WF §IV-A).
@@ -128,6 +153,15 @@ pub enum OldAckerAcks {
     Ignore,
 }
 
+impl Named for OldAckerAcks {
+    /// Scenario key `old_acker_acks`.
+    const CHOICES: &'static [(&'static str, Self)] = &[
+        ("count", OldAckerAcks::Count),
+        ("tokens-only", OldAckerAcks::TokensOnly),
+        ("ignore", OldAckerAcks::Ignore),
+    ];
+}
+
 /// Units of the OPT_PGMCC_DATA timestamp. Sender and receivers of a session must agree (the draft asks for
 /// 1 ms or better, §2.1.3; OpenPGM uses milliseconds).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,6 +170,14 @@ pub enum TimestampUnit {
     Micros,
     /// Milliseconds (OpenPGM's unit).
     Millis,
+}
+
+impl Named for TimestampUnit {
+    /// Scenario key `tstamp`.
+    const CHOICES: &'static [(&'static str, Self)] = &[
+        ("us", TimestampUnit::Micros),
+        ("ms", TimestampUnit::Millis),
+    ];
 }
 
 impl TimestampUnit {
@@ -169,6 +211,16 @@ pub enum LossEstimator {
     },
 }
 
+impl Named for LossEstimator {
+    /// Scenario key `loss`: the paper's weight (§3.2.2), TFRC with a 100 ms loss-event RTT.
+    const CHOICES: &'static [(&'static str, Self)] = &[
+        ("ewma", LossEstimator::Ewma { weight: 65_000 }),
+        ("tfrc", LossEstimator::Tfrc {
+            rtt_hint: Duration::from_millis(100),
+        }),
+    ];
+}
+
 /// How the acker election rates an acker that has lost nothing yet (p = 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LosslessAcker {
@@ -185,6 +237,14 @@ pub enum LosslessAcker {
     AtSendingRate,
 }
 
+impl Named for LosslessAcker {
+    /// Scenario key `lossless_acker`.
+    const CHOICES: &'static [(&'static str, Self)] = &[
+        ("paper", LosslessAcker::Unbounded),
+        ("sending-rate", LosslessAcker::AtSendingRate),
+    ];
+}
+
 /// How a receiver delays its answer to an election request.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ElectionTimer {
@@ -199,6 +259,16 @@ pub enum ElectionTimer {
         /// N: the largest group size the timer is tuned for (RFC 4654: 10,000).
         receivers_max: u32,
     },
+}
+
+impl Named for ElectionTimer {
+    /// Scenario key `election_timer`: the biased timer tuned for RFC 4654's N = 10,000.
+    const CHOICES: &'static [(&'static str, Self)] = &[
+        ("uniform", ElectionTimer::Uniform),
+        ("biased", ElectionTimer::Biased {
+            receivers_max: 10_000,
+        }),
+    ];
 }
 
 impl ElectionTimer {

@@ -68,6 +68,7 @@
 //! meanwhile is lost, as the first overshoot of a TCP slow start on that path is.
 
 use super::dispersion::{rate_to_wire, REPORT_BELOW};
+use crate::named::Named;
 use crate::seq;
 use crate::time::Instant;
 use std::net::IpAddr;
@@ -83,21 +84,12 @@ pub enum StartUp {
     UntilCongestion,
 }
 
-impl StartUp {
-    /// The name scenarios and `convoy send --pgmcc-start` use: `paper` or `until-congestion`.
-    pub fn name(self) -> &'static str {
-        match self {
-            StartUp::FixedThreshold => "paper",
-            StartUp::UntilCongestion => "until-congestion",
-        }
-    }
-
-    /// Parse a name given by [`StartUp::name`].
-    pub fn from_name(name: &str) -> Option<Self> {
-        [StartUp::FixedThreshold, StartUp::UntilCongestion]
-            .into_iter()
-            .find(|s| s.name() == name)
-    }
+impl Named for StartUp {
+    /// Scenario key `start` and `convoy send --pgmcc-start`.
+    const CHOICES: &'static [(&'static str, Self)] = &[
+        ("paper", StartUp::FixedThreshold),
+        ("until-congestion", StartUp::UntilCongestion),
+    ];
 }
 
 /// RFC 9406 §4.3: RTT samples a round needs before its delay test (N_RTT_SAMPLE).

@@ -12,17 +12,20 @@
 //!   (§4.3.1), CLR reports once per RTT, the leave flag (§4.2) and the 120 s leave rule (§4.4,
 //!   [`crate::cc::ReceiverCcEvent::MustLeave`]).
 //! * [`timer`] — the feedback timer, unbiased (RFC 4654 §4.5) or biased by rate (paper §2.5).
-//! * [`units`] — the microsecond timestamps and their wrapping arithmetic ([`crate::cc::wire_clock`]).
+//!
+//! Timestamps and rates on the wire are those of [`crate::cc::wire_clock`], shared with aimd; its pacing is
+//! [`crate::cc::pacer`], shared with aimd and the fixed rate.
 //!
 //! The options on the wire are `convoy-wire`'s `cc::tfmcc` (data fields on ODATA, reports on ACKs); rates there
 //! are bit/s, here bytes/s.
 
+/// [`crate::cc::CcEvent::Milestone`]: a feedback round ended (RFC 4654 §3.4); the value is the new round's
+/// number, fb_nr.
+pub const ROUND_ENDED: &str = "tfmcc.round-ended";
+
 mod receiver;
 mod sender;
 pub mod timer;
-
-/// The wire's microsecond timestamps and bit/s rates (shared with the other rate-based schemes).
-pub use super::wire_clock as units;
 
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,6 @@
 //! The TFMCC receiver (RFC 4654 §4, §5; docs/tfmcc-rules.md §1, §3 "Receiver").
 
-use super::units::{from_bps, since, stamp, to_bps};
+use crate::cc::wire_clock::{from_bps, since, stamp, to_bps};
 use super::timer::timer_delay;
 use super::TfmccConfig;
 use crate::cc::{
@@ -597,7 +597,7 @@ impl TfmccReceiver {
             have_loss: self.have_loss,
             leaving: self.leaving,
             tr: stamp(now),
-            ts_echo: data.ts.wrapping_add(super::units::micros(hold)),
+            ts_echo: data.ts.wrapping_add(crate::cc::wire_clock::micros(hold)),
             x: WireRate::from_bps(to_bps(self.desired_rate(now))),
             fb_nr: data.fb_nr,
         };

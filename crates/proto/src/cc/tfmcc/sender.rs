@@ -1,8 +1,9 @@
 //! The TFMCC sender (RFC 4654 §3; docs/tfmcc-rules.md §1, §3 "Sender").
 
-use super::units::{from_bps, micros, since, stamp, to_bps};
+use crate::cc::wire_clock::{from_bps, micros, since, stamp, to_bps};
 use super::TfmccConfig;
 use crate::cc::event_queue::EventQueue;
+use crate::cc::pacer::RatePacer;
 use crate::cc::{CcEvent, CcSnapshot, Permit, ReductionCause, SenderController};
 use crate::time::Instant;
 use convoy_wire::cc::tfmcc::{TfmccData, TfmccEcho, TfmccFeedback, WireRate};
@@ -58,7 +59,7 @@ pub struct TfmccSender {
     /// Mean packet size s, bytes.
     s: f64,
     /// The nominal send time of the next packet (§3.7).
-    next_send: Instant,
+    pacer: RatePacer,
     /// R_max (§3.2).
     pub(super) r_max: Duration,
     /// R_max without its packet-interval floor: the initial value (§3.1), raised at once by a larger RTT and
@@ -104,7 +105,7 @@ impl TfmccSender {
         TfmccSender {
             x: s / r_max.as_secs_f64(),
             s,
-            next_send: now,
+            pacer: RatePacer::new(now),
             r_max,
             rtt_bound: r_max,
             r_peak: Duration::ZERO,
@@ -318,7 +319,7 @@ impl TfmccSender {
             return;
         };
         // Idle is the time beyond the instant pacing allowed this packet (a rate just cut has long intervals).
-        let idle = now.saturating_duration_since(self.next_send).as_secs_f64();
+        let idle = now.saturating_duration_since(self.pacer.next()).as_secs_f64();
         let halvings = (idle / (10.0 * self.r_max_s())).floor();
         if halvings < 1.0 {
             return;
@@ -350,7 +351,10 @@ impl TfmccSender {
         }
         self.ss_others = f64::INFINITY;
         self.ss_clr_latest = f64::INFINITY;
-        self.push(CcEvent::RoundEnded { number: self.fb_nr });
+        self.push(CcEvent::Milestone {
+            what: super::ROUND_ENDED,
+            value: f64::from(self.fb_nr),
+        });
         self.x_supp = f64::INFINITY;
         if !self.r_max_raised && self.r_peak > Duration::ZERO {
             self.r_max = self.r_max.mul_f64(0.9).max(self.r_peak);
@@ -405,7 +409,10 @@ impl TfmccSender {
         if f.have_loss && self.slowstart {
             self.slowstart = false;
             self.restart_to = None;
-            self.push(CcEvent::StartupEnded { before: self.x });
+            self.push(CcEvent::Milestone {
+                what: crate::cc::STARTUP_ENDED,
+                value: self.x,
+            });
         }
         match self.clr {
             None => {
@@ -496,12 +503,7 @@ impl SenderController for TfmccSender {
     fn permit(&self, now: Instant) -> Permit {
         // §3.7: send when now > t_n − delta, delta = min(ipi, ts_gran)/2.
         let delta = self.ipi().min(self.config.ts_gran) / 2;
-        let at = Instant::from_nanos(self.next_send.as_nanos().saturating_sub(delta.as_nanos() as u64));
-        if now >= at {
-            Permit::Now
-        } else {
-            Permit::At(at)
-        }
+        self.pacer.permit(now, delta)
     }
 
     fn on_data_sent(&mut self, now: Instant, _sqn: u32, len: usize, options: &mut OptionsRepr) {
@@ -509,7 +511,7 @@ impl SenderController for TfmccSender {
         self.x_at_last_send = Some(self.x);
         self.s = super::mean_packet_size(self.s, len);
         // An idle sender does not bank credit beyond one interval.
-        self.next_send = self.next_send.max(now - self.ipi()) + self.ipi();
+        self.pacer.sent(now, self.ipi(), self.ipi());
         let echo = self.take_echo(now);
         options.cc.tfmcc.data = Some(TfmccData {
             ts: stamp(now),
@@ -525,7 +527,7 @@ impl SenderController for TfmccSender {
     /// sender's packets at X; Shi–Waldvogel §5.4).
     fn on_repair_sent(&mut self, now: Instant, len: usize) {
         let spacing = Duration::from_secs_f64(len as f64 / self.x.max(self.floor()));
-        self.next_send = self.next_send.max(now - self.ipi()) + spacing;
+        self.pacer.sent(now, spacing, self.ipi());
     }
 
     fn on_feedback(&mut self, now: Instant, _from: IpAddr, packet: &PacketRepr<'_>) {

@@ -11,7 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
-use units::{micros, stamp};
+use crate::cc::wire_clock::{micros, stamp};
 
 pub(super) fn ip(n: u8) -> IpAddr {
     IpAddr::V4(Ipv4Addr::new(10, 0, 2, n))

@@ -11,6 +11,7 @@
 //! t = δ·r·T + (1 − δ)·max(T·(1 + ln x / ln N), 0), δ = 1/4, r = (clamp(X_calc/X, 0.5, 0.9) − 0.5)/0.4.
 //! The worst-case delay stays T, and the exponential part keeps (1 − δ)·T for suppression.
 
+use crate::named::Named;
 use std::time::Duration;
 
 /// Which feedback timer a receiver runs (scenario key `tfmcc.feedback_timer`).
@@ -21,6 +22,14 @@ pub enum FeedbackBias {
     /// The TFMCC paper §2.5: the offset bias towards receivers whose rate is low relative to the sending rate.
     #[default]
     RateOffset,
+}
+
+impl Named for FeedbackBias {
+    /// Scenario key `feedback_timer`.
+    const CHOICES: &'static [(&'static str, Self)] = &[
+        ("exponential", FeedbackBias::Unbiased),
+        ("rate-offset", FeedbackBias::RateOffset),
+    ];
 }
 
 /// δ, the share of the round spent on the rate offset (NORM's value; see the module docs).
