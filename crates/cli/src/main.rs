@@ -26,9 +26,9 @@ use std::process::ExitCode;
 #[command(
     name = "convoy",
     version,
-    about = "TCP-friendly single-rate multicast congestion control (pgmcc, TFMCC, the agent-based rate AIMD \
-             scheme) in one engine: on a packet-level simulator (reproduce, sim, sweep) and on the network over \
-             PGM/UDP multicast (send, recv)"
+    about = "TCP-friendly single-rate multicast congestion control (pgmcc, TFMCC and aimd, the agent-based rate \
+             AIMD scheme of Shi and Waldvogel) in one engine: on a packet-level simulator (reproduce, sim, sweep) \
+             and on the network over PGM/UDP multicast (send, recv)"
 )]
 struct Cli {
     #[command(subcommand)]

@@ -2,12 +2,13 @@
 //!
 //! pgmcc sends by tokens its acker returns (paper §3.4). Until a receiver answers the acker election (paper §3.6,
 //! draft §2.3.1), the window stays at one packet, and each feedback timeout sends one more (draft §2.7, backing off
-//! to a minute). TFMCC and the agent scheme fall to one packet per 8 s without reports (RFC 4654 §4.4;
-//! Shi–Waldvogel §4.1). Receivers that are not Convoy's (OpenPGM, ZeroMQ's pgm transport) receive the data but
-//! answer none of this, so to them a session creeps along for ever. A [`FeedbackWatch`] ends it: when no receiver
-//! has clocked the session (pgmcc's acker, TFMCC's CLR, the agent) within a limit after the first data packet,
-//! [`NetSender`](crate::NetSender) fails with a [`NoFeedback`] error naming the way out (`--cc fixed`). Once a
-//! receiver has clocked the session, the controller's own rules handle feedback that stops.
+//! to a minute). TFMCC and `aimd` (the agent-based rate AIMD scheme of Shi and Waldvogel 2000, docs/papers.md) fall
+//! to one packet per 8 s without reports (RFC 4654 §4.4; Shi–Waldvogel §4.1). Receivers that are not Convoy's
+//! (OpenPGM, ZeroMQ's pgm transport) receive the data but answer none of this, so to them a session creeps along for
+//! ever. A [`FeedbackWatch`] ends it: when no receiver has clocked the session (pgmcc's acker, TFMCC's CLR, the
+//! agent) within a limit after the first data packet, [`NetSender`](crate::NetSender) fails with a [`NoFeedback`]
+//! error naming the way out (`--cc fixed`). Once a receiver has clocked the session, the controller's own rules
+//! handle feedback that stops.
 
 use convoy_proto::{Instant, Sender};
 use std::time::Duration;

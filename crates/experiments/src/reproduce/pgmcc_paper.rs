@@ -490,9 +490,10 @@ pub const PGMCC_FIG2_FILTER: Experiment = Experiment {
     figures: Some(filter_figure::draw),
     note: "The filters here use the paper's arithmetic: 16 fractional bits with truncation. At W = 65500/65536 \
            the decay term of a 5% estimate is under two units per packet, so truncation removes a large part \
-           of it and the mean settles near 2.7% instead of 5% (a bias of the 16-bit arithmetic, not of the \
-           filter). Convoy's receivers run the same recurrence with 32 fractional bits internally (unbiased; \
-           see crates/proto/src/loss_filter.rs) and report it as the wire's 16-bit value.",
+           of it and the mean settles well below 5% (the check above reports the mean at each W; a bias of the \
+           16-bit arithmetic, not of the filter). Convoy's receivers run the same recurrence with 32 fractional \
+           bits internally (unbiased; see crates/proto/src/loss_filter.rs) and report it as the wire's 16-bit \
+           value.",
 };
 
 /// docs/experiments.md#pgmcc-fig3-nonlossy.
@@ -537,15 +538,14 @@ pub const PGMCC_FIG4_NONLOSSY: Experiment = Experiment {
     needs: &[],
     judge: fig4_nonlossy,
     figures: None,
-    note: "Reproduced on seeds 1–5. Acker switches do not cut the rate: the lowest 10 s bin is 0.79 of its \
-           phase's mean on seed 1 (bins are judged against their own phase, pgmcc alone or beside TCP, as \
-           experiments.md reads the claim; against the whole-run mean, which mixes pgmcc alone at about \
-           470 kbit/s with pgmcc beside TCP at about 260, the 50% line sat inside the normal fluctuation \
-           of two window-based flows on a 30-packet pipe and failed on 3 of 5 seeds). The control run with \
-           c = 0.75 has no acker switch after the first election instead of about 140, and its 10 s bins \
-           are identical to the c = 1 run's (the check above reports the largest difference): the three \
-           receivers share one path, so a switch moves the acker without changing the ACK clock, which is \
-           the paper's point.",
+    note: "Bins are judged against the mean of their own phase, pgmcc alone or beside TCP, as experiments.md \
+           reads the claim: against the whole-run mean, which mixes pgmcc alone on the link with pgmcc sharing \
+           it with TCP, the 50% line sat inside the normal fluctuation of two window-based flows on a 30-packet \
+           pipe and failed on some seeds. With c = 1 the acker switches often among the three receivers; the \
+           control run with c = 0.75 keeps the first acker, as §3.5 says, and its 10 s bins match the c = 1 \
+           run's (the control check above reports its switches and the largest bin difference): the three \
+           receivers share one path, so a switch moves the acker without changing the ACK clock, which is the \
+           paper's point.",
 };
 
 /// docs/experiments.md#pgmcc-fig4-lossy.
@@ -618,7 +618,7 @@ pub const PGMCC_FIG6_RTT_SPREAD: Experiment = Experiment {
     judge: super::rtt_spread::judge,
     figures: None,
     note: "The first half of the claim is not reproduced: the acker is the longest-RTT receiver (PR6, sometimes \
-           PR5) for almost all of the run on every seed (acker time above). All receivers sit behind the one \
+           PR5) for almost all of the run (see the acker time above). All receivers sit behind the one \
            bottleneck and report the same loss rate, so the election (paper §3.5: the lowest throughput, \
            which for equal loss is the longest RTT) prefers the farthest receiver as soon as one of its \
            reports reaches the sender, and a nearer receiver never displaces it (c = 0.75). Suppression does \
@@ -626,14 +626,14 @@ pub const PGMCC_FIG6_RTT_SPREAD: Experiment = Experiment {
            NAK reaches the network element about 360 ms after PR1's, while the repair answering PR1's NAK \
            passes the element about 45 ms after that NAK and clears its state, so the far NAK is forwarded \
            (the element's counters above show suppression at work for the near receivers). The variant \
-           reproduces the second half: with the competition on the longest path PR6 holds the acker role on \
-           every seed. TCP's receiver now sits beside PR6, on its path, as experiments.md sets it (it sat at \
-           about 120 ms before, which put pgmcc / TCP at 0.16–0.36). pgmcc / TCP is 0.51, 0.47, 1.54, 1.12 \
-           and 1.80 on seeds 1–5 (seed 2 just below 0.5): two flows through a 30-packet drop-tail queue, \
-           and which of them meets it full follows the access delays drawn with the seed (PR6's loss 0.48% \
-           to 1.29%). With both sources on 1 ms links (variant longest-path-identical-paths, reported) the \
-           flows phase-lock and TCP's packets meet the full queue far more often (seed 1: PR6 loses 0.64% of \
-           pgmcc's packets, while about 350 of the link's 582 drops are TCP's): 3.5.",
+           reproduces the second half: with the competition on the longest path PR6 holds the acker role. \
+           TCP's receiver sits beside PR6, on its path, as experiments.md sets it (placed at about 120 ms RTT, \
+           off PR6's path, it left pgmcc far below TCP). pgmcc / TCP in the variant swings widely with the \
+           seed, from near the bottom of [0.5, 2] to near its top, and on some seeds falls just below it: two \
+           flows through a 30-packet drop-tail queue, and which of them meets it full follows the access \
+           delays drawn with the seed (PR6's loss rate varies with them too). With both sources on 1 ms links \
+           (variant longest-path-identical-paths, reported) the flows phase-lock and TCP's packets meet the \
+           full queue far more often than pgmcc's, and pgmcc / TCP lies above the range.",
 };
 
 /// docs/experiments.md#pgmcc-fig7-uncorrelated.

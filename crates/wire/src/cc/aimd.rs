@@ -1,5 +1,6 @@
-//! The agent-based rate AIMD scheme's options (Shi and Waldvogel, "A Rate-based End-to-end Multicast Congestion
-//! Control Protocol", 2000, "paper"). The paper gives no packet formats; these are Convoy's, in Convoy's range.
+//! The options of `aimd`, the agent-based rate AIMD scheme of Shi and Waldvogel 2000 (docs/papers.md: "A
+//! Rate-based End-to-end Multicast Congestion Control Protocol", "paper"). The paper gives no packet formats;
+//! these are Convoy's, in Convoy's range.
 //!
 //! | type | name | length | value | field of [`AimdOptions`] |
 //! |---|---|---|---|---|

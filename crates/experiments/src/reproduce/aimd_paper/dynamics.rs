@@ -1,8 +1,8 @@
-//! Verdict of the agent scheme while cross traffic moves the bottleneck (Shi and Waldvogel §6.3, Figs 5–6): per
-//! phase, the source's rate against the worst path's available bandwidth, and how soon the agent moves behind the
-//! new bottleneck. Everything is read from the run's scenario: the phases from the CBR flows' start and stop times,
-//! each receiver's path from the topology, a path's available bandwidth as its narrowest link's rate less the CBR
-//! traffic crossing that link in the same direction.
+//! Verdict of `aimd`, the agent-based rate AIMD scheme of Shi and Waldvogel 2000 (docs/papers.md), while cross
+//! traffic moves the bottleneck (§6.3, Figs 5–6): per phase, the source's rate against the worst path's available
+//! bandwidth, and how soon the agent moves behind the new bottleneck. Everything is read from the run's scenario:
+//! the phases from the CBR flows' start and stop times, each receiver's path from the topology, a path's available
+//! bandwidth as its narrowest link's rate less the CBR traffic crossing that link in the same direction.
 
 use super::super::data::RunData;
 use super::super::experiment::Ctx;

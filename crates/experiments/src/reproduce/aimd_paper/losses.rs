@@ -1,5 +1,5 @@
-//! Verdict of the agent scheme beside TCP at the same random loss rate (Shi and Waldvogel §6.3, Fig. 7: "drop to
-//! zero").
+//! Verdict of `aimd`, the agent-based rate AIMD scheme of Shi and Waldvogel 2000 (docs/papers.md), beside TCP at
+//! the same random loss rate (§6.3, Fig. 7: "drop to zero").
 
 use super::super::experiment::Ctx;
 use super::super::measure::kbps;

@@ -1,5 +1,6 @@
-//! Verdicts of the agent scheme's sharing experiments (Shi and Waldvogel §6.1–6.2): twenty sessions among
-//! themselves (Fig. 2), and sessions beside as many TCP flows (Fig. 4).
+//! Verdicts of the sharing experiments of `aimd`, the agent-based rate AIMD scheme of Shi and Waldvogel 2000
+//! (docs/papers.md; §6.1–6.2): twenty sessions among themselves (Fig. 2), and sessions beside as many TCP flows
+//! (Fig. 4).
 
 use super::super::data::RunData;
 use super::super::experiment::Ctx;

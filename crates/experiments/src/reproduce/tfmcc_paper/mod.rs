@@ -371,98 +371,97 @@ pub fn experiments() -> Vec<Experiment> {
 }
 
 const FEEDBACK_NOTE: &str = "A model of one round (crates/experiments/src/reproduce/tfmcc_paper/feedback.rs gives its \
-    choices) on Convoy's timer and suppression code, as the paper's Figs 3–6 study the feedback process alone; \
-    200 rounds per size and timer, 10,000 receivers included, in well under a second. With RFC 4654's g = 0.1 both \
-    timers keep the lowest report within a few percent of the minimum, since every receiver more than g below the \
-    lowest echoed report still answers; the bias shows where the first echo cancels every timer (g = 1, reported): \
-    about 17% off with exponential timers and 4% with the rate offset on seed 1, the paper's Fig. 6 (unbiased \
-    ~20%, offset methods within a few percent). The rate-offset timer costs about one report more per round at \
-    10,000 receivers and is the receivers' default (`feedback_timer`) because of this measurement.";
+    choices) on Convoy's timer and suppression code, as the paper's Figs 3–6 study the feedback process alone; with \
+    no packets around the receivers, 200 rounds per size and timer, 10,000 receivers included, cost next to \
+    nothing. With RFC 4654's g = 0.1 both timers keep the lowest report close to the minimum, since every receiver \
+    more than g below the lowest echoed report still answers; the bias shows where the first echo cancels every \
+    timer (g = 1, reported above): there the exponential timers' lowest report lies well above the minimum and the \
+    rate offset's close to it, the pattern of the paper's Fig. 6 (unbiased ~20%, offset methods within a few \
+    percent). The rate-offset timer costs slightly more reports per round at 10,000 receivers (the report counts \
+    above) and is the receivers' default (`feedback_timer`) because of this comparison.";
 
-const FIG7_NOTE: &str = "Reproduced on seeds 1–5 for the homogeneous runs, judged on the median of the 1 s bins as \
-    experiments.md asks. Seed 1: 320, 152, 80, 64 and 40 kbit/s for N = 1 to 10,000, 0.125 of N = 1 at 10,000 (the \
-    paper: 16%). N = 1 is judged against the equation at the loss its link delivered (1.12 on seed 1), since a \
-    Bernoulli draw can lose 9.4% instead of the nominal 10%. The ratios stay above 1 because the loss event rate, \
-    not the packet loss, enters the equation: at a few packets per RTT a second loss within one RTT joins the \
-    first's event (RFC 4654 §5.2). The receiver used to take s as 1400 bytes against 1064-byte packets (1.55 of \
-    the equation before); it now measures s (RFC 4654 §2.1). The heterogeneous distribution gives 0.68 of the \
-    worst receiver's equation rate on seed 1 (the paper: about 30% below) and 0.55–0.80 on seeds 1–10 (mean about \
-    0.65); seed 4 reads 0.548, just under this project's 0.55, so the id fails with five seeds. Before the \
-    increase limit kept R_max's initial value it read 0.61–0.71 on seeds 1–5: the runs differ from the first \
-    round on, and the window judged (50–120 s) starts long after the initial value has decayed, so the spread is \
-    the seeds', not a lower mean. The means are reported beside.";
+const FIG7_NOTE: &str = "The homogeneous runs are judged on the median of the 1 s bins, as experiments.md asks; the \
+    first check lists each N's median and its share of N = 1 (the paper: 16% at 10,000). N = 1 is judged against \
+    the equation at the loss its link delivered, since a Bernoulli draw can lose somewhat more or less than the \
+    nominal 10%. N = 1 runs above the equation because the loss event rate, not the packet loss, enters it: at a \
+    few packets per RTT a second loss within one RTT joins the first's event (RFC 4654 §5.2). The receiver used to \
+    take s as 1400 bytes against 1064-byte packets, which lifted the rate well above the equation; it now measures \
+    s (RFC 4654 §2.1). The heterogeneous distribution comes near the paper's figure (about 30% below the worst \
+    receiver's equation rate) on average over the seeds, but single seeds spread around that, down to this \
+    project's 0.55, so a run of several seeds can fail on that check. Making the increase limit keep R_max's \
+    initial value moved those values seed by seed, not their mean: the runs differ from the first round on, and \
+    the window judged (50–120 s) starts long after the initial value has decayed, so the spread is the seeds'. \
+    The means are reported beside.";
 
-const FIG13_NOTE: &str = "Judged from this build on the trend the paper claims, the mean over the seeds run of the delay at \
-    t = 140 s against t = 20 s; the single runs are reported. Over seeds 1–5 the means are 3.88 against 4.59 s \
-    (40 receivers), 3.22 against 5.12 s (200) and 2.7 against 33.5 s (1000). With one seed, as `convoy reproduce` \
-    runs by default, the mean is that seed's, and seed 1 fails at 200 receivers (6.38 s at 140 s against 2.09 s at \
-    20 s). Delays on seed 1: 40 receivers 5.29 (no RTT sample yet), 1.05, 1.3, 1.23 s for t = 20, 60, 100, 140 s; \
-    200 receivers 2.09 (no RTT sample yet), 10.03, 1.41, 6.38 s; 1000 receivers 28.02, 8.87, 2.92 (no sample yet \
-    in all three), 2.62 s. A change found while the receiver has an RTT sample is reacted upon within a feedback \
-    delay or two (the one-way-delay adjustment shows it at once, now smoothed as the paper's §2.4.3 asks); \
-    without a sample the receiver computes with R_max and waits for an echo.";
+const FIG13_NOTE: &str = "Judged on the trend the paper claims: the mean over the seeds run of the delay at \
+    t = 140 s against t = 20 s; the single runs are reported. Single runs scatter widely, so with one seed, as \
+    `convoy reproduce` runs by default, the mean is that seed's and one run can break the trend for its group. What \
+    sets a run's delay is whether the receiver already had an RTT sample at the change (this seed's delays, \
+    reported above, mark the runs where it had none): a change found while the receiver has an RTT sample is \
+    reacted upon within a feedback delay or two (the one-way-delay adjustment shows it at once, now smoothed as the \
+    paper's §2.4.3 asks); without a sample the receiver computes with R_max and waits for an echo.";
 
-const FIG9_NOTE: &str = "Reproduced on seeds 1–5 with the paper's TCP (ns-2's Sack1, IW 1, 1000-byte packets, a window of \
-    20 packets, and ns-2's 100 ms clock: RTO floor 0.2 s, RTO at least a tick above SRTT) and access delays drawn \
-    from 1–20 ms: TFMCC / mean TCP 0.83, 0.83, 0.97, 1.21 and 0.96, and smoother (CoV 0.17 against 0.45 on seed \
-    1). The variant with identical 1 ms access paths (reported) gives 0.675 with 6.1% of TFMCC's packets lost, \
-    against 1.8% in the main run: paced packets meet a drop-tail queue that the ACK-clocked TCP flows keep full \
-    in phase (Floyd and Jacobson 1992). RED (reported): 0.79. Before the TFMCC fixes of this build \
-    (receiver-measured s, the increase limit per RTT rather than per floored R_max, the smoothed one-way-delay RTT) and the paper's \
-    setup: 0.51–0.64.";
+const FIG9_NOTE: &str = "Judged with the paper's TCP (ns-2's Sack1, IW 1, 1000-byte packets, a window of 20 \
+    packets, and ns-2's 100 ms clock: RTO floor 0.2 s, RTO at least a tick above SRTT) and access delays drawn from \
+    1–20 ms. The variant with identical 1 ms access paths (reported) gives TFMCC a smaller share and loses far more \
+    of its packets than the main run: paced packets meet a drop-tail queue that the ACK-clocked TCP flows keep full \
+    in phase (Floyd and Jacobson 1992). RED is reported beside. Before the TFMCC fixes of this build \
+    (receiver-measured s, the increase limit per RTT rather than per floored R_max, the smoothed one-way-delay RTT) \
+    and the paper's setup, TFMCC / mean TCP fell below the range.";
 
-const FIG10_NOTE: &str = "Not reproduced: TFMCC / mean TCP 0.49, 0.60, 0.53, 0.46 and 0.50 on seeds 1–5 (mean 0.52; the \
-    paper: about 0.7), failing on seeds 1 and 4. Traced: the ratio is the product of two factors. (1) The share on \
-    one circuit (variant one-circuit, reported): 0.82–3.28 over seeds 1–16, bimodal; where it is high the TCP flow \
-    sends bursts of two into a queue the paced flow keeps nearly full, loses three packets of a five-packet window \
-    and times out (74 timeouts on seed 3), which is the paper's own warning that TFMCC is the more aggressive where \
-    it meets few TCP flows at a drop-tail queue (§4.1). (2) The degradation of §3: the sender follows the lowest of \
-    sixteen independent estimates (about 40 CLR changes in 200 s on seed 1): sixteen circuits over one is 0.44 on \
-    seed 1, beside 0.53 for ten receivers in tfmcc-fig7-scaling, whose curve meets the paper's Fig. 7 at 10,000. \
+const FIG10_NOTE: &str = "Not reproduced: TFMCC / mean TCP stays below the paper's about 0.7 and on some seeds \
+    below the 0.5 judged. Traced: the ratio is the product of two factors. (1) The share on one circuit (variant \
+    one-circuit, reported) swings widely from seed to seed, bimodal; where it is high the TCP flow sends bursts of \
+    two into a queue the paced flow keeps nearly full, loses three packets of a five-packet window and times out \
+    (the variant's line counts TCP's timeouts), which is the paper's own warning that TFMCC is the more aggressive \
+    where it meets few TCP flows at a drop-tail queue (§4.1). (2) The degradation of §3: the sender follows the \
+    lowest of sixteen independent estimates and changes CLR often; sixteen circuits over one (the one-circuit line) \
+    comes out near tfmcc-fig7-scaling's ten receivers over one, a curve that meets the paper's Fig. 7 at 10,000. \
     The paper gives neither the circuits' queue nor their delay nor a TCP window, and the ratio hangs on them \
-    (scenarios/sweeps/tfmcc-fig10-circuits.toml, whole-run goodput, seeds 1–5): with ns-2's window of 20 packets \
-    it runs from 0.27 (15 packets, 40 ms) to 1.53 (50 packets, 40 ms), and 0.7 appears only in the band where \
-    that window, not loss, starts to hold TCP back (25 packets at 40 ms: 0.62–0.69); with no window limit \
-    (variant tcp-window-unlimited, reported) it is 0.30–0.52 at every queue and delay tried, falling as the queue \
-    grows. So in no setup in \
-    which TCP can fill its circuit does TFMCC reach the paper's 70%: with sixteen independent bottlenecks it gets \
-    about half of TCP's rate, the degradation §3 predicts, larger than the paper's figure states.";
+    (scenarios/sweeps/tfmcc-fig10-circuits.toml sweeps both, whole-run goodput): with ns-2's window of 20 packets \
+    it runs from far below 0.5 (15 packets, 40 ms) to above 1 (50 packets, 40 ms), and 0.7 appears only in the \
+    band where that window, not loss, starts to hold TCP back (25 packets at 40 ms); with no window limit (variant \
+    tcp-window-unlimited, reported) it stays at about half or below at every queue and delay tried, falling as \
+    the queue grows. So in no setup in which TCP can fill its circuit does TFMCC reach the paper's 70%: with \
+    sixteen independent bottlenecks it loses more to TCP than the paper's figure states, by the degradation §3 \
+    predicts.";
 
-const FIG11_NOTE: &str = "Reproduced on seeds 1–5. With the paper's TCP (RTO floor 0.2 s) the 12.5% phase matches: TFMCC 218 \
-    against TCP 212 kbit/s on seed 1, where the 1 s minimum RTO used before held TCP near the equation with \
-    t_RTO = 1 s (68 kbit/s, ratio 4.3). Every join makes the new receiver CLR within half a second. The TCP window \
-    is left unlimited here, unlike the other TFMCC scenarios (the scenario file says why: the paper's Fig. 11 has \
-    TCP near 5 Mbit/s at 0.1% loss); with ns-2's default of 20 packets (variant ns2-window-20, reported) TCP is \
-    capped near 2.5 Mbit/s and TFMCC / TCP in the 0.1% phases is 1.83 and 2.24.";
+const FIG11_NOTE: &str = "With the paper's TCP (RTO floor 0.2 s) the 12.5% phase matches; the 1 s minimum RTO used \
+    before held TCP near the equation with t_RTO = 1 s, far below TFMCC. Every join makes the new receiver CLR well \
+    within the 3 s judged. The TCP window is left unlimited here, unlike the other TFMCC scenarios (the scenario \
+    file says why: the paper's Fig. 11 has TCP near 5 Mbit/s at 0.1% loss); with ns-2's default of 20 packets \
+    (variant ns2-window-20, reported) TCP is capped near 2.7 Mbit/s at the 60 ms RTT and TFMCC outruns it in the \
+    0.1% phases.";
 
-const FIG12_NOTE: &str = "Reproduced on seeds 1–5 on a 2 Mbit/s bottleneck with a 10-packet queue (at most 43 ms of queueing, \
-    half the spread of the paper's RTTs): 3.65 new samples per feedback round over 0–200 s on seed 1 and every \
-    receiver sampled by 200 s (the paper: about 700 of 1000). Some rounds give none (39 of 159, reported), as an \
-    average of one per round allows. The bottleneck is the paper's silence: at 1 Mbit/s with 25 packets (the \
-    earlier choice, 0.2 s of TFMCC's own queue in every RTT, rounds of 2.5 s) 6.15 per round and at 4 Mbit/s 3.5, \
-    all receivers sampled in both (reported). The earlier build reached 43% at 300 s: rounds of 6 R_max (the \
+const FIG12_NOTE: &str = "On a 2 Mbit/s bottleneck with a 10-packet queue (at most 43 ms of queueing, half the \
+    spread of the paper's RTTs) the receivers get their first RTT samples at more than one per feedback round on \
+    average, and more of them have one by 200 s than the paper's about 700 of 1000 (the checks above give the \
+    counts). Some rounds give none (reported), as an average of one per round allows. The bottleneck is the \
+    paper's silence: at 1 Mbit/s with 25 packets (the earlier choice, which puts 0.2 s of TFMCC's own queue into \
+    every RTT and so lengthens every round) and at 4 Mbit/s the samples also come at more than one per round \
+    (both reported). The earlier build had fewer than half the receivers sampled at 300 s: rounds of 6 R_max (the \
     paper uses 4) and that queue.";
 
-const FIG14_NOTE: &str = "Reproduced on seeds 1–5. On the empty bottleneck slowstart peaks below twice the link for 1 to 1000 \
-    receivers (1.27–1.75 on seed 1); beside one TCP flow on a 2 Mbit/s bottleneck (fair rate 1 Mbit/s, the paper's \
-    footnote 8) it ends near the fair rate (1.19 with one receiver, 1.40 with 100, seed 1). That depends on the \
-    TCP's window, which the paper does not give: with ns-2's default of 20 packets TCP never overflows the \
-    25-packet queue and TFMCC's slowstart ends at the losses it causes itself; with the window unlimited (variant \
-    n1-tcp-window-unlimited, reported) TCP's slow start fills the queue within its first second, TFMCC's first \
-    report (up to a round, 4·R_max = 2 s, away) already carries a loss, and slowstart ends 6 s in at 66 kbit/s \
-    (0.07 of the fair rate). Before this build the increase limit stepped with R_max floored at the packet \
-    interval, and TFMCC then crept up from 22 kbit/s at about 3 kbit/s per second.";
+const FIG14_NOTE: &str = "On the empty bottleneck slowstart peaks below twice the link for 1 to 1000 receivers; \
+    beside one TCP flow on a 2 Mbit/s bottleneck (fair rate 1 Mbit/s, the paper's footnote 8) it ends near the \
+    fair rate (the checks above give each peak). That depends on the TCP's window, which the paper does not give: \
+    with ns-2's default of 20 packets TCP never overflows the 25-packet queue and TFMCC's slowstart ends at the \
+    losses it causes itself; with the window unlimited (variant n1-tcp-window-unlimited, reported) TCP's slow \
+    start fills the queue within its first second, TFMCC's first report (up to a round, 4·R_max = 2 s, away) \
+    already carries a loss, and slowstart ends within seconds at a small fraction of the fair rate. Before this \
+    build the increase limit stepped with R_max floored at the packet interval, and TFMCC then crept up slowly \
+    from a low rate.";
 
-const FIG15_NOTE: &str = "Partly reproduced. The joining receiver becomes CLR within a second, no 1 s bin is at zero from the \
-    join to the end on seeds 1–5, and with a TCP flow on the slow link the two share it (1.49 on seed 1). Back at \
-    800 kbit/s after the leave in 23, 20, 21, 23 and 22 s on seeds 1–5, beyond this project's 20 s on all but \
-    seed 2; 21–29 s on 8 of seeds 1–10, and on 7 of 10 before R_max's initial value was kept (the paper gives no figure for this; it says TFMCC takes \"roughly 20 seconds\" to reach TCP's rate, \
-    §4.4). Traced on seed 1 (the sender's rate and CLR, window-tfmcc.csv): the leaving receiver hands the CLR \
-    role on, case 3 holds any increase for a round, and the increase limit of one packet per RTT per RTT uses R_max \
-    without its floor, which still holds the departed receiver's RTT through its 200 kbit/s queue (about 1 s) \
-    and forgets it by 10% per round as R_max does (RFC 4654 §3.2): the rate grows by about 16 kbit/s per second \
-    at first and 80 kbit/s per second 15 s later. That is RFC 4654's rule read per R_max, as the TFMCC draft \
-    states it; UFTP's TFMCC increases the same way (s/grtt per round of its decaying grtt) and would be slower; \
-    NORM-CC decouples the increase from its GRTT (up to twice the rate per CLR response) and would be back \
-    within a second of choosing the new CLR; the RFC's case 4 read per CLR report (one per CLR RTT) gives about \
-    7 s. The paper's ns-2 code is not public, so which reading it used is open.";
+const FIG15_NOTE: &str = "Partly reproduced. The joining receiver becomes CLR quickly, no 1 s bin is at zero from \
+    the join to the end, and with a TCP flow on the slow link the two share it. The return to 800 kbit/s after the \
+    leave takes about this project's 20 s and on most seeds a little longer, so that check fails (the paper gives \
+    no figure for this; it says TFMCC takes \"roughly 20 seconds\" to reach TCP's rate, §4.4); keeping R_max's \
+    initial value did not change that. Traced (the sender's rate and CLR, window-tfmcc.csv): the leaving receiver \
+    hands the CLR role on, case 3 holds any increase for a round, and the increase limit of one packet per RTT per \
+    RTT uses R_max without its floor, which still holds the departed receiver's RTT through its 200 kbit/s queue \
+    (about 1 s) and forgets it by 10% per round as R_max does (RFC 4654 §3.2): the rate grows slowly at first and \
+    faster as R_max decays. That is RFC 4654's rule read per R_max, as the TFMCC draft states it; UFTP's TFMCC \
+    increases the same way (s/grtt per round of its decaying grtt) and would be slower; NORM-CC decouples the \
+    increase from its GRTT (up to twice the rate per CLR response) and would be back within a second of choosing \
+    the new CLR; the RFC's case 4 read per CLR report (one per CLR RTT) would be back well inside 20 s. The \
+    paper's ns-2 code is not public, so which reading it used is open.";

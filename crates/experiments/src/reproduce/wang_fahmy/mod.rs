@@ -58,17 +58,18 @@ pub const WF_AGGREGATION: Experiment = Experiment {
     judge: aggregation::aggregation,
     figures: None,
     note: "Not reproduced, and suppression is not the cause. With suppression the sender takes the role away \
-           from PR4 on one seed of five a number of times (seeds 1–5: 5, 0, 1, 0, 0), each time for under \
-           half a second; without suppression (the control) it does so more often (3, 2, 3, 2, 3). \
-           Suppression does hide PR4's reports of shared losses — a quarter of its NAKs never reach the \
-           sender (73–79% get through) — but while PR4 is the acker that costs nothing: its ACKs carry its \
-           loss and RTT on every packet, and no network element filters ACKs. The switches come from the \
-           election Wang and Fahmy ran, with the RTT measured in packets: a NAK's snd_max − rxw_lead is \
-           compared with the acker's value from its latest ACK, and at PR4's 7% loss the window is a few \
-           packets, so the acker's RTT is often 1 packet; each switch away from PR4 traced was taken against \
-           an acker RTT of 1 packet (e.g. PR1 with 3 packets and 1.4% loss against PR4's 1 packet and \
-           6.4%), and the control that measures the RTT from timestamps instead, nothing else changed, has \
-           no switch away from PR4 on seeds 1–5. PR1 and PR2 (and PR3, one hop further) sit in identical \
+           from PR4 only now and then, on most seeds not at all, and each time for a moment only, well short \
+           of the switches the first check needs; without suppression (the no-suppression control) it does so \
+           more often. Suppression does hide PR4's reports of shared losses — part of its NAKs never reach \
+           the sender (the summaries above give the share) — but while PR4 is the acker that costs nothing: \
+           its ACKs carry its loss and RTT on every packet, and no network element filters ACKs. The switches \
+           that do occur come from the election Wang and Fahmy ran, with the RTT measured in packets: a NAK's \
+           snd_max − rxw_lead is compared with the acker's value from its latest ACK, and at PR4's loss of \
+           about 7% (2% on L0, 5% more on its own link) the window is a few packets, so the acker's RTT is \
+           often 1 packet; each switch away from PR4 traced was taken against an acker RTT of 1 packet (a \
+           receiver reporting a few packets of RTT and a fraction of PR4's loss then outranks PR4 under \
+           RTT²·p), and the timestamp-rtt control, which measures the RTT from timestamps with nothing else \
+           changed, has no switch away from PR4. PR1 and PR2 (and PR3, one hop further) sit in identical \
            places and win the NAK race at random, so a switch to any of them counts.",
 };
 
@@ -98,12 +99,12 @@ pub const WF_AGGREGATION_FIXED: Experiment = Experiment {
     needs: &["wf-aggregation"],
     judge: aggregation::aggregation_fixed,
     figures: None,
-    note: "Reproduced on seeds 1–5. With elements that remember the forwarded NAK's rx_loss, 96–99% of PR4's \
-           NAKs reach the sender against 73–79% with plain suppression (wf-aggregation), and PR4 holds the \
-           role after 10 s. The fix does not remove the brief switches (seeds 1–5: 3, 1, 2, 1, 0 away from \
-           PR4, against 5, 0, 1, 0, 0): they come from the packet-count RTT (see wf-aggregation), not from \
-           the reports suppression hides, and every extra report that now gets through — PR1–PR3's as well \
-           as PR4's — is another chance to meet the acker at a 1-packet RTT.",
+    note: "With elements that remember the forwarded NAK's rx_loss, nearly all of PR4's NAKs reach the sender, \
+           more than with plain suppression (the first check compares the two), and PR4 holds the role after \
+           10 s. The fix does not remove the brief switches away from PR4 and can add some (the report above \
+           counts them beside wf-aggregation's): they come from the packet-count RTT (see wf-aggregation), not \
+           from the reports suppression hides, and every extra report that now gets through — PR1–PR3's as \
+           well as PR4's — is another chance to meet the acker at a 1-packet RTT.",
 };
 
 /// docs/experiments.md#wf-congested.
@@ -125,15 +126,16 @@ pub const WF_CONGESTED: Experiment = Experiment {
     needs: &[],
     judge: dynamics::congested,
     figures: Some(figures::table2_congested),
-    note: "Reproduced on seeds 1–5. With their fixed timeout (4 s, Rizzo's ns code) and their restart \
-           (timeout_restart = \"wang-fahmy\": W = 1 and T = −1/(2W), nothing sent until ACKs return tokens, WF \
-           §IV-A) the acker's RTT (tens of seconds: three 50 kbit/s links each hold up to 120 packets; median \
-           ACK delay above) keeps the timer firing and the window reads 1 almost all the run; the adaptive \
-           timeout, with nothing else changed, ends the timeouts and gives more goodput (2.84 against 2.31 \
-           kbit/s on the mean of seeds 1–5; seed 1: 2.38 against 1.70). Both stay below their ×1 figures (PGM \
-           3.95–4.26 kbit/s) beside TCP flow 4's 1.23 kbit/s (theirs 1.39, with ns 2.1b5's TCP as here). The \
-           draft's own restart under their timer (W = T = 1 and send a packet, the fixed-draft line) gives \
-           2.6 kbit/s, because it sends one packet per timeout however late the ACKs are.",
+    note: "With their fixed timeout (4 s, Rizzo's ns code) and their restart (timeout_restart = \"wang-fahmy\": \
+           W = 1 and T = −1/(2W), nothing sent until ACKs return tokens, WF §IV-A) the acker's RTT (tens of \
+           seconds: three 50 kbit/s links each hold up to 120 packets; see the median ACK delay above) keeps the \
+           timer firing and the window reads 1 almost all the run; the adaptive timeout, with nothing else \
+           changed, ends the timeouts and gives more goodput, judged on the mean over the seeds run since \
+           single seeds scatter. PGM's goodput stays below their ×1 figures (3.95–4.26 kbit/s) with either \
+           timeout, while TCP flow 4 comes close to theirs (1.39 kbit/s, with ns 2.1b5's TCP as here); the \
+           goodput lines above give both. The draft's own restart under their timer (W = T = 1 and send a \
+           packet, the fixed-draft line) gets more goodput than their restart, because it sends one packet per \
+           timeout however late the ACKs are.",
 };
 
 /// docs/experiments.md#wf-medium.
@@ -157,15 +159,16 @@ pub const WF_MEDIUM: Experiment = Experiment {
     needs: &[],
     judge: dynamics::medium,
     figures: None,
-    note: "Partly reproduced (3 of 5 seeds). At ×3.5 with their fixed timeout Convoy's PGM gets 24.7 kbit/s \
-           against TCP flow 4's 10 on seed 1 (theirs 22–22.4 against 7.24) with the acker going from PR3 to \
-           PR5, as they describe; at ×2.5 it gets 2.9 against 5.9 (theirs 4.77–4.91 against 4.97), \
-           PGM / TCP 0.49, just below the range: the acker is PR5 from 53 s on, its RTT stays above the 4 s \
-           timer (212 timeouts, the window at 1 for 94% of the run), the problem their paper names, and the \
-           adaptive timeout lifts PGM to 7 kbit/s. Seed 3 fails at ×3.5 (3.6 against 7.0): PR5 holds the role \
-           and the timer fires as at ×2.5 (215 timeouts, the window's median 1 and the acker's RTT 3 s, where \
-           the other seeds keep W at 10–15, an ACK every second or so, and time out 29–39 times, getting \
-           22–26 kbit/s): with a fixed timer close to the acker's RTT both states hold once reached. TCP flow 4 comes within about 20% of their figures at both scales.",
+    note: "Partly reproduced. At ×3.5 with their fixed timeout PGM gets well above TCP flow 4 with the acker \
+           going from PR3 to PR5, as they describe (theirs: 22–22.4 against 7.24 kbit/s). At ×2.5 PGM / TCP \
+           falls just below the [0.5, 2] judged on some seeds (theirs: 4.77–4.91 against 4.97): the acker \
+           becomes PR5 early in the run, its RTT stays above the 4 s timer, the timer keeps firing and the \
+           window sits at 1 for most of the run — the problem their paper names — and the adaptive timeout \
+           (x2.5-adaptive, reported) lifts PGM well above that. On some seeds ×3.5 falls into the same state: \
+           PR5 holds the role and the timer fires as at ×2.5, where the other seeds keep the window open, an \
+           ACK every second or so, and time out far less often: with a fixed timer close to the acker's RTT \
+           both states hold once reached. TCP flow 4 comes close to their figures at both scales (see the \
+           goodput lines above).",
 };
 
 /// docs/experiments.md#wf-uncongested.
@@ -189,14 +192,15 @@ pub const WF_UNCONGESTED: Experiment = Experiment {
     judge: dynamics::uncongested,
     figures: None,
     note: "Not reproduced, and from traces it is the reconstruction, not pgmcc. At ×10 PR5, the receiver with \
-           the longest path and the most loss, holds the acker role for 88–99% of the run (seeds 1–5: PR3 \
-           0.5%, 2.2%, 6.4%, 3.2%, 11%; theirs: PR3 736 s, PR5 173 s); PGM gets 37–46 kbit/s against TCP \
-           flow 4's 23–27 (theirs 74–76.6 against ~7.8), no timeout fires, and the adaptive run is the same run. At ×80 the router links (≥ 4 Mbit/s) \
-           are no bottleneck: every flow is held by its own 150 kbit/s access link, nothing is lost, no NAK is \
-           sent, PR1, the first reporter, stays the acker, and PGM (132 kbit/s) is just below TCP flow 4 (144). \
-           Their identical goodput at ×10 and ×80, with TCP flow 4 at ~7.8 kbit/s, means their flows shared a \
-           bottleneck that did not scale — something in their Fig. 8, which the seed text lacks, that this \
-           reconstruction (every host on its own access link) does not have.",
+           the longest path and the most loss, holds the acker role for nearly all of the run, where theirs \
+           switched back and forth (PR3 736 s, PR5 173 s; see the acker time above); PGM gets more than TCP \
+           flow 4 but far less than their 74–76.6 kbit/s, TCP flow 4 gets well above their ~7.8, no timeout \
+           fires, and the adaptive run is the same run. At ×80 the router links (≥ 4 Mbit/s) are no \
+           bottleneck: every flow is held by its own 150 kbit/s access link, nothing is lost, no NAK is sent, \
+           PR1, the first reporter, stays the acker, and PGM ends just below TCP flow 4. Their identical \
+           goodput at ×10 and ×80, with TCP flow 4 at ~7.8 kbit/s, means their flows shared a bottleneck that \
+           did not scale — something in their Fig. 8, which the seed text lacks, that this reconstruction \
+           (every host on its own access link) does not have.",
 };
 
 /// docs/experiments.md#wf-switch-inflation.
@@ -230,17 +234,16 @@ pub const WF_SWITCH_INFLATION: Experiment = Experiment {
     judge: switch_inflation::switch_inflation,
     figures: Some(figures::fig11),
     note: "With their timeout rule (see wf-congested) the old acker keeps ACKing after the first switch (first \
-           check, as they observed) and its late ACKs open the window from 1 before the new acker's first ACK \
-           (second check: on seed 1 from 12.3 to 13.2 in the 21 s before it; all five seeds). That needs the \
-           loss reaction of Rizzo's ns code (the scenarios' loss_reaction = \"ns-code\"): under the draft's, \
-           which freezes the window for the RTT after a loss, seed 5's first switch (78.4 s) fell inside such \
-           an RTT — the acker's was 11 s — and the old acker's ACKs only returned tokens. The mitigation \
-           old_acker_acks = \"tokens-only\" lets the old acker's ACKs give back the tokens of the packets sent \
-           before the switch but never grow the window; \"ignore\" (the draft's pseudo-code) drops them; the \
-           lines above show what each changes, and the adaptive-timeout variant shows the switches without \
-           the timer in the way. The first-50-s comparison is made at the senders: at the receivers little of \
-           either flow crosses the chain in 50 s (receiver-side line above), since a full 120-packet queue on \
-           a 50 kbit/s link holds 28.8 s.",
+           check, as they observed) and its late ACKs open the window before the new acker's first ACK (second \
+           check). That needs the loss reaction of Rizzo's ns code (the scenarios' loss_reaction = \
+           \"ns-code\"): under the draft's, which freezes the window for the RTT after a loss, a first switch \
+           can fall inside such an RTT — the acker's RTT here is many seconds — and the old acker's ACKs then \
+           only return tokens. The mitigation old_acker_acks = \"tokens-only\" lets the old acker's ACKs give \
+           back the tokens of the packets sent before the switch but never grow the window; \"ignore\" (the \
+           draft's pseudo-code) drops them; the lines above show what each changes, and the adaptive-timeout \
+           variant shows the switches without the timer in the way. The first-50-s comparison is made at the \
+           senders: at the receivers little of either flow crosses the chain in 50 s (receiver-side line \
+           above), since a full 120-packet queue of 1000-byte packets on a 50 kbit/s link holds about 20 s.",
 };
 
 /// Wang and Fahmy's experiments.

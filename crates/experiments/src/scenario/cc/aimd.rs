@@ -1,5 +1,5 @@
-//! The agent scheme's scenario keys: `aimd = { ... }` of a session (docs/scenario-format.md, "aimd"), over the
-//! defaults of [`AimdConfig`].
+//! The scenario keys of `aimd`, the agent-based rate AIMD scheme of Shi and Waldvogel 2000 (docs/papers.md):
+//! `aimd = { ... }` of a session (docs/scenario-format.md, "aimd"), over the defaults of [`AimdConfig`].
 
 use super::SchemeKeys;
 use crate::scenario::locate::KeyPath;

@@ -1,4 +1,5 @@
-//! The agent scheme's receiver: capacity, congestion notifications, and the agent's feedback (paper §5.1–5.4).
+//! The receiver half of `aimd` (the agent-based rate AIMD scheme of Shi and Waldvogel 2000, docs/papers.md):
+//! capacity, congestion notifications, and the agent's feedback (paper §5.1–5.4).
 
 use super::capacity::{capacity, LossWindow};
 use super::AimdConfig;
@@ -33,7 +34,7 @@ const RTT_GAIN: f64 = 0.125;
 /// ts_gran, 10 ms): a LAN's RTT of microseconds would otherwise ask for a report after nearly every packet.
 const MIN_FEEDBACK_INTERVAL: Duration = Duration::from_millis(10);
 
-/// The agent scheme's receiver half.
+/// The receiver half of `aimd`.
 #[derive(Debug)]
 pub struct AimdReceiver {
     config: AimdConfig,

@@ -1,4 +1,5 @@
-//! Rule tests of the agent scheme's halves, named after the paper's sections (Shi and Waldvogel 2000).
+//! Rule tests of the halves of `aimd`, the agent-based rate AIMD scheme of Shi and Waldvogel 2000 (docs/papers.md),
+//! named after the paper's sections.
 
 use super::*;
 use crate::cc::wire_clock::stamp;
