@@ -13,6 +13,7 @@ mod progress;
 mod raw_cmd;
 mod sweep_cmd;
 mod transfer_cmd;
+mod transfer_run;
 mod units;
 
 use clap::{Parser, Subcommand};
@@ -351,8 +352,8 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Demo(args) => demo::run(&args),
         Command::Reproduce(args) => reproduce(args),
-        Command::Send(args) => transfer_cmd::run_send(&args),
-        Command::Recv(args) => transfer_cmd::run_recv(&args),
+        Command::Send(args) => transfer_run::run_send(&args),
+        Command::Recv(args) => transfer_run::run_recv(&args),
         Command::Keygen { file, force } => {
             match convoy_transfer::key_file::generate(&file, force) {
                 Ok(()) => {

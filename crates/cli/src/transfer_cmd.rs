@@ -1,4 +1,5 @@
-//! `convoy send` and `convoy recv`: files, directories or a stream over PGM/UDP multicast.
+//! `convoy send` and `convoy recv`: their arguments and how they are parsed (running them: `transfer_run`); files,
+//! directories or a stream over PGM/UDP multicast.
 //!
 //! Exit codes (both commands; `convoy_transfer::exit`):
 //!
@@ -10,7 +11,6 @@
 //! | 3 | a local write failed at the receiver (disk full, permission denied) |
 //! | 4 | an input file changed while it was being sent |
 
-use crate::raw_cmd;
 use crate::units::{parse_bytes, parse_duration, parse_rate_bps};
 use clap::Args;
 use convoy_net::{GroupOptions, Interface};
@@ -22,15 +22,9 @@ use convoy_proto::named::Named;
 use convoy_proto::sender::ParityConfig;
 use convoy_proto::RepairPacing;
 use convoy_transfer::key_file;
-use convoy_transfer::receive::{self, RecvOptions};
-use convoy_transfer::setup::{self, SinkSetup, SourceSetup};
-use convoy_transfer::sink::Output;
-use convoy_transfer::source::{self, SendInput, SendOptions};
-use convoy_transfer::{exit, Observer, Progress};
-use indicatif::{ProgressBar, ProgressStyle};
+use convoy_transfer::source::SendInput;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Duration;
 
 /// `--cc`: a scheme Convoy registers (`convoy_proto::cc::CcConfig::NAMES`), or `auto` (receivers: follow the
@@ -71,7 +65,7 @@ fn parse_repairs(s: &str) -> Result<RepairPacing, String> {
 /// `--parity`: `auto` (the default: [`DEFAULT_PARITY_GROUP`] for files, off for a stream and for raw APDUs), a
 /// configuration, or none (`off`).
 #[derive(Clone, Copy, Debug)]
-enum ParityChoice {
+pub(crate) enum ParityChoice {
     Auto,
     Given(Option<ParityConfig>),
 }
@@ -96,7 +90,7 @@ impl ParityChoice {
     /// has the lab's figures). Not for a stream, which would wait for each group's end before asking for its
     /// losses (at 100 kbit/s a group of 64 packets lasts 7 s), nor for receivers of raw APDUs, which are not
     /// Convoy's (OpenPGM 5.3 aborts on Convoy's parity, docs/interop.md).
-    fn resolve(self, input: &SendInput, raw: bool) -> Option<ParityConfig> {
+    pub(crate) fn resolve(self, input: &SendInput, raw: bool) -> Option<ParityConfig> {
         match self {
             ParityChoice::Given(p) => p,
             ParityChoice::Auto if raw || matches!(input, SendInput::Stdin) => None,
@@ -107,7 +101,7 @@ impl ParityChoice {
 
 /// `--repairs`: `auto` (the default: see [`resolve_repairs`]) or a pacing.
 #[derive(Clone, Copy, Debug)]
-struct RepairsChoice(Option<RepairPacing>);
+pub(crate) struct RepairsChoice(Option<RepairPacing>);
 
 fn parse_repairs_choice(s: &str) -> Result<RepairsChoice, String> {
     if s == "auto" {
@@ -124,7 +118,7 @@ fn parse_repairs_choice(s: &str) -> Result<RepairsChoice, String> {
 /// beside pgmcc's window even at its rate (`controller-rate`) when a start-up overshoot had cost the slow
 /// receiver thousands of packets. Charged to the controller they leave as its rate or window allows (lab figures
 /// in docs/parity.md).
-fn resolve_repairs(choice: RepairsChoice, parity: bool) -> RepairPacing {
+pub(crate) fn resolve_repairs(choice: RepairsChoice, parity: bool) -> RepairPacing {
     choice.0.unwrap_or(if parity {
         RepairPacing::Controller
     } else {
@@ -142,31 +136,31 @@ fn parse_pgmcc_start(s: &str) -> Result<StartUp, String> {
 pub struct CommonArgs {
     /// The multicast group and UDP port (the one port carries unicast feedback too), e.g. 239.192.0.1:7500.
     #[arg(long)]
-    group: SocketAddr,
+    pub(crate) group: SocketAddr,
     /// Interface by name (eth0) or address (10.0.0.2; also this host's identity in the session).
     #[arg(long)]
-    iface: Option<String>,
+    pub(crate) iface: Option<String>,
     /// Write statistics as JSON to this file at the end.
     #[arg(long)]
-    stats_json: Option<PathBuf>,
+    pub(crate) stats_json: Option<PathBuf>,
     /// Write every datagram sent and read to this CSV file, one row of its PGM fields each (the columns
     /// Wireshark shows; docs/interop.md).
     #[arg(long, value_name = "FILE")]
-    packet_trace: Option<PathBuf>,
+    pub(crate) packet_trace: Option<PathBuf>,
     /// No progress bar, only errors.
     #[arg(long)]
-    quiet: bool,
+    pub(crate) quiet: bool,
     /// A keyed session: the key file `convoy keygen` wrote (readable by its owner only), the same at the source
     /// and every receiver. Every packet is then authenticated (0x3C OPT_CONVOY_AUTH, XChaCha20-Poly1305), replays
     /// are dropped, and packets that fail are counted and dropped before they touch the session. With
     /// CONVOY_KEY_PASSPHRASE set, the passphrase is mixed into the key. docs/keyed-sessions.md.
     #[arg(long, value_name = "FILE")]
-    key_file: Option<PathBuf>,
+    pub(crate) key_file: Option<PathBuf>,
 }
 
 impl CommonArgs {
     /// The session key, if `--key-file` was given.
-    fn auth(&self, encrypt: bool) -> std::io::Result<Option<AuthConfig>> {
+    pub(crate) fn auth(&self, encrypt: bool) -> std::io::Result<Option<AuthConfig>> {
         let Some(path) = &self.key_file else {
             return Ok(None);
         };
@@ -179,7 +173,7 @@ impl CommonArgs {
         }))
     }
 
-    fn group_options(&self) -> GroupOptions {
+    pub(crate) fn group_options(&self) -> GroupOptions {
         let mut g = GroupOptions::new(self.group);
         if let Some(i) = &self.iface {
             g.interface = i.parse::<Interface>().unwrap_or(Interface::Default);
@@ -190,7 +184,12 @@ impl CommonArgs {
 
 /// The controller configuration of a choice (`Auto` starts from the default scheme and follows the source), with
 /// the knobs the command line offers for the schemes that have them: pgmcc's timeout floor, the fixed rate.
-fn cc_config(choice: &CcChoice, rate_bps: u64, rto_min: Duration, start: StartUp) -> CcConfig {
+pub(crate) fn cc_config(
+    choice: &CcChoice,
+    rate_bps: u64,
+    rto_min: Duration,
+    start: StartUp,
+) -> CcConfig {
     let mut cc = match choice {
         CcChoice::Scheme(name) => CcConfig::by_name(name).unwrap_or_default(),
         CcChoice::Auto => CcConfig::default(),
@@ -222,17 +221,17 @@ pub struct SendArgs {
     /// Files or directories to send, or `-` for standard input as a stream (each checked readable before the
     /// session opens: exit 1 naming the path).
     #[arg(required = true)]
-    paths: Vec<String>,
+    pub(crate) paths: Vec<String>,
     #[command(flatten)]
-    common: CommonArgs,
+    pub(crate) common: CommonArgs,
     /// Congestion control: pgmcc, tfmcc (RFC 4654), aimd (Shi–Waldvogel) or fixed (receivers follow it by default).
     #[arg(long, value_parser = parse_cc, default_value = "pgmcc")]
-    cc: CcChoice,
+    pub(crate) cc: CcChoice,
     /// Floor of pgmcc's feedback timeout (draft §2.7 with RFC 6298: 1 s). Small windows on LAN paths recover
     /// without it (early loss detection and a tail loss probe, RFC 5827 and RFC 8985 §7): the timeout is left
     /// for feedback that stops altogether.
     #[arg(long, value_parser = parse_duration, default_value = "1s")]
-    rto_min: Duration,
+    pub(crate) rto_min: Duration,
     /// pgmcc's start-up: `until-congestion` (exponential until a loss, a NAK or the acker's RTT rising, paced to
     /// one doubling per 4 ms on sub-millisecond RTTs; the receiver reporting the lowest receive rate becomes the
     /// acker and bounds the window) or `paper` (exponential up to a fixed threshold of 6 packets, then one
@@ -240,10 +239,10 @@ pub struct SendArgs {
     /// source's wire per byte of a file, `until-congestion` at most 1.07 (bench/startup-grid.sh); `convoy bench
     /// startup` compares them in the simulator.
     #[arg(long, value_parser = parse_pgmcc_start, default_value = "until-congestion")]
-    pgmcc_start: StartUp,
+    pub(crate) pgmcc_start: StartUp,
     /// Data rate with `--cc fixed` (20Mbit, 1Gbit, 2MB/s, ...).
     #[arg(long, value_parser = parse_rate_bps, default_value = "100Mbit")]
-    rate: u64,
+    pub(crate) rate: u64,
     /// Parity repairs (RFC 3208 §11, docs/parity.md): `K` groups the data in transmission groups of K packets
     /// (a power of 2 up to 128) and answers a receiver missing j packets of a group with j parity packets, any
     /// of which repairs any loss of the group at every receiver; `K+H` also sends H parity packets after every
@@ -251,14 +250,14 @@ pub struct SendArgs {
     /// is 64 for files (docs/parity.md), off for a stream (`-`, whose losses would wait for their group's end)
     /// and with --raw.
     #[arg(long, value_parser = parse_parity, default_value = "auto")]
-    parity: ParityChoice,
+    pub(crate) parity: ParityChoice,
     /// Maximum rate of all data (PGM rate limiter), e.g. 500Mbit.
     #[arg(long, value_parser = parse_rate_bps)]
-    rate_max: Option<u64>,
+    pub(crate) rate_max: Option<u64>,
     /// Maximum rate of repairs (default: half of --rate-max when given, else 100Mbit): a flood of
     /// NAKs cannot push repairs above it.
     #[arg(long, value_parser = parse_rate_bps)]
-    repair_rate_max: Option<u64>,
+    pub(crate) repair_rate_max: Option<u64>,
     /// How repairs are paced: `rate-limit` (repairs leave as NAKs ask, limited only by --repair-rate-max, as the
     /// pgmcc paper sends them), `controller-rate` (beside the controller too, but no faster than its own rate:
     /// a parity NAK's burst is spread), `controller` (each repair needs the congestion controller's permit and
@@ -266,459 +265,85 @@ pub struct SendArgs {
     /// controller can overload their links) or `auto`: controller with parity, rate-limit without
     /// (docs/parity.md).
     #[arg(long, value_parser = parse_repairs_choice, default_value = "auto")]
-    repairs: RepairsChoice,
+    pub(crate) repairs: RepairsChoice,
     /// Give up (exit 2) when no receiver has answered the controller's feedback requests (pgmcc's acker
     /// election, TFMCC's and aimd's reports) this long after the first data packet: receivers that are not
     /// Convoy's (OpenPGM, ZeroMQ) never do, so send to them with --cc fixed --rate RATE. `0s` waits for ever.
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
-    feedback_timeout: Duration,
+    pub(crate) feedback_timeout: Duration,
     /// Send standard input (`-`) as raw APDUs, without Convoy's file and stream messages, for PGM receivers
     /// that are not Convoy's (OpenPGM, ZeroMQ; docs/interop.md): no manifest, hash or receiver reports.
     #[arg(long)]
-    raw: bool,
+    pub(crate) raw: bool,
     /// APDU size with --raw; larger than one packet's payload, an APDU leaves as fragments (OPT_FRAGMENT).
     #[arg(long, value_parser = parse_bytes, default_value = "1400B", requires = "raw")]
-    apdu_size: u64,
+    pub(crate) apdu_size: u64,
     /// Wait until this many receivers announced themselves before sending.
     #[arg(long, default_value_t = 0)]
-    wait_receivers: usize,
+    pub(crate) wait_receivers: usize,
     /// Send without receivers: exit 0 even if none is heard (by default hearing none is incomplete, exit 2).
     #[arg(long)]
-    fire_and_forget: bool,
+    pub(crate) fire_and_forget: bool,
     /// Longest wait for receivers before sending (alone: wait this long), e.g. 10s.
     #[arg(long, value_parser = parse_duration)]
-    wait: Option<Duration>,
+    pub(crate) wait: Option<Duration>,
     /// After the data, give up on receivers when nothing progresses for this long (also the longest close). Once
     /// every receiver heard from has reported, the source ends at once; otherwise it lingers 3 s for late repairs.
     #[arg(long, value_parser = parse_duration, default_value = "30s")]
-    finish_timeout: Duration,
+    pub(crate) finish_timeout: Duration,
     /// Send only what the receivers lack: after the manifest, wait (at most --resume-wait) for every receiver
     /// heard from to say which blocks it lacks — a receiver keeps the verified blocks of an interrupted transfer
     /// in NAME.partial, and a complete NAME counts whole — then send the union of their needs. Use it to re-run a
     /// transfer that failed or was interrupted; combine with --wait-receivers N to hear everyone first.
     #[arg(long)]
-    resume: bool,
+    pub(crate) resume: bool,
     /// Longest wait for the receivers' needs with --resume; a receiver that has not answered gets everything.
     #[arg(long, value_parser = parse_duration, default_value = "5s", requires = "resume")]
-    resume_wait: Duration,
+    pub(crate) resume_wait: Duration,
     /// With --key-file: authenticate every packet but send the data in the clear (by default it is encrypted).
     #[arg(long, requires = "key_file")]
-    no_encrypt: bool,
+    pub(crate) no_encrypt: bool,
     /// Multicast TTL (hops).
     #[arg(long, default_value_t = 1)]
-    ttl: u32,
+    pub(crate) ttl: u32,
     /// Do not loop multicast back to receivers on this host.
     #[arg(long)]
-    no_loopback: bool,
+    pub(crate) no_loopback: bool,
     /// Packets kept in memory for repair (older ones are re-read from the files); for tests.
     #[arg(long, default_value_t = 40_000, hide = true)]
-    txw_packets: usize,
+    pub(crate) txw_packets: usize,
 }
 
 /// Options of `convoy recv`.
 #[derive(Args, Debug)]
 pub struct RecvArgs {
     #[command(flatten)]
-    common: CommonArgs,
+    pub(crate) common: CommonArgs,
     /// Congestion control: follow the source (auto), or force pgmcc, tfmcc or fixed (it must then match the source's).
     #[arg(long, value_parser = parse_cc, default_value = "auto")]
-    cc: CcChoice,
+    pub(crate) cc: CcChoice,
     /// Directory to write the files into (created if missing; checked before joining: exit 3 at once when it
     /// cannot be created or written).
     #[arg(long, conflicts_with = "stdout")]
-    out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Write a stream to standard output.
     #[arg(long)]
-    stdout: bool,
+    pub(crate) stdout: bool,
     /// Write every APDU the session delivers to standard output as it is, without Convoy's messages: for PGM
     /// sources that are not Convoy's (OpenPGM, ZeroMQ; docs/interop.md). Needs --stdout.
     #[arg(long, requires = "stdout")]
-    raw: bool,
+    pub(crate) raw: bool,
     /// Give up when the source has been silent this long.
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
-    timeout: Duration,
+    pub(crate) timeout: Duration,
     /// Give up if no source is heard within this time (default: wait forever).
     #[arg(long, value_parser = parse_duration)]
-    start_timeout: Option<Duration>,
+    pub(crate) start_timeout: Option<Duration>,
     /// Most data held in memory: packets waiting behind a missing one plus data not yet written. Past half of
     /// it this receiver reports congestion, so the session slows to it; at the bound it refuses packets (as if
     /// lost, repaired later). "0B" = no bound.
     #[arg(long, value_parser = parse_bytes, default_value = "64MiB")]
-    max_buffer: u64,
-}
-
-/// Progress bar and messages on standard error.
-struct Display {
-    bar: Option<ProgressBar>,
-    quiet: bool,
-}
-
-impl Display {
-    fn new(quiet: bool) -> Self {
-        let bar = (!quiet).then(|| {
-            let b = ProgressBar::new(0);
-            b.set_style(
-                ProgressStyle::with_template(
-                    "{bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta} [{wide_bar}] {msg}",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-            );
-            b
-        });
-        Display { bar, quiet }
-    }
-
-    fn finish(&self) {
-        if let Some(b) = &self.bar {
-            b.finish_and_clear();
-        }
-    }
-}
-
-impl Observer for Display {
-    fn progress(&mut self, p: &Progress) {
-        let Some(b) = &self.bar else { return };
-        if let Some(t) = p.total {
-            b.set_length(t);
-        }
-        b.set_position(p.bytes);
-        let mut msg = format!("repairs {}", p.repairs);
-        if let Some(a) = &p.acker {
-            msg.push_str(&format!(" acker {a}"));
-        }
-        if let Some((done, known)) = p.receivers {
-            msg.push_str(&format!(" receivers {done}/{known} done"));
-        }
-        b.set_message(msg);
-    }
-
-    fn message(&mut self, line: &str) {
-        if self.quiet {
-            return;
-        }
-        match &self.bar {
-            Some(b) if !b.is_hidden() => b.println(line),
-            _ => eprintln!("{line}"),
-        }
-    }
-}
-
-fn write_json(path: &Option<PathBuf>, value: &serde_json::Value) -> Result<(), String> {
-    if let Some(p) = path {
-        let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
-        std::fs::write(p, text + "\n").map_err(|e| format!("{}: {e}", p.display()))?;
-    }
-    Ok(())
-}
-
-/// Every input can be read: checked before the session opens, so that a typo fails at once, naming the path,
-/// before anything is announced or sent.
-fn check_inputs(paths: &[PathBuf]) -> Result<(), String> {
-    for p in paths {
-        let meta = std::fs::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?;
-        let readable = if meta.is_dir() {
-            std::fs::read_dir(p).map(|_| ())
-        } else {
-            std::fs::File::open(p).map(|_| ())
-        };
-        readable.map_err(|e| format!("{}: {e}", p.display()))?;
-    }
-    Ok(())
-}
-
-/// The output directory exists (created if missing) and takes a file: checked before joining the group, so
-/// that a receiver that could not store anything fails at once instead of when data arrives.
-fn check_output_dir(dir: &std::path::Path) -> Result<(), String> {
-    let named = |e: std::io::Error| format!("--out {}: {e}", dir.display());
-    std::fs::create_dir_all(dir).map_err(named)?;
-    let probe = dir.join(format!(".convoy-write-check-{}", std::process::id()));
-    std::fs::File::create(&probe).map_err(named)?;
-    std::fs::remove_file(&probe).map_err(named)
-}
-
-/// Run `convoy send`.
-pub fn run_send(args: &SendArgs) -> ExitCode {
-    let input = if args.paths.len() == 1 && args.paths[0] == "-" {
-        SendInput::Stdin
-    } else if args.paths.iter().any(|p| p == "-") {
-        eprintln!("convoy send: `-` (standard input) cannot be mixed with files");
-        return ExitCode::from(exit::USAGE);
-    } else {
-        SendInput::Paths(args.paths.iter().map(PathBuf::from).collect())
-    };
-    let mut g = args.common.group_options();
-    g.ttl = args.ttl;
-    g.loopback = !args.no_loopback;
-    if args.cc == CcChoice::Auto {
-        eprintln!(
-            "convoy send: --cc auto is for receivers; choose {}",
-            CcConfig::NAMES.join(", ")
-        );
-        return ExitCode::from(exit::USAGE);
-    }
-    if let SendInput::Paths(paths) = &input {
-        if let Err(e) = check_inputs(paths) {
-            eprintln!("convoy send: {e}");
-            return ExitCode::from(exit::USAGE);
-        }
-    }
-    if args.raw {
-        if let Err(e) = raw_cmd::check_send(&input, args.apdu_size) {
-            eprintln!("convoy send: {e}");
-            return ExitCode::from(exit::USAGE);
-        }
-        if matches!(args.parity, ParityChoice::Given(Some(_))) {
-            eprintln!(
-                "convoy send: --parity with --raw: receivers that are not Convoy's do not decode Convoy's parity, \
-                 and OpenPGM 5.3 aborts on it (docs/interop.md); send raw APDUs without --parity"
-            );
-            return ExitCode::from(exit::USAGE);
-        }
-    }
-    let auth = match args.common.auth(!args.no_encrypt) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("convoy send: {e}");
-            return ExitCode::from(exit::USAGE);
-        }
-    };
-    let cc = cc_config(&args.cc, args.rate, args.rto_min, args.pgmcc_start);
-    let parity = args.parity.resolve(&input, args.raw);
-    let source_setup = SourceSetup {
-        auth,
-        cc: cc.clone(),
-        rate_max_bps: args.rate_max,
-        repair_rate_max_bps: args.repair_rate_max,
-        txw_packets: args.txw_packets,
-        repair_pacing: resolve_repairs(args.repairs, parity.is_some()),
-        feedback_timeout: (!args.feedback_timeout.is_zero()).then_some(args.feedback_timeout),
-        packet_trace: args.common.packet_trace.clone(),
-        parity,
-    };
-    let mut tx = match source_setup.open(&g) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("convoy send: {e}");
-            return ExitCode::from(exit::USAGE);
-        }
-    };
-    if args.raw {
-        let code = raw_cmd::send(
-            &mut tx,
-            args.apdu_size as usize,
-            args.finish_timeout,
-            args.common.quiet,
-        );
-        return finish_trace("send", tx.finish_packet_trace(), code);
-    }
-    let mut display = Display::new(args.common.quiet);
-    display.message(&format!(
-        "sending to {} via {} as {} ({})",
-        args.common.group,
-        tx.interface().name.as_deref().unwrap_or("default"),
-        tx.interface().local,
-        cc.name()
-    ));
-    let opts = SendOptions {
-        wait_receivers: args.wait_receivers,
-        wait: args.wait,
-        finish_timeout: args.finish_timeout,
-        close_timeout: args.finish_timeout,
-        resume: args.resume,
-        resume_wait: args.resume_wait,
-    };
-    let result = source::send(&mut tx, &input, &opts, &mut display);
-    display.finish();
-    let report = match result {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("convoy send: {e}");
-            return finish_trace("send", tx.finish_packet_trace(), ExitCode::from(e.code));
-        }
-    };
-    let s = tx.sender().stats().clone();
-    let complete = report
-        .receivers
-        .iter()
-        .filter(|r| r.state == "complete")
-        .count();
-    let code = setup::send_exit_code(&report, args.wait_receivers, args.fire_and_forget);
-    if !args.common.quiet {
-        let mbit = report.bytes as f64 * 8.0 / report.seconds.max(1e-9) / 1e6;
-        eprintln!(
-            "sent {} bytes in {} files in {:.2} s ({mbit:.1} Mbit/s), {} repairs{}, {} acker changes",
-            report.bytes,
-            report.files,
-            report.seconds,
-            s.rdata_packets + s.parity_packets,
-            if s.parity_packets > 0 {
-                format!(" ({} parity)", s.parity_packets)
-            } else {
-                String::new()
-            },
-            report.acker_changes
-        );
-        if args.resume {
-            eprintln!(
-                "resume: {} bytes not sent, every receiver had them",
-                report.skipped_bytes
-            );
-        }
-        eprintln!(
-            "receivers: {complete} of {} complete",
-            report.receivers.len()
-        );
-    }
-    for r in report.receivers.iter().filter(|r| r.state != "complete") {
-        eprintln!("receiver {} did not finish ({})", r.addr, r.state);
-    }
-    if report.receivers.is_empty() && !args.fire_and_forget {
-        eprintln!(
-            "convoy send: no receiver was heard, so nothing confirms delivery (--fire-and-forget sends without \
-             receivers and exits 0)"
-        );
-    }
-    if report.receivers.len() < args.wait_receivers {
-        eprintln!(
-            "only {} of the {} receivers waited for were heard",
-            report.receivers.len(),
-            args.wait_receivers
-        );
-    }
-    let json = setup::send_stats(&tx, &report, code);
-    if let Err(e) = write_json(&args.common.stats_json, &json) {
-        eprintln!("convoy send: stats: {e}");
-    }
-    finish_trace("send", tx.finish_packet_trace(), ExitCode::from(code))
-}
-
-/// Close the `--packet-trace` file: a write error is reported, and turns an otherwise successful run's exit code
-/// into [`exit::LOCAL_IO`] (what the user asked for was not written).
-fn finish_trace(command: &str, trace: Option<std::io::Result<u64>>, code: ExitCode) -> ExitCode {
-    match trace {
-        Some(Err(e)) => {
-            eprintln!("convoy {command}: {e}");
-            if code == ExitCode::SUCCESS {
-                ExitCode::from(exit::LOCAL_IO)
-            } else {
-                code
-            }
-        }
-        _ => code,
-    }
-}
-
-/// Run `convoy recv`.
-pub fn run_recv(args: &RecvArgs) -> ExitCode {
-    let output = match (&args.out, args.stdout) {
-        (_, true) => Output::Stdout,
-        (Some(d), false) => Output::Dir(d.clone()),
-        (None, false) => {
-            eprintln!("convoy recv: say where data goes: --out DIR or --stdout");
-            return ExitCode::from(exit::USAGE);
-        }
-    };
-    if let Output::Dir(d) = &output {
-        if let Err(e) = check_output_dir(d) {
-            eprintln!("convoy recv: {e}");
-            return ExitCode::from(exit::LOCAL_IO);
-        }
-    }
-    let auth = match args.common.auth(false) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("convoy recv: {e}");
-            return ExitCode::from(exit::USAGE);
-        }
-    };
-    let g = args.common.group_options();
-    let sink_setup = SinkSetup {
-        auth,
-        cc: cc_config(
-            &args.cc,
-            100_000_000,
-            Duration::from_secs(1),
-            StartUp::default(),
-        ),
-        follow_source: args.cc == CcChoice::Auto,
-        max_buffer_bytes: args.max_buffer,
-        packet_trace: args.common.packet_trace.clone(),
-    };
-    let mut rx = match sink_setup.open(&g) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("convoy recv: {e}");
-            return ExitCode::from(exit::USAGE);
-        }
-    };
-    if args.raw {
-        let code = raw_cmd::recv(&mut rx, args.timeout, args.start_timeout, args.common.quiet);
-        return finish_trace("recv", rx.finish_packet_trace(), code);
-    }
-    let mut display = Display::new(args.common.quiet || args.stdout);
-    display.message(&format!(
-        "receiving {} via {} as {}",
-        args.common.group,
-        rx.interface().name.as_deref().unwrap_or("default"),
-        rx.interface().local
-    ));
-    let opts = RecvOptions {
-        output,
-        timeout: args.timeout,
-        start_timeout: args.start_timeout,
-        ..RecvOptions::default()
-    };
-    let result = receive::receive(&mut rx, &opts, &mut display);
-    display.finish();
-    let report = match result {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("convoy recv: {e}");
-            return finish_trace("recv", rx.finish_packet_trace(), ExitCode::from(e.code));
-        }
-    };
-    let incomplete: Vec<_> = report
-        .files
-        .iter()
-        .filter(|f| f.state != "complete")
-        .collect();
-    if !args.common.quiet && report.exit_code == exit::OK {
-        eprintln!(
-            "received {} bytes in {} entries in {:.2} s",
-            report.bytes,
-            report.files.len(),
-            report.seconds
-        );
-        if report.resumed_bytes > 0 {
-            eprintln!(
-                "{} bytes were already here (verified blocks of an earlier run)",
-                report.resumed_bytes
-            );
-        }
-    }
-    if report.exit_code != exit::OK {
-        eprintln!("convoy recv: {}", report.end);
-        for f in &incomplete {
-            eprintln!(
-                "incomplete: {} ({}{})",
-                f.path,
-                f.state,
-                f.reason
-                    .as_deref()
-                    .map(|r| format!(": {r}"))
-                    .unwrap_or_default()
-            );
-        }
-    }
-    let json = setup::recv_stats(&rx, &report);
-    if let Err(e) = write_json(&args.common.stats_json, &json) {
-        eprintln!("convoy recv: stats: {e}");
-    }
-    finish_trace(
-        "recv",
-        rx.finish_packet_trace(),
-        ExitCode::from(report.exit_code),
-    )
+    pub(crate) max_buffer: u64,
 }
 
 #[cfg(test)]

@@ -553,6 +553,57 @@ impl Session<'_> {
     }
 }
 
+/// A file transfer's manifest, encoded, and the files it lists.
+struct FilesToSend<'m> {
+    manifest: &'m Manifest,
+    encoded: Vec<u8>,
+    files: &'m [SourceFile],
+    layout: &'m BlockLayout,
+}
+
+impl Session<'_> {
+    /// Send the manifest, repairable from its first packet, then the blocks the plan needs (all of them, or with
+    /// `--resume` those some receiver lacks), every packet repairable from the files; returns the bytes the plan
+    /// left out.
+    fn send_files(
+        &mut self,
+        f: FilesToSend<'_>,
+        opts: &SendOptions,
+        changed: &Rc<RefCell<Option<String>>>,
+    ) -> Result<u64, TransferError> {
+        let chunk = u64::from(f.manifest.chunk);
+        let manifest_first = self.tx.sender().next_write_sqn();
+        let repairs_of = |encoded: Vec<u8>| {
+            FileRepairs::manifest_only(
+                manifest_first,
+                encoded,
+                chunk,
+                f.files.to_vec(),
+                changed.clone(),
+            )
+        };
+        // The manifest is repairable at once; the data's sequence numbers follow once the plan is known.
+        self.tx.sender_mut().set_repair_floor(Some(manifest_first));
+        self.tx
+            .set_repair_source(Box::new(repairs_of(f.encoded.clone())));
+        self.write(&f.encoded)?;
+        let needs = self.wait_for_needs(opts, f.layout.total())?;
+        let plan = plan::segments(f.manifest, f.layout, f.files, &needs);
+        let planned: u64 = plan.iter().map(|s| s.end - s.start).sum();
+        let total = f.manifest.total_bytes();
+        if opts.resume {
+            self.observer.message(&format!(
+                "resume: sending {planned} of {total} bytes, the receivers have the rest"
+            ));
+        }
+        let data_first = self.tx.sender().next_write_sqn();
+        let repairs = repairs_of(f.encoded).with_plan(data_first, &plan);
+        self.tx.set_repair_source(Box::new(repairs));
+        self.send_segments(f.manifest, f.files, &plan, changed)?;
+        Ok(total - planned)
+    }
+}
+
 /// Send `input` on `tx` (module docs of [`super`]).
 pub fn send(
     tx: &mut NetSender,
@@ -586,50 +637,20 @@ pub fn send(
 
     let start = std::time::Instant::now();
     let encoded = manifest.encode();
-    let manifest_first = session.tx.sender().next_write_sqn();
     let changed = Rc::new(RefCell::new(None::<String>));
-    let chunk = u64::from(manifest.chunk);
-    let mut skipped_bytes = 0;
-    if manifest.mode == TransferMode::Files {
-        // The manifest is repairable at once; the data's sequence numbers follow once the plan is known.
-        let repairs = FileRepairs::manifest_only(
-            manifest_first,
-            encoded.clone(),
-            chunk,
-            files.clone(),
-            changed.clone(),
-        );
-        session
-            .tx
-            .sender_mut()
-            .set_repair_floor(Some(manifest_first));
-        session.tx.set_repair_source(Box::new(repairs));
-        session.write(&encoded)?;
-        let needs = session.wait_for_needs(opts, layout.total())?;
-        let plan = plan::segments(&manifest, &layout, &files, &needs);
-        let planned: u64 = plan.iter().map(|s| s.end - s.start).sum();
-        skipped_bytes = manifest.total_bytes() - planned;
-        if opts.resume {
-            session.observer.message(&format!(
-                "resume: sending {planned} of {} bytes, the receivers have the rest",
-                manifest.total_bytes()
-            ));
-        }
-        let data_first = session.tx.sender().next_write_sqn();
-        let repairs = FileRepairs::manifest_only(
-            manifest_first,
+    let skipped_bytes = if manifest.mode == TransferMode::Files {
+        let files_plan = FilesToSend {
+            manifest: &manifest,
             encoded,
-            chunk,
-            files.clone(),
-            changed.clone(),
-        )
-        .with_plan(data_first, &plan);
-        session.tx.set_repair_source(Box::new(repairs));
-        session.send_segments(&manifest, &files, &plan, &changed)?;
+            files: &files,
+            layout: &layout,
+        };
+        session.send_files(files_plan, opts, &changed)?
     } else {
         session.write(&encoded)?;
-        session.send_stdin(chunk as usize)?;
-    }
+        session.send_stdin(manifest.chunk as usize)?;
+        0
+    };
 
     let all_reported = session.finish(opts, &changed)?;
     let seconds = start.elapsed().as_secs_f64();

@@ -198,20 +198,7 @@ impl BodyRepr {
     /// 16 ("type-specific header"); an IPv6 NLA that does not fit is reported at the NLA.
     pub fn parse(packet_type: PacketType, packet: &[u8]) -> Result<(Self, usize), ParseError> {
         let pt = Some(packet_type);
-        let have = packet.len();
-        let need = |n: usize| {
-            if have < n {
-                Err(ParseError::truncated(
-                    pt,
-                    "type-specific header",
-                    header::LEN,
-                    n,
-                    have,
-                ))
-            } else {
-                Ok(())
-            }
-        };
+        let need = |n: usize| need(pt, packet, n);
         let u32_at = |r: core::ops::Range<usize>| be32(packet, r.start);
         let u16_at = |r: core::ops::Range<usize>| be16(packet, r.start);
         Ok(match packet_type {
@@ -226,24 +213,7 @@ impl BodyRepr {
                 };
                 (body, end)
             }
-            PacketType::Poll => {
-                need(poll::PATH_NLA + nla::NLA_LEN_IPV4 + poll::TAIL_LEN)?;
-                let (path_nla, tail) = nla::parse(packet, poll::PATH_NLA, pt, "path NLA")?;
-                let end = tail + poll::TAIL_LEN;
-                if have < end {
-                    return Err(ParseError::truncated(pt, "POLL_BO_IVL", tail, end, have));
-                }
-                let body = Self::Poll {
-                    sqn: u32_at(poll::SQN),
-                    round: u16_at(poll::ROUND),
-                    s_type: u16_at(poll::S_TYPE),
-                    path_nla,
-                    backoff_ivl: be32(packet, tail + poll::BACKOFF_IVL.start),
-                    rand: be32(packet, tail + poll::RAND.start),
-                    mask: be32(packet, tail + poll::MASK.start),
-                };
-                (body, end)
-            }
+            PacketType::Poll => Self::parse_poll(packet)?,
             PacketType::Polr => {
                 need(polr::END)?;
                 let body = Self::Polr {
@@ -263,28 +233,7 @@ impl BodyRepr {
                 (body, data::END)
             }
             PacketType::Nak | PacketType::Nnak | PacketType::Ncf => {
-                need(nak::SOURCE_NLA + 2 * nla::NLA_LEN_IPV4)?;
-                let sqn = u32_at(nak::SQN);
-                let (source_nla, group) = nla::parse(packet, nak::SOURCE_NLA, pt, "source NLA")?;
-                let (group_nla, end) = nla::parse(packet, group, pt, "group NLA")?;
-                let body = match packet_type {
-                    PacketType::Nak => Self::Nak {
-                        sqn,
-                        source_nla,
-                        group_nla,
-                    },
-                    PacketType::Nnak => Self::Nnak {
-                        sqn,
-                        source_nla,
-                        group_nla,
-                    },
-                    _ => Self::Ncf {
-                        sqn,
-                        source_nla,
-                        group_nla,
-                    },
-                };
-                (body, end)
+                Self::parse_nak(packet_type, packet)?
             }
             PacketType::Spmr => (Self::Spmr, header::LEN),
             PacketType::Ack => {
@@ -296,6 +245,64 @@ impl BodyRepr {
                 (body, ack::END)
             }
         })
+    }
+
+    /// POLL (RFC 3208 §14.7.1): the fixed part, the path NLA, then POLL_BO_IVL, POLL_RAND and POLL_MASK.
+    fn parse_poll(packet: &[u8]) -> Result<(Self, usize), ParseError> {
+        let pt = Some(PacketType::Poll);
+        need(
+            pt,
+            packet,
+            poll::PATH_NLA + nla::NLA_LEN_IPV4 + poll::TAIL_LEN,
+        )?;
+        let (path_nla, tail) = nla::parse(packet, poll::PATH_NLA, pt, "path NLA")?;
+        let end = tail + poll::TAIL_LEN;
+        if packet.len() < end {
+            return Err(ParseError::truncated(
+                pt,
+                "POLL_BO_IVL",
+                tail,
+                end,
+                packet.len(),
+            ));
+        }
+        let body = Self::Poll {
+            sqn: be32(packet, poll::SQN.start),
+            round: be16(packet, poll::ROUND.start),
+            s_type: be16(packet, poll::S_TYPE.start),
+            path_nla,
+            backoff_ivl: be32(packet, tail + poll::BACKOFF_IVL.start),
+            rand: be32(packet, tail + poll::RAND.start),
+            mask: be32(packet, tail + poll::MASK.start),
+        };
+        Ok((body, end))
+    }
+
+    /// NAK, NNAK and NCF (RFC 3208 §8.3): the requested sequence number, the source's and the group's NLAs.
+    fn parse_nak(packet_type: PacketType, packet: &[u8]) -> Result<(Self, usize), ParseError> {
+        let pt = Some(packet_type);
+        need(pt, packet, nak::SOURCE_NLA + 2 * nla::NLA_LEN_IPV4)?;
+        let sqn = be32(packet, nak::SQN.start);
+        let (source_nla, group) = nla::parse(packet, nak::SOURCE_NLA, pt, "source NLA")?;
+        let (group_nla, end) = nla::parse(packet, group, pt, "group NLA")?;
+        let body = match packet_type {
+            PacketType::Nak => Self::Nak {
+                sqn,
+                source_nla,
+                group_nla,
+            },
+            PacketType::Nnak => Self::Nnak {
+                sqn,
+                source_nla,
+                group_nla,
+            },
+            _ => Self::Ncf {
+                sqn,
+                source_nla,
+                group_nla,
+            },
+        };
+        Ok((body, end))
     }
 
     /// Write the type-specific part at offset 16 of `packet`, which must hold
@@ -368,5 +375,20 @@ impl BodyRepr {
                 ack::END
             }
         }
+    }
+}
+
+/// Fail unless `packet` holds `n` bytes: the type-specific header is truncated (reported at its start, offset 16).
+fn need(pt: Option<PacketType>, packet: &[u8], n: usize) -> Result<(), ParseError> {
+    if packet.len() < n {
+        Err(ParseError::truncated(
+            pt,
+            "type-specific header",
+            header::LEN,
+            n,
+            packet.len(),
+        ))
+    } else {
+        Ok(())
     }
 }

@@ -22,7 +22,10 @@
 use crate::cc::{CcOption, CcOptions};
 use crate::field::{be16, be32, byte, option as field};
 use crate::field::{MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS};
-use crate::{FragmentOption, PacketType, ParityParams, ParseError, ParseErrorKind, ReceiverStatus};
+use crate::{
+    AuthOption, FragmentOption, PacketType, ParityParams, ParseError, ParseErrorKind,
+    ReceiverStatus,
+};
 
 /// OPT_PARITY_PRM byte 3: P, pro-active parity (RFC 3208 §11.8.1; docs/wire-format.md §1.9 D3).
 pub const PARITY_PRM_PRO: u8 = 0x02;
@@ -526,6 +529,91 @@ fn bad_field(
     )
 }
 
+/// OPT_NAK_LIST (RFC 3208 §9.3): 4 + 4N bytes, N ≤ [`MAX_NAK_LIST`].
+fn decode_nak_list<'a>(
+    raw: &RawOption<'a>,
+    pt: Option<PacketType>,
+) -> Result<NakList<'a>, ParseError> {
+    let len = raw.length();
+    if len < 4 || (len - 4) & 3 != 0 || (len - 4) / 4 > MAX_NAK_LIST {
+        return Err(ParseError::new(
+            pt,
+            raw.name(),
+            raw.offset(),
+            ParseErrorKind::OptionLength {
+                len,
+                expected: "4+4N with N ≤ 62",
+            },
+        ));
+    }
+    Ok(NakList { bytes: raw.value() })
+}
+
+/// OPT_PARITY_PRM (RFC 3208 §11.8.1): P or O set.
+fn decode_parity_prm(
+    raw: &RawOption<'_>,
+    pt: Option<PacketType>,
+) -> Result<ParityParams, ParseError> {
+    exact_len(raw, pt, field::PARITY_OPTION_LEN, "8")?;
+    let bits = raw.specific_byte() & (PARITY_PRM_PRO | PARITY_PRM_OND);
+    if bits == 0 {
+        return Err(bad_field(
+            raw,
+            pt,
+            "P/O bits",
+            0,
+            "P (0x02) or O (0x01) set",
+        ));
+    }
+    Ok(ParityParams {
+        proactive: bits & PARITY_PRM_PRO != 0,
+        on_demand: bits & PARITY_PRM_OND != 0,
+        tg_size: be32(raw.bytes(), field::PARITY_PRM_TGS.start),
+    })
+}
+
+/// 0x3C OPT_CONVOY_AUTH (docs/keyed-sessions.md): 44 bytes.
+fn decode_auth(raw: &RawOption<'_>, pt: Option<PacketType>) -> Result<AuthOption, ParseError> {
+    exact_len(raw, pt, field::AUTH_LEN, "44")?;
+    let b = raw.bytes();
+    let mut sender = [0u8; 16];
+    sender.copy_from_slice(&b[field::AUTH_SENDER]);
+    let mut tag = [0u8; 16];
+    tag.copy_from_slice(&b[field::AUTH_TAG]);
+    let mut counter = [0u8; 8];
+    counter.copy_from_slice(&b[field::AUTH_COUNTER]);
+    Ok(AuthOption {
+        encrypted: raw.specific_byte() & AUTH_ENCRYPTED != 0,
+        sender,
+        counter: u64::from_be_bytes(counter),
+        tag,
+    })
+}
+
+/// 0x3B OPT_CONVOY_NEEDS: 4 + 8N bytes, 1 ≤ N ≤ [`MAX_NEEDS`].
+fn decode_needs<'a>(
+    raw: &RawOption<'a>,
+    pt: Option<PacketType>,
+) -> Result<NeedList<'a>, ParseError> {
+    let len = raw.length();
+    let entries = len.saturating_sub(4) / field::CONVOY_NEEDS_ENTRY_LEN;
+    if len < 4 + field::CONVOY_NEEDS_ENTRY_LEN
+        || !(len - 4).is_multiple_of(field::CONVOY_NEEDS_ENTRY_LEN)
+        || entries > MAX_NEEDS
+    {
+        return Err(ParseError::new(
+            pt,
+            raw.name(),
+            raw.offset(),
+            ParseErrorKind::OptionLength {
+                len,
+                expected: "4+8N with 1 ≤ N ≤ 31",
+            },
+        ));
+    }
+    Ok(NeedList { bytes: raw.value() })
+}
+
 impl<'a> PgmOption<'a> {
     /// Decode a raw option. Known options must have their exact length (and a known AFI);
     /// unknown types decode as [`PgmOption::Unknown`].
@@ -545,43 +633,12 @@ impl<'a> PgmOption<'a> {
                     apdu_len: be32(b, field::FRAG_APDU_LEN.start),
                 })
             }
-            opt::NAK_LIST => {
-                let len = raw.length();
-                if len < 4 || (len - 4) & 3 != 0 || (len - 4) / 4 > MAX_NAK_LIST {
-                    return Err(ParseError::new(
-                        pt,
-                        raw.name(),
-                        raw.offset(),
-                        ParseErrorKind::OptionLength {
-                            len,
-                            expected: "4+4N with N ≤ 62",
-                        },
-                    ));
-                }
-                Self::NakList(NakList { bytes: raw.value() })
-            }
+            opt::NAK_LIST => Self::NakList(decode_nak_list(&raw, pt)?),
             opt::JOIN => {
                 exact_len(&raw, pt, 8, "8")?;
                 Self::Join(be32(b, field::JOIN_MIN_SQN.start))
             }
-            opt::PARITY_PRM => {
-                exact_len(&raw, pt, field::PARITY_OPTION_LEN, "8")?;
-                let bits = raw.specific_byte() & (PARITY_PRM_PRO | PARITY_PRM_OND);
-                if bits == 0 {
-                    return Err(bad_field(
-                        &raw,
-                        pt,
-                        "P/O bits",
-                        0,
-                        "P (0x02) or O (0x01) set",
-                    ));
-                }
-                Self::ParityPrm(ParityParams {
-                    proactive: bits & PARITY_PRM_PRO != 0,
-                    on_demand: bits & PARITY_PRM_OND != 0,
-                    tg_size: be32(b, field::PARITY_PRM_TGS.start),
-                })
-            }
+            opt::PARITY_PRM => Self::ParityPrm(decode_parity_prm(&raw, pt)?),
             opt::PARITY_GRP => {
                 exact_len(&raw, pt, field::PARITY_OPTION_LEN, "8")?;
                 let group = be32(b, field::PARITY_GRP_NUMBER.start);
@@ -618,40 +675,8 @@ impl<'a> PgmOption<'a> {
                 exact_len(&raw, pt, 4, "4")?;
                 Self::ParityCode(raw.specific_byte())
             }
-            opt::CONVOY_AUTH => {
-                exact_len(&raw, pt, field::AUTH_LEN, "44")?;
-                let mut sender = [0u8; 16];
-                sender.copy_from_slice(&b[field::AUTH_SENDER]);
-                let mut tag = [0u8; 16];
-                tag.copy_from_slice(&b[field::AUTH_TAG]);
-                let mut counter = [0u8; 8];
-                counter.copy_from_slice(&b[field::AUTH_COUNTER]);
-                Self::Auth(crate::AuthOption {
-                    encrypted: raw.specific_byte() & AUTH_ENCRYPTED != 0,
-                    sender,
-                    counter: u64::from_be_bytes(counter),
-                    tag,
-                })
-            }
-            opt::CONVOY_NEEDS => {
-                let len = raw.length();
-                let entries = len.saturating_sub(4) / field::CONVOY_NEEDS_ENTRY_LEN;
-                if len < 4 + field::CONVOY_NEEDS_ENTRY_LEN
-                    || !(len - 4).is_multiple_of(field::CONVOY_NEEDS_ENTRY_LEN)
-                    || entries > MAX_NEEDS
-                {
-                    return Err(ParseError::new(
-                        pt,
-                        raw.name(),
-                        raw.offset(),
-                        ParseErrorKind::OptionLength {
-                            len,
-                            expected: "4+8N with 1 ≤ N ≤ 31",
-                        },
-                    ));
-                }
-                Self::Needs(NeedList { bytes: raw.value() })
-            }
+            opt::CONVOY_AUTH => Self::Auth(decode_auth(&raw, pt)?),
+            opt::CONVOY_NEEDS => Self::Needs(decode_needs(&raw, pt)?),
             _ => match CcOptions::decode(raw.bytes(), raw.offset(), pt) {
                 Some(cc) => Self::Cc(cc?),
                 None => Self::Unknown(raw),

@@ -3,7 +3,7 @@
 
 use super::data::RunData;
 use super::experiment::Ctx;
-use crate::simrun::plots::legend;
+use crate::simrun::plots::{chart, legend, Axes};
 use convoy_proto::loss_filter::LossFilter;
 use plotters::prelude::*;
 use rand_chacha::ChaCha8Rng;
@@ -70,18 +70,13 @@ fn panel(
         .max(100.0)
         * 1.1;
     let n = pattern.len() as f64;
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 18))
-        .margin(10)
-        .x_label_area_size(40)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0.0..n, 0.0..ymax)?;
-    chart
-        .configure_mesh()
-        .x_desc("packet number")
-        .y_desc("filter output × 2^16")
-        .label_style(("sans-serif", 13))
-        .draw()?;
+    let axes = Axes {
+        x: 0.0..n,
+        y: 0.0..ymax,
+        x_desc: "packet number",
+        y_desc: "filter output × 2^16",
+    };
+    let mut chart = chart(area, title, axes, 70)?;
     // Losses as short vertical bars at the bottom.
     let tick = ymax * 0.04;
     chart.draw_series(

@@ -12,6 +12,7 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::error::Error;
+use std::ops::Range;
 use std::path::Path;
 
 type Res = Result<(), Box<dyn Error>>;
@@ -74,29 +75,19 @@ pub fn throughput(path: &Path, s: &Scenario, r: &RunResult) -> Res {
         .fold(0.0, f64::max);
     let (div, unit) = rate_unit(max);
     let end = r.duration_s.max(1e-9);
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!(
-                "{}: throughput per {} s",
-                s.name,
-                fmt_s(s.interval.as_secs_f64())
-            ),
-            (FONT, 20),
-        )
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0.0..end, 0.0..upper(max / div))?;
-    chart
-        .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc(format!("throughput ({unit})"))
-        .axis_desc_style((FONT, 15))
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(RGBColor(225, 225, 225))
-        .x_label_formatter(&tick)
-        .y_label_formatter(&tick)
-        .draw()?;
+    let caption = format!(
+        "{}: throughput per {} s",
+        s.name,
+        fmt_s(s.interval.as_secs_f64())
+    );
+    let y_desc = format!("throughput ({unit})");
+    let axes = Axes {
+        x: 0.0..end,
+        y: 0.0..upper(max / div),
+        x_desc: "time (s)",
+        y_desc: &y_desc,
+    };
+    let mut chart = chart(&root, &caption, axes, 70)?;
     for (i, f) in r.flows.iter().enumerate() {
         let c = colour(i);
         let pts = f
@@ -135,6 +126,56 @@ pub fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, position: SeriesLabelPositi
     Ok(())
 }
 
+/// What a chart shows on its axes: the ranges and their descriptions.
+pub struct Axes<'s> {
+    /// The x range (time, seconds, in most figures).
+    pub x: Range<f64>,
+    /// The y range.
+    pub y: Range<f64>,
+    /// The x axis' description.
+    pub x_desc: &'s str,
+    /// The y axis' description.
+    pub y_desc: &'s str,
+}
+
+/// A chart on `area` in the style of every figure of the crate: a caption, a light grid, tick labels without a
+/// useless ".0", `y_label_width` pixels for the y axis' labels.
+pub fn chart<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    caption: &str,
+    axes: Axes<'_>,
+    y_label_width: u32,
+) -> Result<Chart<'a, 'b>, Box<dyn Error>> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, (FONT, 20))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(y_label_width)
+        .build_cartesian_2d(axes.x, axes.y)?;
+    chart
+        .configure_mesh()
+        .x_desc(axes.x_desc)
+        .y_desc(axes.y_desc)
+        .axis_desc_style((FONT, 15))
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(RGBColor(225, 225, 225))
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
+        .draw()?;
+    Ok(chart)
+}
+
+/// A legend entry for series drawn as vertical grey lines (acker switches).
+fn switch_legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, grey: RGBColor) -> Res {
+    chart
+        .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())?
+        .label("acker switch")
+        .legend(move |(x, y)| {
+            PathElement::new(vec![(x + 10, y - 6), (x + 10, y + 6)], grey.stroke_width(1))
+        });
+    Ok(())
+}
+
 fn fmt_s(v: f64) -> String {
     format!("{v}")
 }
@@ -165,25 +206,14 @@ pub fn window(
         .flatten()
         .fold(0.0, f64::max);
     let end = s.duration.as_secs_f64();
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!("{}: session {} window and tokens", s.name, sess.name),
-            (FONT, 20),
-        )
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(60)
-        .build_cartesian_2d(0.0..end, 0.0..upper(max))?;
-    chart
-        .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc("packets")
-        .axis_desc_style((FONT, 15))
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(RGBColor(225, 225, 225))
-        .x_label_formatter(&tick)
-        .y_label_formatter(&tick)
-        .draw()?;
+    let caption = format!("{}: session {} window and tokens", s.name, sess.name);
+    let axes = Axes {
+        x: 0.0..end,
+        y: 0.0..upper(max),
+        x_desc: "time (s)",
+        y_desc: "packets",
+    };
+    let mut chart = chart(&root, &caption, axes, 60)?;
     let top = upper(max);
     let grey = RGBColor(170, 170, 170);
     chart.draw_series(
@@ -208,12 +238,7 @@ pub fn window(
         .label("tokens T")
         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c1.stroke_width(1)));
     if !switches.is_empty() {
-        chart
-            .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())?
-            .label("acker switch")
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x + 10, y - 6), (x + 10, y + 6)], grey.stroke_width(1))
-            });
+        switch_legend(&mut chart, grey)?;
     }
     legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     root.present()?;
@@ -233,177 +258,207 @@ pub fn sequence(
     trace: &SeqTrace,
     (from, to): (f64, f64),
 ) -> Res {
-    let base = super::series::first_data(trace);
-    let payload = sess.apdu_size as f64;
-    let y_of = |seq: u32| f64::from(seq.wrapping_sub(base) as i32) * payload;
-    let in_window: Vec<(f64, SeqMark)> = trace
-        .marks
-        .iter()
-        .map(|(t, m)| (t.as_secs_f64(), *m))
-        .filter(|(t, _)| *t >= from && *t <= to)
-        .collect();
-    let ys: Vec<f64> = in_window
-        .iter()
-        .filter_map(|(_, m)| match *m {
-            SeqMark::Data(q) | SeqMark::Repair(q) | SeqMark::Ack(q) | SeqMark::Nak(q) => {
-                Some(y_of(q))
-            }
-            SeqMark::Switch(_) => None,
-        })
-        .collect();
-    let (lo, hi) = ys
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
-            (a.min(*y), b.max(*y))
-        });
-    let (lo, hi) = if lo.is_finite() {
-        (lo, hi.max(lo + payload))
-    } else {
-        (0.0, payload)
-    };
-    let (div, unit) = if hi >= 20e6 { (1e6, "MB") } else { (1e3, "kB") };
-    let pad = (hi - lo) * 0.03;
-    let (y0, y1) = ((lo - pad) / div, (hi + pad) / div);
+    let marks = SeqMarks::new(trace, sess.apdu_size as f64, (from, to));
+    let (y0, y1) = marks.y_range();
     let root = canvas(path)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!(
-                "{}: session {} time–sequence at the source",
-                s.name, sess.name
-            ),
-            (FONT, 20),
-        )
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(80)
-        .build_cartesian_2d(from..to, y0..y1)?;
-    chart
-        .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc(format!("sequence number ({unit} of payload)"))
-        .axis_desc_style((FONT, 15))
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(RGBColor(225, 225, 225))
-        .x_label_formatter(&tick)
-        .y_label_formatter(&tick)
-        .draw()?;
-    let bulk = in_window
-        .iter()
-        .filter(|(_, m)| matches!(m, SeqMark::Data(_) | SeqMark::Ack(_)))
-        .count();
-    let stride = bulk.div_ceil(MAX_MARKS).max(1);
+    let caption = format!(
+        "{}: session {} time–sequence at the source",
+        s.name, sess.name
+    );
+    let y_desc = format!("sequence number ({} of payload)", marks.unit);
+    let axes = Axes {
+        x: from..to,
+        y: y0..y1,
+        x_desc: "time (s)",
+        y_desc: &y_desc,
+    };
+    let mut chart = chart(&root, &caption, axes, 80)?;
     let grey = RGBColor(150, 150, 150);
     let names: Vec<&str> = sess.receivers.iter().map(|r| r.name.as_str()).collect();
-    // Acker switches: vertical bars, labelled with the new acker.
-    for (t, m) in &in_window {
-        if let SeqMark::Switch(i) = m {
-            chart.draw_series(std::iter::once(PathElement::new(
-                vec![(*t, y0), (*t, y1)],
-                grey.stroke_width(1),
-            )))?;
-            let who = names.get(*i as usize).copied().unwrap_or("?");
-            chart.draw_series(std::iter::once(Text::new(
-                who.to_string(),
-                (*t, y1),
-                (FONT, 11).into_font().color(&grey),
-            )))?;
-        }
-    }
-    let black = RGBColor(0, 0, 0);
-    let blue = RGBColor(31, 119, 180);
-    let red = RGBColor(214, 39, 40);
-    let orange = RGBColor(255, 127, 14);
-    let mut k = 0usize;
-    let mut keep = || {
-        k += 1;
-        k.is_multiple_of(stride)
-    };
-    let data: Vec<(f64, f64)> = in_window
-        .iter()
-        .filter_map(|(t, m)| match m {
-            SeqMark::Data(q) if keep() => Some((*t, y_of(*q) / div)),
-            _ => None,
-        })
-        .collect();
-    chart
-        .draw_series(data.iter().map(|c| Circle::new(*c, 1, black.filled())))?
-        .label(if stride > 1 {
-            format!("data sent (every {stride}th)")
-        } else {
-            "data sent".to_string()
-        })
-        .legend(move |(x, y)| Circle::new((x + 10, y), 2, black.filled()));
-    let acks: Vec<(f64, f64)> = in_window
-        .iter()
-        .filter_map(|(t, m)| match m {
-            SeqMark::Ack(q) if keep() => Some((*t, y_of(*q) / div)),
-            _ => None,
-        })
-        .collect();
-    chart
-        .draw_series(acks.iter().map(|c| {
-            EmptyElement::at(*c) + PathElement::new(vec![(-3, 0), (3, 0)], blue.stroke_width(1))
-        }))?
-        .label("ACK received (RX_MAX)")
-        .legend(move |(x, y)| {
-            PathElement::new(vec![(x + 6, y), (x + 14, y)], blue.stroke_width(2))
-        });
-    let repairs: Vec<(f64, f64)> = in_window
-        .iter()
-        .filter_map(|(t, m)| {
-            if let SeqMark::Repair(q) = m {
-                Some((*t, y_of(*q) / div))
-            } else {
-                None
-            }
-        })
-        .collect();
-    if !repairs.is_empty() {
-        chart
-            .draw_series(
-                repairs
-                    .iter()
-                    .map(|c| Cross::new(*c, 2, orange.stroke_width(1))),
-            )?
-            .label("repair (RDATA) sent")
-            .legend(move |(x, y)| Cross::new((x + 10, y), 3, orange.stroke_width(1)));
-    }
-    let diamond = |c: (f64, f64)| {
-        EmptyElement::at(c)
-            + PathElement::new(
-                vec![(0, -4), (4, 0), (0, 4), (-4, 0), (0, -4)],
-                red.stroke_width(1),
-            )
-    };
-    let naks: Vec<(f64, f64)> = in_window
-        .iter()
-        .filter_map(|(t, m)| {
-            if let SeqMark::Nak(q) = m {
-                Some((*t, y_of(*q) / div))
-            } else {
-                None
-            }
-        })
-        .collect();
-    chart
-        .draw_series(naks.iter().map(|c| diamond(*c)))?
-        .label("NAK received")
-        .legend(move |(x, y)| {
-            EmptyElement::at((x + 10, y))
-                + PathElement::new(
-                    vec![(0, -4), (4, 0), (0, 4), (-4, 0), (0, -4)],
-                    red.stroke_width(1),
-                )
-        });
-    chart
-        .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())?
-        .label("acker switch")
-        .legend(move |(x, y)| {
-            PathElement::new(vec![(x + 10, y - 6), (x + 10, y + 6)], grey.stroke_width(1))
-        });
+    marks.draw_switches(&mut chart, &names, (y0, y1), grey)?;
+    marks.draw_data_and_acks(&mut chart)?;
+    marks.draw_repairs_and_naks(&mut chart)?;
+    switch_legend(&mut chart, grey)?;
     legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
     root.present()?;
     Ok(())
+}
+
+/// The marks of a time–sequence trace within a time window, with the y scale they are drawn on.
+struct SeqMarks {
+    marks: Vec<(f64, SeqMark)>,
+    /// The first data sequence number (y = 0).
+    base: u32,
+    payload: f64,
+    /// Bytes per y unit, and the unit's name.
+    div: f64,
+    unit: &'static str,
+    /// Every `stride`-th data and ACK mark is drawn ([`MAX_MARKS`]).
+    stride: usize,
+}
+
+impl SeqMarks {
+    fn new(trace: &SeqTrace, payload: f64, (from, to): (f64, f64)) -> Self {
+        let marks: Vec<(f64, SeqMark)> = trace
+            .marks
+            .iter()
+            .map(|(t, m)| (t.as_secs_f64(), *m))
+            .filter(|(t, _)| *t >= from && *t <= to)
+            .collect();
+        let bulk = marks
+            .iter()
+            .filter(|(_, m)| matches!(m, SeqMark::Data(_) | SeqMark::Ack(_)))
+            .count();
+        let mut m = SeqMarks {
+            marks,
+            base: super::series::first_data(trace),
+            payload,
+            div: 1e3,
+            unit: "kB",
+            stride: bulk.div_ceil(MAX_MARKS).max(1),
+        };
+        if m.extent().1 >= 20e6 {
+            (m.div, m.unit) = (1e6, "MB");
+        }
+        m
+    }
+
+    /// A sequence number's height in bytes of payload from the first data packet.
+    fn bytes(&self, seq: u32) -> f64 {
+        f64::from(seq.wrapping_sub(self.base) as i32) * self.payload
+    }
+
+    /// The lowest and highest mark in bytes (at least one packet apart).
+    fn extent(&self) -> (f64, f64) {
+        let (lo, hi) = self
+            .marks
+            .iter()
+            .filter_map(|(_, m)| match *m {
+                SeqMark::Data(q) | SeqMark::Repair(q) | SeqMark::Ack(q) | SeqMark::Nak(q) => {
+                    Some(self.bytes(q))
+                }
+                SeqMark::Switch(_) => None,
+            })
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
+                (a.min(y), b.max(y))
+            });
+        if lo.is_finite() {
+            (lo, hi.max(lo + self.payload))
+        } else {
+            (0.0, self.payload)
+        }
+    }
+
+    /// The y axis' range in its unit, with a 3% margin.
+    fn y_range(&self) -> (f64, f64) {
+        let (lo, hi) = self.extent();
+        let pad = (hi - lo) * 0.03;
+        ((lo - pad) / self.div, (hi + pad) / self.div)
+    }
+
+    /// The marks `pick` selects, as points.
+    fn points(&self, mut pick: impl FnMut(&SeqMark) -> Option<u32>) -> Vec<(f64, f64)> {
+        self.marks
+            .iter()
+            .filter_map(|(t, m)| pick(m).map(|q| (*t, self.bytes(q) / self.div)))
+            .collect()
+    }
+
+    /// Acker switches: vertical bars, labelled with the new acker.
+    fn draw_switches<'a, 'b: 'a>(
+        &self,
+        chart: &mut Chart<'a, 'b>,
+        names: &[&str],
+        (y0, y1): (f64, f64),
+        grey: RGBColor,
+    ) -> Res {
+        for (t, m) in &self.marks {
+            if let SeqMark::Switch(i) = m {
+                let bar = PathElement::new(vec![(*t, y0), (*t, y1)], grey.stroke_width(1));
+                chart.draw_series(std::iter::once(bar))?;
+                let who = names.get(*i as usize).copied().unwrap_or("?");
+                let style = (FONT, 11).into_font().color(&grey);
+                chart.draw_series(std::iter::once(Text::new(who.to_string(), (*t, y1), style)))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Data sent as dots and ACKs as ticks, every `stride`-th of them (counted over both).
+    fn draw_data_and_acks<'a, 'b: 'a>(&self, chart: &mut Chart<'a, 'b>) -> Res {
+        let (black, blue) = (RGBColor(0, 0, 0), RGBColor(31, 119, 180));
+        // One count over the data marks, then on over the ACKs: every `stride`-th of each is drawn.
+        let mut k = 0usize;
+        let mut every = |q: u32| {
+            k += 1;
+            k.is_multiple_of(self.stride).then_some(q)
+        };
+        let data = self.points(|m| match m {
+            SeqMark::Data(q) => every(*q),
+            _ => None,
+        });
+        let acks = self.points(|m| match m {
+            SeqMark::Ack(q) => every(*q),
+            _ => None,
+        });
+        let label = match self.stride {
+            1 => "data sent".to_string(),
+            n => format!("data sent (every {n}th)"),
+        };
+        chart
+            .draw_series(data.iter().map(|c| Circle::new(*c, 1, black.filled())))?
+            .label(label)
+            .legend(move |(x, y)| Circle::new((x + 10, y), 2, black.filled()));
+        let tick = |c: &(f64, f64)| {
+            EmptyElement::at(*c) + PathElement::new(vec![(-3, 0), (3, 0)], blue.stroke_width(1))
+        };
+        chart
+            .draw_series(acks.iter().map(tick))?
+            .label("ACK received (RX_MAX)")
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x + 6, y), (x + 14, y)], blue.stroke_width(2))
+            });
+        Ok(())
+    }
+
+    /// Repairs sent as crosses (when any) and NAKs received as diamonds, all of them.
+    fn draw_repairs_and_naks<'a, 'b: 'a>(&self, chart: &mut Chart<'a, 'b>) -> Res {
+        let (red, orange) = (RGBColor(214, 39, 40), RGBColor(255, 127, 14));
+        let repairs = self.points(|m| match m {
+            SeqMark::Repair(q) => Some(*q),
+            _ => None,
+        });
+        if !repairs.is_empty() {
+            chart
+                .draw_series(
+                    repairs
+                        .iter()
+                        .map(|c| Cross::new(*c, 2, orange.stroke_width(1))),
+                )?
+                .label("repair (RDATA) sent")
+                .legend(move |(x, y)| Cross::new((x + 10, y), 3, orange.stroke_width(1)));
+        }
+        let naks = self.points(|m| match m {
+            SeqMark::Nak(q) => Some(*q),
+            _ => None,
+        });
+        chart
+            .draw_series(
+                naks.iter().map(|c| {
+                    EmptyElement::at(*c) + PathElement::new(diamond(), red.stroke_width(1))
+                }),
+            )?
+            .label("NAK received")
+            .legend(move |(x, y)| {
+                EmptyElement::at((x + 10, y)) + PathElement::new(diamond(), red.stroke_width(1))
+            });
+        Ok(())
+    }
+}
+
+/// A NAK's diamond mark, 8 pixels across, as offsets from its centre.
+fn diamond() -> Vec<(i32, i32)> {
+    vec![(0, -4), (4, 0), (0, 4), (-4, 0), (0, -4)]
 }
 
 /// queue.svg: packets waiting in each observed link direction.
@@ -418,22 +473,14 @@ pub fn queues(
         .flat_map(|(_, v)| v.iter().map(|(_, q)| f64::from(*q)))
         .fold(0.0, f64::max);
     let end = s.duration.as_secs_f64();
-    let mut chart = ChartBuilder::on(&root)
-        .caption(format!("{}: queue length", s.name), (FONT, 20))
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(60)
-        .build_cartesian_2d(0.0..end, 0.0..upper(max))?;
-    chart
-        .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc("packets waiting")
-        .axis_desc_style((FONT, 15))
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(RGBColor(225, 225, 225))
-        .x_label_formatter(&tick)
-        .y_label_formatter(&tick)
-        .draw()?;
+    let caption = format!("{}: queue length", s.name);
+    let axes = Axes {
+        x: 0.0..end,
+        y: 0.0..upper(max),
+        x_desc: "time (s)",
+        y_desc: "packets waiting",
+    };
+    let mut chart = chart(&root, &caption, axes, 60)?;
     for (i, (name, v)) in cols.iter().enumerate() {
         let c = colour(i);
         let pts = v.iter().map(|(t, q)| (t.as_secs_f64(), f64::from(*q)));

@@ -3,7 +3,9 @@
 //! below it.
 
 use super::common::{receiving_rates, Ctx, SESSION};
-use super::switch_inflation::switch_episodes;
+use super::switch_inflation::{switch_episodes, SwitchEpisode};
+use crate::reproduce::data::SessionData;
+use crate::simrun::plots::{chart, legend, Axes, Chart};
 use convoy_sim::observe::SeqMark;
 use plotters::prelude::*;
 use std::fmt::Write as _;
@@ -150,68 +152,81 @@ pub fn fig11(ctx: &Ctx<'_>, dir: &Path) -> Result<Vec<String>, String> {
         (Some(a), None) => ((a.t - 10.0).max(0.0), (a.until + 10.0).min(end)),
         _ => (0.0, end),
     };
+    let switches: Vec<(f64, String)> = f
+        .switches
+        .iter()
+        .filter_map(|(t, n)| n.clone().map(|n| (*t, n)))
+        .filter(|(t, _)| *t >= from && *t <= to)
+        .collect();
     let name = "fig11.svg";
     let path = dir.join(name);
     let res = (|| -> Result<(), Box<dyn std::error::Error>> {
         let root = SVGBackend::new(&path, (1000, 760)).into_drawing_area();
         root.fill(&WHITE)?;
         let (top, bottom) = root.split_vertically(460);
-        let mut chart = ChartBuilder::on(&top)
-            .caption(
-                format!(
-                    "wf-switch-inflation: data sent and ACKs received at the sender, {}–{} s (WF Fig. 11)",
-                    super::common::trim(from),
-                    super::common::trim(to)
-                ),
-                ("sans-serif", 17),
-            )
-            .margin(10)
-            .x_label_area_size(35)
-            .y_label_area_size(55)
-            .build_cartesian_2d(from..to, -1.0..51.0)?;
+        let view = Fig11View { from, to, switches: &switches };
+        view.sequence(&top, s, &eps)?;
+        view.window(&bottom, s)?;
+        root.present()?;
+        Ok(())
+    })();
+    res.map_err(|e| format!("drawing {name}: {e}"))?;
+    Ok(vec![name.to_string()])
+}
+
+/// The time window of Fig. 11 and the acker switches in it (time, new acker).
+struct Fig11View<'a> {
+    from: f64,
+    to: f64,
+    switches: &'a [(f64, String)],
+}
+
+type Area<'b> = DrawingArea<SVGBackend<'b>, plotters::coord::Shift>;
+type Drawn = Result<(), Box<dyn std::error::Error>>;
+
+const GREY: RGBColor = RGBColor(150, 150, 150);
+const BLUE: RGBColor = RGBColor(31, 119, 180);
+
+impl Fig11View<'_> {
+    fn in_range(&self, t: f64) -> bool {
+        t >= self.from && t <= self.to
+    }
+
+    /// Vertical lines at the switches, from `y0` to `y1`.
+    fn switch_lines<'a, 'b: 'a>(&self, chart: &mut Chart<'a, 'b>, (y0, y1): (f64, f64)) -> Drawn {
+        let line = |t: f64| PathElement::new(vec![(t, y0), (t, y1)], GREY.stroke_width(1));
+        chart.draw_series(self.switches.iter().map(|(t, _)| line(*t)))?;
+        Ok(())
+    }
+
+    /// Data sent and ACKs received, sequence number modulo 50; the old acker's ACKs in red.
+    fn sequence(&self, area: &Area<'_>, s: &SessionData, eps: &[SwitchEpisode]) -> Drawn {
+        let caption = format!(
+            "wf-switch-inflation: data sent and ACKs received at the sender, {}–{} s (WF Fig. 11)",
+            super::common::trim(self.from),
+            super::common::trim(self.to)
+        );
+        let axes = Axes {
+            x: self.from..self.to,
+            y: -1.0..51.0,
+            x_desc: "time (s)",
+            y_desc: "packet number mod 50",
+        };
+        let mut chart = chart(area, &caption, axes, 55)?;
+        self.switch_lines(&mut chart, (-1.0, 51.0))?;
+        let label = |(t, n): &(f64, String)| {
+            Text::new(format!("→{n}"), (*t, 50.0), ("sans-serif", 12).into_font().color(&BLACK))
+        };
+        chart.draw_series(self.switches.iter().map(label))?;
+        let marks = || s.trace.iter().filter(|(t, _)| self.in_range(*t));
+        let at = |t: f64, q: u32| (t, f64::from(q % 50));
         chart
-            .configure_mesh()
-            .x_desc("time (s)")
-            .y_desc("packet number mod 50")
-            .label_style(("sans-serif", 12))
-            .light_line_style(TRANSPARENT)
-            .draw()?;
-        let grey = RGBColor(150, 150, 150);
-        let named: Vec<(f64, String)> = f
-            .switches
-            .iter()
-            .filter_map(|(t, n)| n.clone().map(|n| (*t, n)))
-            .filter(|(t, _)| *t >= from && *t <= to)
-            .collect();
-        chart.draw_series(
-            named
-                .iter()
-                .map(|(t, _)| PathElement::new(vec![(*t, -1.0), (*t, 51.0)], grey.stroke_width(1))),
-        )?;
-        chart.draw_series(named.iter().map(|(t, n)| {
-            Text::new(
-                format!("→{n}"),
-                (*t, 50.0),
-                ("sans-serif", 12).into_font().color(&BLACK),
-            )
-        }))?;
-        let blue = RGBColor(31, 119, 180);
-        let red = RGBColor(214, 39, 40);
-        let green = RGBColor(44, 160, 44);
-        let in_range = |t: &f64| *t >= from && *t <= to;
-        chart
-            .draw_series(s.trace.iter().filter(|(t, _)| in_range(t)).filter_map(
-                |(t, m)| match m {
-                    SeqMark::Data(q) => Some(Circle::new(
-                        (*t, f64::from(q % 50)),
-                        2,
-                        blue.stroke_width(1),
-                    )),
-                    _ => None,
-                },
-            ))?
+            .draw_series(marks().filter_map(|(t, m)| match m {
+                SeqMark::Data(q) => Some(Circle::new(at(*t, *q), 2, BLUE.stroke_width(1))),
+                _ => None,
+            }))?
             .label("data sent")
-            .legend(move |(x, y)| Circle::new((x + 8, y), 3, blue.stroke_width(1)));
+            .legend(move |(x, y)| Circle::new((x + 8, y), 3, BLUE.stroke_width(1)));
         // An ACK is the old acker's when it acknowledges a packet sent before the latest switch.
         let old = |t: f64, rx: u32| {
             eps.iter()
@@ -220,66 +235,38 @@ pub fn fig11(ctx: &Ctx<'_>, dir: &Path) -> Result<Vec<String>, String> {
                 .and_then(|e| e.first_new)
                 .is_some_and(|first| (rx.wrapping_sub(first) as i32) < 0)
         };
-        let acks: Vec<(f64, u32, bool)> = s
-            .trace
-            .iter()
-            .filter(|(t, _)| in_range(t))
+        let acks: Vec<(f64, u32, bool)> = marks()
             .filter_map(|(t, m)| match m {
                 SeqMark::Ack(rx) => Some((*t, *rx, old(*t, *rx))),
                 _ => None,
             })
             .collect();
-        chart
-            .draw_series(
-                acks.iter().filter(|a| !a.2).map(|(t, rx, _)| {
-                    Cross::new((*t, f64::from(rx % 50)), 3, green.stroke_width(1))
-                }),
-            )?
-            .label("ACK from the current acker")
-            .legend(move |(x, y)| Cross::new((x + 8, y), 3, green.stroke_width(1)));
-        chart
-            .draw_series(
-                acks.iter()
-                    .filter(|a| a.2)
-                    .map(|(t, rx, _)| Cross::new((*t, f64::from(rx % 50)), 3, red.stroke_width(2))),
-            )?
-            .label("ACK of a packet sent before the switch (old acker)")
-            .legend(move |(x, y)| Cross::new((x + 8, y), 3, red.stroke_width(2)));
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 12))
-            .draw()?;
-        let w: Vec<(f64, f64)> = s
-            .window
-            .iter()
-            .copied()
-            .filter(|(t, _)| in_range(t))
-            .collect();
+        for (is_old, style, text) in [
+            (false, RGBColor(44, 160, 44).stroke_width(1), "ACK from the current acker"),
+            (true, RGBColor(214, 39, 40).stroke_width(2), "ACK of a packet sent before the switch (old acker)"),
+        ] {
+            let crosses = acks.iter().filter(|a| a.2 == is_old);
+            chart
+                .draw_series(crosses.map(|(t, rx, _)| Cross::new(at(*t, *rx), 3, style)))?
+                .label(text)
+                .legend(move |(x, y)| Cross::new((x + 8, y), 3, style));
+        }
+        legend(&mut chart, SeriesLabelPosition::LowerRight)
+    }
+
+    /// The window W, with the switches as vertical lines.
+    fn window(&self, area: &Area<'_>, s: &SessionData) -> Drawn {
+        let w: Vec<(f64, f64)> = s.window.iter().copied().filter(|(t, _)| self.in_range(*t)).collect();
         let wmax = w.iter().map(|x| x.1).fold(1.0f64, f64::max) * 1.1;
-        let mut wc = ChartBuilder::on(&bottom)
-            .caption("window W (packets)", ("sans-serif", 15))
-            .margin(10)
-            .x_label_area_size(35)
-            .y_label_area_size(55)
-            .build_cartesian_2d(from..to, 0.0..wmax)?;
-        wc.configure_mesh()
-            .x_desc("time (s)")
-            .y_desc("W")
-            .label_style(("sans-serif", 12))
-            .light_line_style(TRANSPARENT)
-            .draw()?;
-        wc.draw_series(
-            named
-                .iter()
-                .map(|(t, _)| PathElement::new(vec![(*t, 0.0), (*t, wmax)], grey.stroke_width(1))),
-        )?;
-        wc.draw_series(LineSeries::new(w, blue.stroke_width(2)))?;
-        root.present()?;
+        let axes = Axes {
+            x: self.from..self.to,
+            y: 0.0..wmax,
+            x_desc: "time (s)",
+            y_desc: "W",
+        };
+        let mut chart = chart(area, "window W (packets)", axes, 55)?;
+        self.switch_lines(&mut chart, (0.0, wmax))?;
+        chart.draw_series(LineSeries::new(w, BLUE.stroke_width(2)))?;
         Ok(())
-    })();
-    res.map_err(|e| format!("drawing {name}: {e}"))?;
-    Ok(vec![name.to_string()])
+    }
 }
