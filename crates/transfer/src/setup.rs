@@ -37,7 +37,8 @@ pub struct SourceSetup {
     /// Whether repairs need the controller's permit (`convoy send --repairs`).
     pub repair_pacing: RepairPacing,
     /// Give up when no receiver has clocked the session this long after the first data packet
-    /// ([`convoy_net::feedback_watch`]; `convoy send --feedback-timeout`). Not applied to a fixed rate.
+    /// ([`convoy_net::feedback_watch`]; `convoy send --feedback-timeout`). Only for a scheme that controls
+    /// congestion (not the fixed rate), which waits for feedback.
     pub feedback_timeout: Option<Duration>,
     /// Record every datagram in this CSV file (`--packet-trace`, [`convoy_net::packet_trace`]).
     pub packet_trace: Option<PathBuf>,
@@ -82,7 +83,7 @@ impl SourceSetup {
             self.configure(c);
             c.auth = auth;
         })?;
-        if let (Some(limit), false) = (self.feedback_timeout, matches!(self.cc, CcConfig::Fixed(_)))
+        if let (Some(limit), true) = (self.feedback_timeout, self.cc.controls_congestion())
         {
             tx.set_feedback_limit(limit);
         }

@@ -291,7 +291,8 @@ pub trait Scheme: Clone + std::fmt::Debug + Default + PartialEq + Send + 'static
     /// The scheme's short name (`pgmcc`, `fixed`, ...): in scenario files, command lines and results.
     const NAME: &'static str;
     /// Whether the scheme controls congestion, its rate following what the receivers report (every scheme but
-    /// the fixed-rate baseline): the head-to-head comparison runs every such scheme.
+    /// the fixed-rate baseline): the head-to-head comparison runs every such scheme, and `convoy send` gives up
+    /// on such a session when no receiver answers it (convoy-net's feedback watch).
     const CONTROLS_CONGESTION: bool = true;
     /// Build the sender half.
     fn build_sender(&self, now: Instant) -> Box<dyn SenderController>;
@@ -334,6 +335,13 @@ macro_rules! schemes {
         impl CcConfig {
             /// Every registered scheme's name, in registration order.
             pub const NAMES: &'static [&'static str] = &[$(<$module::$ty as Scheme>::NAME),*];
+
+            /// See [`Scheme::CONTROLS_CONGESTION`].
+            pub fn controls_congestion(&self) -> bool {
+                match self {
+                    $( CcConfig::$variant(_) => <$module::$ty as Scheme>::CONTROLS_CONGESTION, )*
+                }
+            }
 
             /// The names of the schemes that control congestion ([`Scheme::CONTROLS_CONGESTION`]), in
             /// registration order.

@@ -283,6 +283,7 @@ mod tests {
                             | opt::CONVOY_RECEIVER_STATUS
                             | opt::CONVOY_NEEDS
                             | opt::CONVOY_AUTH
+                            | opt::CONVOY_PARITY_CODE
                             | opt::INVALID
                 ),
                 "{name} ({t:#04x}) collides with an RFC 3208 or session option"
