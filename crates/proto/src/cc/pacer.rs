@@ -9,6 +9,19 @@ use super::Permit;
 use crate::time::Instant;
 use std::time::Duration;
 
+/// The lowest rate of the rate-based schemes, bytes per second, for packets of `s` bytes: one packet per 8 s
+/// (RFC 4654 §3.3, §4.4; aimd keeps the same floor, as Shi and Waldvogel let the rate fall "possibly \[to\]
+/// zero" within a range the application sets, §4.1, and a floor keeps the agent's feedback, and with it any
+/// recovery, alive).
+pub fn rate_floor(s: f64) -> f64 {
+    s / 8.0
+}
+
+/// The interval between packets of `s` bytes at `x` bytes per second, the rate held at [`rate_floor`] at least.
+pub fn interval(s: f64, x: f64) -> Duration {
+    Duration::from_secs_f64(s / x.max(rate_floor(s)))
+}
+
 /// The next instant a rate controller lets a packet leave.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RatePacer {

@@ -16,7 +16,7 @@
 //! modulo 2^32.
 
 use super::{SchemeOption, SchemeOptions};
-use crate::field::{be32, put32, Field};
+use crate::field::put32;
 use crate::nla;
 use crate::ParseError;
 use std::net::IpAddr;
@@ -150,27 +150,19 @@ pub enum AimdOption {
     Report(AimdReport),
 }
 
-fn at(b: &[u8], f: Field) -> u32 {
-    be32(b, f.start)
-}
-
-fn rate(b: &[u8], f: Field) -> WireRate {
-    WireRate::read(b, f)
-}
-
 fn decode_data(raw: &SchemeOption<'_>) -> Result<AimdData, ParseError> {
     const EXPECTED: &str = "16, or 24 / 36 with an agent";
     let b = raw.bytes;
     let flags = b.get(field::FLAGS).copied().unwrap_or(0);
     let agent = if flags & DATA_AGENT != 0 {
-        Some((raw.nla_at(field::DATA_AGENT, EXPECTED)?, rate(b, field::THIRD)))
+        Some((raw.nla_at(field::DATA_AGENT, EXPECTED)?, WireRate::read(b, field::THIRD)))
     } else {
         raw.exact_len(field::DATA_AGENT, EXPECTED)?;
         None
     };
     Ok(AimdData {
-        ts: at(b, field::TIME),
-        x: rate(b, field::SECOND),
+        ts: raw.u32_at(field::TIME),
+        x: WireRate::read(b, field::SECOND),
         agent,
     })
 }
@@ -189,57 +181,31 @@ fn decode_report(raw: &SchemeOption<'_>) -> Result<AimdReport, ParseError> {
     Ok(AimdReport {
         reporter,
         kind,
-        tr: at(b, field::TIME),
-        ts_echo: at(b, field::SECOND),
-        loss: rate(b, field::THIRD),
-        rtt_us: at(b, field::REPORT_RTT),
-        sqn: at(b, field::REPORT_SQN),
+        tr: raw.u32_at(field::TIME),
+        ts_echo: raw.u32_at(field::SECOND),
+        loss: WireRate::read(b, field::THIRD),
+        rtt_us: raw.u32_at(field::REPORT_RTT),
+        sqn: raw.u32_at(field::REPORT_SQN),
     })
 }
 
 impl SchemeOptions for AimdOptions {
     type Option = AimdOption;
 
-    const TYPES: &'static [(u8, &'static str)] = &[
-        (opt::DATA, "OPT_CONVOY_AIMD_DATA"),
-        (opt::ECHO, "OPT_CONVOY_AIMD_ECHO"),
-        (opt::REPORT, "OPT_CONVOY_AIMD_REPORT"),
-    ];
+    option_list!(AimdOption {
+        value data: Data = opt::DATA, "OPT_CONVOY_AIMD_DATA";
+        value echo: Echo = opt::ECHO, "OPT_CONVOY_AIMD_ECHO";
+        value report: Report = opt::REPORT, "OPT_CONVOY_AIMD_REPORT";
+    });
 
     fn decode(raw: &SchemeOption<'_>) -> Result<AimdOption, ParseError> {
         match raw.option_type() {
             opt::DATA => decode_data(raw).map(AimdOption::Data),
             opt::ECHO => Ok(AimdOption::Echo(AimdEcho {
                 receiver: raw.nla_at(field::ECHO_NLA, "16 (IPv4 NLA) or 28 (IPv6 NLA)")?,
-                tr_echo: at(raw.bytes, field::TIME),
+                tr_echo: raw.u32_at(field::TIME),
             })),
             _ => decode_report(raw).map(AimdOption::Report),
-        }
-    }
-
-    fn insert(&mut self, option: AimdOption) {
-        match option {
-            AimdOption::Data(d) => self.data = Some(d),
-            AimdOption::Echo(e) => self.echo = Some(e),
-            AimdOption::Report(r) => self.report = Some(r),
-        }
-    }
-
-    fn iter(&self) -> impl Iterator<Item = AimdOption> + '_ {
-        [
-            self.data.map(AimdOption::Data),
-            self.echo.map(AimdOption::Echo),
-            self.report.map(AimdOption::Report),
-        ]
-        .into_iter()
-        .flatten()
-    }
-
-    fn option_type(option: &AimdOption) -> u8 {
-        match option {
-            AimdOption::Data(_) => opt::DATA,
-            AimdOption::Echo(_) => opt::ECHO,
-            AimdOption::Report(_) => opt::REPORT,
         }
     }
 

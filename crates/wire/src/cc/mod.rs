@@ -37,6 +37,12 @@ impl SchemeOption<'_> {
         self.bytes.first().map_or(0, |b| b & 0x7F)
     }
 
+    /// The big-endian u32 at field `f` of the option (0 where the option is shorter: decoders check the length
+    /// first).
+    pub fn u32_at(&self, f: crate::field::Field) -> u32 {
+        crate::field::be32(self.bytes, f.start)
+    }
+
     /// The option's length byte.
     pub fn length(&self) -> usize {
         self.bytes.get(1).map_or(0, |b| usize::from(*b))
@@ -132,6 +138,46 @@ fn owns<S: SchemeOptions>(option_type: u8) -> bool {
 }
 
 /// Generates [`CcOptions`] and [`CcOption`] from the list of schemes: `field: Variant(module::Type)`.
+/// A scheme's options listed once, in emission order, inside its `impl SchemeOptions`: generates `TYPES`,
+/// `insert`, `iter` and `option_type`. Each entry is `value field: Variant = code, "NAME"` (an `Option<T>` field,
+/// decoded as `Variant(T)`) or `flag field: Variant = code, "NAME"` (a `bool` field, decoded as the unit
+/// `Variant`).
+macro_rules! option_list {
+    ($opt:ident { $($kind:ident $field:ident: $variant:ident = $code:expr, $name:literal;)* }) => {
+        const TYPES: &'static [(u8, &'static str)] = &[$(($code, $name)),*];
+
+        fn insert(&mut self, option: $opt) {
+            $( option_list!(@insert $kind self.$field, option, $opt::$variant); )*
+        }
+
+        fn iter(&self) -> impl Iterator<Item = $opt> + '_ {
+            [$( option_list!(@get $kind self.$field, $opt::$variant) ),*].into_iter().flatten()
+        }
+
+        fn option_type(option: &$opt) -> u8 {
+            match option {
+                $( $opt::$variant { .. } => $code, )*
+            }
+        }
+    };
+    (@insert value $place:expr, $option:ident, $($v:tt)+) => {
+        if let $($v)+(x) = $option {
+            $place = Some(x);
+        }
+    };
+    (@insert flag $place:expr, $option:ident, $($v:tt)+) => {
+        if let $($v)+ = $option {
+            $place = true;
+        }
+    };
+    (@get value $place:expr, $($v:tt)+) => {
+        $place.map($($v)+)
+    };
+    (@get flag $place:expr, $($v:tt)+) => {
+        $place.then_some($($v)+)
+    };
+}
+
 macro_rules! schemes {
     ($($field:ident: $variant:ident($module:ident::$ty:ident)),* $(,)?) => {
         $( pub mod $module; )*

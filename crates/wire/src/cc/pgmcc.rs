@@ -15,7 +15,7 @@
 //! receive-rate bound of `convoy-proto`'s pgmcc start-up (its `startup` module).
 
 use super::{SchemeOption, SchemeOptions};
-use crate::field::{be16, be32, put16, put32, Field};
+use crate::field::{be16, put16, put32};
 use crate::{nla, ParseError};
 use std::net::IpAddr;
 
@@ -137,38 +137,34 @@ fn decode_nla(raw: &SchemeOption<'_>) -> Result<IpAddr, ParseError> {
     raw.nla_at(field::NLA, "16 (IPv4 NLA) or 28 (IPv6 NLA)")
 }
 
-fn at(bytes: &[u8], f: Field) -> u32 {
-    be32(bytes, f.start)
-}
-
 impl SchemeOptions for PgmccOptions {
     type Option = PgmccOption;
 
-    const TYPES: &'static [(u8, &'static str)] = &[
-        (opt::DATA, "OPT_PGMCC_DATA"),
-        (opt::FEEDBACK, "OPT_PGMCC_FEEDBACK"),
-        (opt::RXW_LEAD, "OPT_CONVOY_RXW_LEAD"),
-        (opt::ELECTION, "OPT_CONVOY_ELECTION"),
-        (opt::ACKER_LEAVING, "OPT_CONVOY_ACKER_LEAVING"),
-        (opt::START_UP, "OPT_CONVOY_START_UP"),
-        (opt::RX_RATE, "OPT_CONVOY_RX_RATE"),
-    ];
+    option_list!(PgmccOption {
+        value data: Data = opt::DATA, "OPT_PGMCC_DATA";
+        value feedback: Feedback = opt::FEEDBACK, "OPT_PGMCC_FEEDBACK";
+        value rxw_lead: RxwLead = opt::RXW_LEAD, "OPT_CONVOY_RXW_LEAD";
+        flag election: Election = opt::ELECTION, "OPT_CONVOY_ELECTION";
+        flag acker_leaving: AckerLeaving = opt::ACKER_LEAVING, "OPT_CONVOY_ACKER_LEAVING";
+        value start_up: StartUp = opt::START_UP, "OPT_CONVOY_START_UP";
+        value rx_rate: RxRate = opt::RX_RATE, "OPT_CONVOY_RX_RATE";
+    });
 
     fn decode(raw: &SchemeOption<'_>) -> Result<PgmccOption, ParseError> {
         let b = raw.bytes;
         Ok(match raw.option_type() {
             opt::DATA => PgmccOption::Data(PgmccData {
                 acker: decode_nla(raw)?,
-                tstamp: at(b, field::TSTAMP),
+                tstamp: raw.u32_at(field::TSTAMP),
             }),
             opt::FEEDBACK => PgmccOption::Feedback(PgmccFeedback {
                 reporter: decode_nla(raw)?,
-                tstamp: at(b, field::TSTAMP),
+                tstamp: raw.u32_at(field::TSTAMP),
                 loss_rate: be16(b, field::LOSS_RATE.start),
             }),
             opt::RXW_LEAD => {
                 raw.exact_len(8, "8")?;
-                PgmccOption::RxwLead(at(b, field::RXW_LEAD))
+                PgmccOption::RxwLead(raw.u32_at(field::RXW_LEAD))
             }
             opt::ELECTION => {
                 raw.exact_len(4, "4")?;
@@ -176,55 +172,17 @@ impl SchemeOptions for PgmccOptions {
             }
             opt::START_UP => {
                 raw.exact_len(8, "8")?;
-                PgmccOption::StartUp(at(b, field::RATE))
+                PgmccOption::StartUp(raw.u32_at(field::RATE))
             }
             opt::RX_RATE => {
                 raw.exact_len(8, "8")?;
-                PgmccOption::RxRate(at(b, field::RATE))
+                PgmccOption::RxRate(raw.u32_at(field::RATE))
             }
             _ => {
                 raw.exact_len(4, "4")?;
                 PgmccOption::AckerLeaving
             }
         })
-    }
-
-    fn insert(&mut self, option: PgmccOption) {
-        match option {
-            PgmccOption::Data(d) => self.data = Some(d),
-            PgmccOption::Feedback(f) => self.feedback = Some(f),
-            PgmccOption::RxwLead(l) => self.rxw_lead = Some(l),
-            PgmccOption::Election => self.election = true,
-            PgmccOption::AckerLeaving => self.acker_leaving = true,
-            PgmccOption::StartUp(r) => self.start_up = Some(r),
-            PgmccOption::RxRate(r) => self.rx_rate = Some(r),
-        }
-    }
-
-    fn iter(&self) -> impl Iterator<Item = PgmccOption> + '_ {
-        [
-            self.data.map(PgmccOption::Data),
-            self.feedback.map(PgmccOption::Feedback),
-            self.rxw_lead.map(PgmccOption::RxwLead),
-            self.election.then_some(PgmccOption::Election),
-            self.acker_leaving.then_some(PgmccOption::AckerLeaving),
-            self.start_up.map(PgmccOption::StartUp),
-            self.rx_rate.map(PgmccOption::RxRate),
-        ]
-        .into_iter()
-        .flatten()
-    }
-
-    fn option_type(option: &PgmccOption) -> u8 {
-        match option {
-            PgmccOption::Data(_) => opt::DATA,
-            PgmccOption::Feedback(_) => opt::FEEDBACK,
-            PgmccOption::RxwLead(_) => opt::RXW_LEAD,
-            PgmccOption::Election => opt::ELECTION,
-            PgmccOption::AckerLeaving => opt::ACKER_LEAVING,
-            PgmccOption::StartUp(_) => opt::START_UP,
-            PgmccOption::RxRate(_) => opt::RX_RATE,
-        }
     }
 
     fn wire_len(option: &PgmccOption) -> usize {

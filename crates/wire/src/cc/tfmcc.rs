@@ -171,14 +171,6 @@ pub enum TfmccOption {
     Feedback(TfmccFeedback),
 }
 
-fn at(b: &[u8], f: Field) -> u32 {
-    be32(b, f.start)
-}
-
-fn rate(b: &[u8], f: Field) -> WireRate {
-    WireRate::read(b, f)
-}
-
 fn decode_data(raw: &SchemeOption<'_>) -> Result<TfmccData, ParseError> {
     const EXPECTED: &str = "24, or 36 / 48 with an echo";
     let b = raw.bytes;
@@ -194,11 +186,11 @@ fn decode_data(raw: &SchemeOption<'_>) -> Result<TfmccData, ParseError> {
         None
     };
     Ok(TfmccData {
-        ts: at(b, field::TIME),
-        x_supp: rate(b, field::SECOND),
-        r_max_us: at(b, field::THIRD),
+        ts: raw.u32_at(field::TIME),
+        x_supp: WireRate::read(b, field::SECOND),
+        r_max_us: raw.u32_at(field::THIRD),
         fb_nr: be16(b, field::FB_NR.start),
-        x: rate(b, field::DATA_RATE),
+        x: WireRate::read(b, field::DATA_RATE),
         echo,
     })
 }
@@ -211,9 +203,9 @@ fn decode_feedback(raw: &SchemeOption<'_>) -> Result<TfmccFeedback, ParseError> 
         have_rtt: flags & FB_HAVE_RTT != 0,
         have_loss: flags & FB_HAVE_LOSS != 0,
         leaving: flags & FB_LEAVING != 0,
-        tr: at(b, field::TIME),
-        ts_echo: at(b, field::SECOND),
-        x: rate(b, field::THIRD),
+        tr: raw.u32_at(field::TIME),
+        ts_echo: raw.u32_at(field::SECOND),
+        x: WireRate::read(b, field::THIRD),
         fb_nr: be16(b, field::FB_NR.start),
     })
 }
@@ -221,39 +213,16 @@ fn decode_feedback(raw: &SchemeOption<'_>) -> Result<TfmccFeedback, ParseError> 
 impl SchemeOptions for TfmccOptions {
     type Option = TfmccOption;
 
-    const TYPES: &'static [(u8, &'static str)] = &[
-        (opt::DATA, "OPT_CONVOY_TFMCC_DATA"),
-        (opt::FEEDBACK, "OPT_CONVOY_TFMCC_FEEDBACK"),
-    ];
+    option_list!(TfmccOption {
+        value data: Data = opt::DATA, "OPT_CONVOY_TFMCC_DATA";
+        value feedback: Feedback = opt::FEEDBACK, "OPT_CONVOY_TFMCC_FEEDBACK";
+    });
 
     fn decode(raw: &SchemeOption<'_>) -> Result<TfmccOption, ParseError> {
         if raw.option_type() == opt::DATA {
             decode_data(raw).map(TfmccOption::Data)
         } else {
             decode_feedback(raw).map(TfmccOption::Feedback)
-        }
-    }
-
-    fn insert(&mut self, option: TfmccOption) {
-        match option {
-            TfmccOption::Data(d) => self.data = Some(d),
-            TfmccOption::Feedback(f) => self.feedback = Some(f),
-        }
-    }
-
-    fn iter(&self) -> impl Iterator<Item = TfmccOption> + '_ {
-        [
-            self.data.map(TfmccOption::Data),
-            self.feedback.map(TfmccOption::Feedback),
-        ]
-        .into_iter()
-        .flatten()
-    }
-
-    fn option_type(option: &TfmccOption) -> u8 {
-        match option {
-            TfmccOption::Data(_) => opt::DATA,
-            TfmccOption::Feedback(_) => opt::FEEDBACK,
         }
     }
 

@@ -5,7 +5,7 @@ use super::capacity::capacity;
 use super::AimdConfig;
 use crate::cc::wire_clock::{micros, since, stamp, to_bps};
 use crate::cc::event_queue::EventQueue;
-use crate::cc::pacer::RatePacer;
+use crate::cc::pacer::{self, RatePacer};
 use crate::cc::{CcEvent, CcSnapshot, Permit, ReductionCause, SenderController};
 use crate::seq;
 use crate::time::Instant;
@@ -115,14 +115,14 @@ impl AimdSender {
         self.events.push(e);
     }
 
-    /// The rate floor: one packet per 8 s. The paper lets the rate fall "possibly [to] zero" within a range the
-    /// application sets (§4.1); a floor keeps the agent's feedback, and with it any recovery, alive.
+    /// The rate floor ([`pacer::rate_floor`]).
     fn floor(&self) -> f64 {
-        self.s / 8.0
+        pacer::rate_floor(self.s)
     }
 
+    /// The interval between packets at the current rate.
     fn ipi(&self) -> Duration {
-        Duration::from_secs_f64(self.s / self.x.max(self.floor()))
+        pacer::interval(self.s, self.x)
     }
 
     /// A new rate.

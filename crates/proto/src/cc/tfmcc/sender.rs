@@ -3,7 +3,7 @@
 use crate::cc::wire_clock::{from_bps, micros, since, stamp, to_bps};
 use super::TfmccConfig;
 use crate::cc::event_queue::EventQueue;
-use crate::cc::pacer::RatePacer;
+use crate::cc::pacer::{self, RatePacer};
 use crate::cc::{CcEvent, CcSnapshot, Permit, ReductionCause, SenderController};
 use crate::time::Instant;
 use convoy_wire::cc::tfmcc::{TfmccData, TfmccEcho, TfmccFeedback, WireRate};
@@ -135,13 +135,14 @@ impl TfmccSender {
         self.events.push(e);
     }
 
-    /// The rate floor: one packet per 8 s (§3.3, §4.4).
+    /// The rate floor ([`pacer::rate_floor`]).
     fn floor(&self) -> f64 {
-        self.s / 8.0
+        pacer::rate_floor(self.s)
     }
 
+    /// The interval between packets at the current rate.
     fn ipi(&self) -> Duration {
-        Duration::from_secs_f64(self.s / self.x.max(self.floor()))
+        pacer::interval(self.s, self.x)
     }
 
     /// R_max in seconds.
