@@ -83,8 +83,7 @@ impl SourceSetup {
             self.configure(c);
             c.auth = auth;
         })?;
-        if let (Some(limit), true) = (self.feedback_timeout, self.cc.controls_congestion())
-        {
+        if let (Some(limit), true) = (self.feedback_timeout, self.cc.controls_congestion()) {
             tx.set_feedback_limit(limit);
         }
         if let Some(path) = &self.packet_trace {
