@@ -32,21 +32,57 @@ pub struct DemoArgs {
 
 /// Run the demonstration; exit status 0 when every receiver got every byte in order.
 pub fn run(args: &DemoArgs) -> ExitCode {
+    if let Err(msg) = check_args(args) {
+        eprintln!("{msg}");
+        return ExitCode::from(2);
+    }
+    let config = HarnessConfig::new(args.seed, demo_paths(args), args.packets);
+    let mut h = Harness::new(config);
+    println!(
+        "convoy demo: pgmcc, {} receivers on {} kbit/s paths of {} ms one-way delay; receiver {} loses {}% at random",
+        args.receivers,
+        args.rate_kbps,
+        args.delay_ms,
+        HarnessConfig::receiver_addr(args.receivers - 1),
+        args.loss_percent
+    );
+    println!("sending {} APDUs of 1400 bytes …", args.packets);
+    run_narrated(&mut h);
+    print_sender_events(&h);
+    let secs = h.now().as_secs_f64();
+    let ok = print_receivers(&h, args, secs);
+    let bytes = args.packets as f64 * 1400.0 * 8.0;
+    println!(
+        "session time {secs:.1} s, goodput {:.0} kbit/s",
+        bytes / secs / 1000.0
+    );
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// The options' ranges; the error is the message to print.
+fn check_args(args: &DemoArgs) -> Result<(), String> {
     if args.receivers == 0 || args.receivers > 200 {
-        eprintln!(
+        return Err(format!(
             "convoy demo: --receivers must be between 1 and 200, got {}",
             args.receivers
-        );
-        return ExitCode::from(2);
+        ));
     }
     if !(0.0..100.0).contains(&args.loss_percent) {
-        eprintln!(
+        return Err(format!(
             "convoy demo: --loss-percent must be in [0, 100), got {}",
             args.loss_percent
-        );
-        return ExitCode::from(2);
+        ));
     }
-    let paths: Vec<PathConfig> = (0..args.receivers)
+    Ok(())
+}
+
+/// One path per receiver, all alike but the last one's random loss.
+fn demo_paths(args: &DemoArgs) -> Vec<PathConfig> {
+    (0..args.receivers)
         .map(|i| PathConfig {
             delay: Duration::from_millis(args.delay_ms),
             loss: if i + 1 == args.receivers {
@@ -58,18 +94,11 @@ pub fn run(args: &DemoArgs) -> ExitCode {
             queue_packets: 30,
             upstream_loss: 0.0,
         })
-        .collect();
-    let config = HarnessConfig::new(args.seed, paths, args.packets);
-    let mut h = Harness::new(config);
-    println!(
-        "convoy demo: pgmcc, {} receivers on {} kbit/s paths of {} ms one-way delay; receiver {} loses {}% at random",
-        args.receivers,
-        args.rate_kbps,
-        args.delay_ms,
-        HarnessConfig::receiver_addr(args.receivers - 1),
-        args.loss_percent
-    );
-    println!("sending {} APDUs of 1400 bytes …", args.packets);
+        .collect()
+}
+
+/// Run the session to its end (at most ten simulated hours), printing the sender's state every 10 s.
+fn run_narrated(h: &mut Harness) {
     let limit = Instant::from_secs_f64(36_000.0);
     let mut next_report = 10.0;
     while h.now() < limit && !(h.sender().is_closed() && h.all_delivered()) {
@@ -89,6 +118,10 @@ pub fn run(args: &DemoArgs) -> ExitCode {
         }
         next_report += 10.0;
     }
+}
+
+/// Print the acker changes, then how often the window was halved on loss and how many timeouts fired.
+fn print_sender_events(h: &Harness) {
     println!("acker changes:");
     let mut reductions = 0;
     let mut timeouts = 0;
@@ -109,7 +142,11 @@ pub fn run(args: &DemoArgs) -> ExitCode {
         }
     }
     println!("window halvings on loss: {reductions}; timeouts: {timeouts}");
-    let secs = h.now().as_secs_f64();
+}
+
+/// Print each receiver's outcome over the session's `secs`; whether every one got every APDU intact and in
+/// order.
+fn print_receivers(h: &Harness, args: &DemoArgs, secs: f64) -> bool {
     let mut ok = true;
     for i in 0..args.receivers {
         let o = h.outcome(i);
@@ -126,14 +163,5 @@ pub fn run(args: &DemoArgs) -> ExitCode {
             acker_share * 100.0
         );
     }
-    let bytes = args.packets as f64 * 1400.0 * 8.0;
-    println!(
-        "session time {secs:.1} s, goodput {:.0} kbit/s",
-        bytes / secs / 1000.0
-    );
-    if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    ok
 }

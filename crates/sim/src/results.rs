@@ -1,8 +1,12 @@
 //! What a run produced, in the shape of `convoy sim`'s summary.json (issue: flows, receivers, switches, links).
 
+use crate::agents::pgm::PgmSenderAgent;
+use crate::agents::tcp::TcpSenderAgent;
+use crate::agents::udp::UdpSourceAgent;
 use crate::agents::Agent;
 use crate::ids::{AgentId, LinkId};
-use crate::network::{FlowKind, Network};
+use crate::network::{Flow, FlowKind, Network};
+use crate::observe::Bins;
 use convoy_proto::Instant;
 
 /// One multicast receiver's outcome.
@@ -89,6 +93,31 @@ fn active_secs(start: Instant, stop: Option<Instant>, end: Instant) -> f64 {
     (stop - start).as_secs_f64()
 }
 
+/// `bytes` over `secs` seconds in bits per second (0 when `secs` is not positive).
+fn bits_per_s(bytes: u64, secs: f64) -> f64 {
+    if secs > 0.0 {
+        bytes as f64 * 8.0 / secs
+    } else {
+        0.0
+    }
+}
+
+/// What a flow's kind contributes to its [`FlowResult`]; the sending bins not yet extended to the end.
+struct FlowOutcome {
+    /// `pgmcc`, `tcp-newreno`, `cbr`, ...
+    kind: String,
+    /// Sender-side payload bytes per interval.
+    bins: Bins,
+    /// Mean goodput over the active time, bits per second.
+    goodput: f64,
+    /// Multicast receivers.
+    receivers: Vec<ReceiverResult>,
+    /// Acker / CLR / agent changes.
+    switches: Vec<(f64, Option<String>)>,
+    /// Feedback or retransmission timeouts.
+    timeouts: u64,
+}
+
 impl Network {
     fn receiver_result(
         &self,
@@ -122,100 +151,115 @@ impl Network {
     pub fn results(&self) -> RunResult {
         let end = self.now;
         let interval_s = self.interval.as_secs_f64();
-        let mut flows = Vec::new();
-        for f in &self.flows {
-            let secs = active_secs(f.start, f.stop, end);
-            let (kind, mut bins, goodput, receivers, switches, timeouts) =
-                match (&f.kind, &self.agents[f.source.index()]) {
-                    (FlowKind::Multicast(k), Agent::PgmSender(s)) => {
-                        let receivers: Vec<ReceiverResult> = f
-                            .sinks
-                            .iter()
-                            .filter_map(|a| self.receiver_result(*a, s, end))
-                            .collect();
-                        let slowest = receivers
-                            .iter()
-                            .map(|r| r.goodput_bps)
-                            .fold(f64::INFINITY, f64::min);
-                        let switches = s
-                            .record
-                            .switches
-                            .iter()
-                            .map(|(t, i)| {
-                                (
-                                    t.as_secs_f64(),
-                                    i.map(|i| {
-                                        receivers.get(i).map_or(String::new(), |r| r.name.clone())
-                                    }),
-                                )
-                            })
-                            .collect();
-                        let goodput = if receivers.is_empty() { 0.0 } else { slowest };
-                        (
-                            k.to_string(),
-                            s.record.data_bins.clone(),
-                            goodput,
-                            receivers,
-                            switches,
-                            s.record.timeouts,
-                        )
-                    }
-                    (FlowKind::Tcp(k), Agent::TcpSender(s)) => {
-                        let delivered = match &self.agents[f.sinks[0].index()] {
-                            Agent::TcpSink(k) => k.delivered_bytes(),
-                            _ => 0,
-                        };
-                        let goodput = if secs > 0.0 {
-                            delivered as f64 * 8.0 / secs
-                        } else {
-                            0.0
-                        };
-                        let timeouts = s.tcp().map_or(0, |t| t.stats().timeouts);
-                        (
-                            k.to_string(),
-                            s.sent_bins.clone(),
-                            goodput,
-                            Vec::new(),
-                            Vec::new(),
-                            timeouts,
-                        )
-                    }
-                    (FlowKind::Udp(k), Agent::Udp(s)) => {
-                        let received = match &self.agents[f.sinks[0].index()] {
-                            Agent::UdpSink(k) => k.received,
-                            _ => 0,
-                        };
-                        let goodput = if secs > 0.0 {
-                            received as f64 * 8.0 / secs
-                        } else {
-                            0.0
-                        };
-                        (
-                            k.to_string(),
-                            s.sent_bins.clone(),
-                            goodput,
-                            Vec::new(),
-                            Vec::new(),
-                            0,
-                        )
-                    }
-                    _ => continue,
-                };
-            bins.extend_to(end);
-            flows.push(FlowResult {
-                name: f.name.clone(),
-                kind,
-                throughput_bps: bins.rates().iter().map(|b| b * 8.0).collect(),
-                interval_s,
-                goodput_bps: goodput,
-                receivers,
-                switches,
-                timeouts,
-            });
+        let flows = self
+            .flows
+            .iter()
+            .filter_map(|f| self.flow_result(f, end, interval_s))
+            .collect();
+        RunResult {
+            duration_s: end.as_secs_f64(),
+            flows,
+            links: self.link_results(end),
         }
+    }
+
+    /// Flow `f`'s outcome at `end` (`None` when its kind and its source agent do not match).
+    fn flow_result(&self, f: &Flow, end: Instant, interval_s: f64) -> Option<FlowResult> {
+        let secs = active_secs(f.start, f.stop, end);
+        let mut outcome = match (&f.kind, &self.agents[f.source.index()]) {
+            (FlowKind::Multicast(k), Agent::PgmSender(s)) => self.multicast_outcome(f, k, s, end),
+            (FlowKind::Tcp(k), Agent::TcpSender(s)) => self.tcp_outcome(f, k, s, secs),
+            (FlowKind::Udp(k), Agent::Udp(s)) => self.udp_outcome(f, k, s, secs),
+            _ => return None,
+        };
+        outcome.bins.extend_to(end);
+        Some(FlowResult {
+            name: f.name.clone(),
+            kind: outcome.kind,
+            throughput_bps: outcome.bins.rates().iter().map(|b| b * 8.0).collect(),
+            interval_s,
+            goodput_bps: outcome.goodput,
+            receivers: outcome.receivers,
+            switches: outcome.switches,
+            timeouts: outcome.timeouts,
+        })
+    }
+
+    /// A multicast session's outcome: its receivers', the slowest one's goodput, the acker changes.
+    fn multicast_outcome(
+        &self,
+        f: &Flow,
+        kind: &str,
+        s: &PgmSenderAgent,
+        end: Instant,
+    ) -> FlowOutcome {
+        let receivers: Vec<ReceiverResult> = f
+            .sinks
+            .iter()
+            .filter_map(|a| self.receiver_result(*a, s, end))
+            .collect();
+        let slowest = receivers
+            .iter()
+            .map(|r| r.goodput_bps)
+            .fold(f64::INFINITY, f64::min);
+        let switches = s
+            .record
+            .switches
+            .iter()
+            .map(|(t, i)| {
+                (
+                    t.as_secs_f64(),
+                    i.map(|i| receivers.get(i).map_or(String::new(), |r| r.name.clone())),
+                )
+            })
+            .collect();
+        let goodput = if receivers.is_empty() { 0.0 } else { slowest };
+        FlowOutcome {
+            kind: kind.to_string(),
+            bins: s.record.data_bins.clone(),
+            goodput,
+            receivers,
+            switches,
+            timeouts: s.record.timeouts,
+        }
+    }
+
+    /// A TCP flow's outcome: the bytes its sink delivered over its `secs` of activity.
+    fn tcp_outcome(&self, f: &Flow, kind: &str, s: &TcpSenderAgent, secs: f64) -> FlowOutcome {
+        let delivered = match &self.agents[f.sinks[0].index()] {
+            Agent::TcpSink(k) => k.delivered_bytes(),
+            _ => 0,
+        };
+        FlowOutcome {
+            kind: kind.to_string(),
+            bins: s.sent_bins.clone(),
+            goodput: bits_per_s(delivered, secs),
+            receivers: Vec::new(),
+            switches: Vec::new(),
+            timeouts: s.tcp().map_or(0, |t| t.stats().timeouts),
+        }
+    }
+
+    /// A UDP source's outcome: the bytes its sink received over its `secs` of activity.
+    fn udp_outcome(&self, f: &Flow, kind: &str, s: &UdpSourceAgent, secs: f64) -> FlowOutcome {
+        let received = match &self.agents[f.sinks[0].index()] {
+            Agent::UdpSink(k) => k.received,
+            _ => 0,
+        };
+        FlowOutcome {
+            kind: kind.to_string(),
+            bins: s.sent_bins.clone(),
+            goodput: bits_per_s(received, secs),
+            receivers: Vec::new(),
+            switches: Vec::new(),
+            timeouts: 0,
+        }
+    }
+
+    /// Every link direction's outcome at `end`, in scenario order.
+    fn link_results(&self, end: Instant) -> Vec<LinkResult> {
         let run = end.as_secs_f64().max(1e-12);
-        let links = self
-            .links
+        self.links
             .iter()
             .enumerate()
             .map(|(i, l)| LinkResult {
@@ -225,12 +269,7 @@ impl Network {
                 drops: l.stats.queue_drops + l.stats.loss_drops,
                 mean_queue_pkts: l.stats.queue_integral / run,
             })
-            .collect();
-        RunResult {
-            duration_s: end.as_secs_f64(),
-            flows,
-            links,
-        }
+            .collect()
     }
 
     /// The sender agent of flow `name`, for multicast sessions.

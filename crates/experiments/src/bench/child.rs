@@ -3,13 +3,14 @@
 
 use super::procfs::{cpu_seconds, vm_bytes};
 use super::scenario_text;
-use crate::scenario::{self, build_network};
+use crate::scenario::{self, build_network, Built, Scenario};
 use convoy_proto::{Instant, Receiver};
 use convoy_sim::dumbbell::jain;
 use convoy_sim::network::session_receiver;
 use convoy_sim::packet::Body;
+use convoy_sim::results::RunResult;
 use convoy_sim::topology::node_address;
-use convoy_sim::{GroupId, NodeId, SessionReceiver};
+use convoy_sim::{GroupId, LinkId, NodeId, SessionReceiver};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -82,93 +83,177 @@ pub fn run_scenario(
         .map_err(|e| e.to_string())?;
     let rss_loaded_bytes = vm_bytes("VmRSS").unwrap_or(0);
     let built = build_network(&s).map_err(|e| format!("building {name}: {e}"))?;
-    let sim_s = s.duration.as_secs_f64();
-    let end = Instant::from_nanos(s.duration.as_nanos() as u64);
-    let bottleneck = s
-        .links
-        .iter()
-        .position(|l| l.name == "bottleneck")
-        .map(|i| built.link_ids[i].0);
-    let tcp_flows: Vec<(usize, f64)> = s
-        .tcp
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (s.sessions.len() + i, t.start.as_secs_f64()))
-        .collect();
-    let receivers: usize = s.sessions.iter().map(|x| x.receivers.len()).sum();
-    let session = s.sessions.first().map(|x| x.name.clone());
-    let has_sessions = session.is_some();
+    let facts = ScenarioFacts::of(&s, &built);
     // Only the network stays in memory during the run.
     drop(s);
     let mut net = built.net;
     let build_s = started.elapsed().as_secs_f64();
     let rss_built_bytes = vm_bytes("VmRSS").unwrap_or(0);
 
-    let odata = |net: &convoy_sim::Network| -> Option<u64> {
-        let name = session.as_deref()?;
-        Some(net.session_sender(name)?.sender().stats().odata_packets)
-    };
-    let cpu0 = cpu_seconds().unwrap_or(0.0);
-    let t0 = std::time::Instant::now();
-    let mut events = 0;
-    let read = |net: &convoy_sim::Network| {
-        (
-            net.now().as_secs_f64(),
-            odata(net),
-            vm_bytes("VmRSS").unwrap_or(0),
-            net.packets_in_flight(),
-            net.pending_events(),
-        )
-    };
-    let mut reading = None;
-    if let Some(k) = rss_at_packets {
-        if let Some(name) = session.as_deref() {
-            events += run_until_sent(&mut net, name, k, end);
-        }
-        reading = Some(read(&net));
-    }
-    events += net.run(end);
-    let (rss_at_s, rss_at_packets, rss_at_bytes, in_flight_at, pending_events_at) =
-        reading.unwrap_or_else(|| read(&net));
-    let wall_s = t0.elapsed().as_secs_f64();
-    let cpu_s = cpu_seconds().unwrap_or(0.0) - cpu0;
-    let peak_rss_bytes = vm_bytes("VmHWM").unwrap_or(0);
+    let run = timed_run(
+        &mut net,
+        facts.session.as_deref(),
+        rss_at_packets,
+        facts.end,
+    );
 
     let r = net.results();
     let packets_forwarded = net.packets_transmitted();
-    let utilization = bottleneck.map(|l| r.links[l.index()].utilization);
+    let wall = run.wall_s.max(1e-9);
+    let receivers = facts.receivers;
+    Ok(ScenarioRun {
+        name: name.to_string(),
+        sim_s: facts.sim_s,
+        wall_s: run.wall_s,
+        cpu_s: run.cpu_s,
+        build_s,
+        events: run.events,
+        packets_forwarded,
+        events_per_s: run.events as f64 / wall,
+        packets_per_s: packets_forwarded as f64 / wall,
+        utilization: facts.bottleneck.map(|l| r.links[l.index()].utilization),
+        jain: tcp_jain(&r, &facts.tcp_flows, facts.sim_s),
+        peak_rss_bytes: run.peak_rss_bytes,
+        rss_loaded_bytes,
+        rss_built_bytes,
+        rss_at_s: run.at.t_s,
+        rss_at_packets: run.at.packets,
+        rss_at_bytes: run.at.rss_bytes,
+        receivers,
+        rss_per_receiver_bytes: (receivers > 0)
+            .then(|| run.peak_rss_bytes as f64 / receivers as f64),
+        slowest_receiver_bps: facts.session.is_some().then(|| r.flows[0].goodput_bps),
+        drops: r.links.iter().map(|l| l.drops).sum(),
+        timeouts: r.flows.iter().map(|f| f.timeouts).sum(),
+        in_flight_at: run.at.in_flight,
+        pending_events_at: run.at.pending_events,
+    })
+}
+
+/// What a benchmark run's figures need of its scenario, kept once the scenario is dropped.
+struct ScenarioFacts {
+    /// Simulated seconds.
+    sim_s: f64,
+    /// The end of the run.
+    end: Instant,
+    /// The forward direction of the link named `bottleneck`, if there is one.
+    bottleneck: Option<LinkId>,
+    /// Each TCP flow's index among the run's flows (after the sessions), with its start in seconds.
+    tcp_flows: Vec<(usize, f64)>,
+    /// Multicast receivers in the scenario.
+    receivers: usize,
+    /// The first session's name.
+    session: Option<String>,
+}
+
+impl ScenarioFacts {
+    /// The facts of `s`, whose network is `built`.
+    fn of(s: &Scenario, built: &Built) -> ScenarioFacts {
+        ScenarioFacts {
+            sim_s: s.duration.as_secs_f64(),
+            end: Instant::from_nanos(s.duration.as_nanos() as u64),
+            bottleneck: s
+                .links
+                .iter()
+                .position(|l| l.name == "bottleneck")
+                .map(|i| built.link_ids[i].0),
+            tcp_flows: s
+                .tcp
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (s.sessions.len() + i, t.start.as_secs_f64()))
+                .collect(),
+            receivers: s.sessions.iter().map(|x| x.receivers.len()).sum(),
+            session: s.sessions.first().map(|x| x.name.clone()),
+        }
+    }
+}
+
+/// What the network looked like at one instant of a run.
+struct Reading {
+    /// Simulated seconds.
+    t_s: f64,
+    /// Original data packets the first session had sent (multicast only).
+    packets: Option<u64>,
+    /// Resident set size.
+    rss_bytes: u64,
+    /// Packets on links.
+    in_flight: usize,
+    /// Events scheduled.
+    pending_events: usize,
+}
+
+impl Reading {
+    /// Read `net` now; `session` is the first session's name.
+    fn of(net: &convoy_sim::Network, session: Option<&str>) -> Reading {
+        let odata = |net: &convoy_sim::Network| -> Option<u64> {
+            let name = session?;
+            Some(net.session_sender(name)?.sender().stats().odata_packets)
+        };
+        Reading {
+            t_s: net.now().as_secs_f64(),
+            packets: odata(net),
+            rss_bytes: vm_bytes("VmRSS").unwrap_or(0),
+            in_flight: net.packets_in_flight(),
+            pending_events: net.pending_events(),
+        }
+    }
+}
+
+/// A run's timed part: its cost and the reading of [`timed_run`].
+struct TimedRun {
+    /// Events processed.
+    events: u64,
+    /// Wall-clock seconds.
+    wall_s: f64,
+    /// CPU seconds.
+    cpu_s: f64,
+    /// Peak resident set size of the process (VmHWM) after the run.
+    peak_rss_bytes: u64,
+    /// The reading at `rss_at_packets`, or at the end.
+    at: Reading,
+}
+
+/// Run `net` to `end`, timed. With `rss_at_packets`, read it once the first session (`session`) has sent that
+/// many original data packets, else at the end.
+fn timed_run(
+    net: &mut convoy_sim::Network,
+    session: Option<&str>,
+    rss_at_packets: Option<u64>,
+    end: Instant,
+) -> TimedRun {
+    let cpu0 = cpu_seconds().unwrap_or(0.0);
+    let t0 = std::time::Instant::now();
+    let mut events = 0;
+    let mut reading = None;
+    if let Some(k) = rss_at_packets {
+        if let Some(name) = session {
+            events += run_until_sent(net, name, k, end);
+        }
+        reading = Some(Reading::of(net, session));
+    }
+    events += net.run(end);
+    let at = reading.unwrap_or_else(|| Reading::of(net, session));
+    let wall_s = t0.elapsed().as_secs_f64();
+    let cpu_s = cpu_seconds().unwrap_or(0.0) - cpu0;
+    let peak_rss_bytes = vm_bytes("VmHWM").unwrap_or(0);
+    TimedRun {
+        events,
+        wall_s,
+        cpu_s,
+        peak_rss_bytes,
+        at,
+    }
+}
+
+/// Jain's index over the TCP flows' goodputs in `r` (`None` without TCP flows).
+fn tcp_jain(r: &RunResult, tcp_flows: &[(usize, f64)], sim_s: f64) -> Option<f64> {
     // ns-3's definition: bytes delivered over the whole run (a flow's goodput_bps is over its active time).
     let goodputs: Vec<f64> = tcp_flows
         .iter()
         .map(|&(i, start)| r.flows[i].goodput_bps * (sim_s - start).max(0.0) / sim_s)
         .collect();
-    let wall = wall_s.max(1e-9);
-    Ok(ScenarioRun {
-        name: name.to_string(),
-        sim_s,
-        wall_s,
-        cpu_s,
-        build_s,
-        events,
-        packets_forwarded,
-        events_per_s: events as f64 / wall,
-        packets_per_s: packets_forwarded as f64 / wall,
-        utilization,
-        jain: (!goodputs.is_empty()).then(|| jain(&goodputs)),
-        peak_rss_bytes,
-        rss_loaded_bytes,
-        rss_built_bytes,
-        rss_at_s,
-        rss_at_packets,
-        rss_at_bytes,
-        receivers,
-        rss_per_receiver_bytes: (receivers > 0).then(|| peak_rss_bytes as f64 / receivers as f64),
-        slowest_receiver_bps: has_sessions.then(|| r.flows[0].goodput_bps),
-        drops: r.links.iter().map(|l| l.drops).sum(),
-        timeouts: r.flows.iter().map(|f| f.timeouts).sum(),
-        in_flight_at,
-        pending_events_at,
-    })
+    (!goodputs.is_empty()).then(|| jain(&goodputs))
 }
 
 /// Run `net` in millisecond steps until session `session`'s source has sent `k` original data packets (or

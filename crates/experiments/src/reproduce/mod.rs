@@ -230,6 +230,8 @@ pub fn reproduce(
     Ok(verdicts)
 }
 
+/// `exp`'s verdict over every seed asked for: seed 1's checks (or the first seed's), the seeds whose checks
+/// failed, and its figures.
 fn judge(
     opts: &ReproduceOptions,
     exp: &Experiment,
@@ -244,67 +246,26 @@ fn judge(
     // tfmcc-feedback).
     for seed in 1..=opts.seeds.max(1) {
         let all = runs.get(&seed).unwrap_or(&none);
-        let seed = &seed;
-        let mine: BTreeMap<String, RunData> = all
-            .iter()
-            .filter(|((id, _), _)| id == exp.id)
-            .map(|((_, v), d)| (v.clone(), d.clone()))
-            .collect();
+        let mine = runs_of(exp, all);
         let ctx = Ctx {
-            seed: *seed,
+            seed,
             runs: &mine,
             all,
             by_seed: runs,
         };
-        let checks = (exp.judge)(&ctx).unwrap_or_else(|msg| {
-            vec![Check::holds(
-                "the verdict could be computed",
-                false,
-                "measurements available",
-                msg,
-            )]
-        });
-        if checks.iter().all(|c| c.pass) {
-            passed += 1;
-        } else {
-            let bad: Vec<String> = checks
-                .iter()
-                .filter(|c| !c.pass)
-                .map(|c| format!("{}: {}", c.what, c.measured))
-                .collect();
-            failures.push(format!("seed {seed}: {}", bad.join("; ")));
+        let checks = checks_of(exp, &ctx);
+        match seed_failure(seed, &checks) {
+            None => passed += 1,
+            Some(failure) => failures.push(failure),
         }
-        if *seed == 1 || first.is_none() {
-            if let Some(draw) = exp.figures {
-                let dir = opts.out.join(exp.id);
-                std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-                for f in draw(&ctx, &dir)? {
-                    figures.push(format!("{}/{f}", exp.id));
-                }
-            }
+        if seed == 1 || first.is_none() {
+            figures.extend(draw_figures(opts, exp, &ctx)?);
             first = Some(checks);
         }
     }
     let checks = first.unwrap_or_default();
     let status = Status::of(failures.len(), &checks);
-    for plan in exp.runs {
-        let dir = run_dir(Path::new(""), exp, plan.variant, 1);
-        let base = opts.out.join(&dir);
-        if let Ok(rd) = std::fs::read_dir(&base) {
-            let mut names: Vec<String> = rd
-                .filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().to_string())
-                .filter(|n| n.ends_with(".svg"))
-                .collect();
-            names.sort();
-            // An experiment's own figures may sit in its run directory: list each file once.
-            for name in names.into_iter().map(|n| format!("{}/{n}", dir.display())) {
-                if !figures.contains(&name) {
-                    figures.push(name);
-                }
-            }
-        }
-    }
+    add_run_figures(opts, exp, &mut figures);
     Ok(Verdict {
         id: exp.id.to_string(),
         source: exp.source.to_string(),
@@ -328,4 +289,79 @@ fn judge(
         note: exp.note.to_string(),
         figures,
     })
+}
+
+/// `exp`'s runs among `all` (one seed's), by variant.
+fn runs_of(
+    exp: &Experiment,
+    all: &BTreeMap<(String, String), RunData>,
+) -> BTreeMap<String, RunData> {
+    all.iter()
+        .filter(|((id, _), _)| id == exp.id)
+        .map(|((_, v), d)| (v.clone(), d.clone()))
+        .collect()
+}
+
+/// `exp`'s checks on `ctx`; when they cannot be computed, one failed check that says why.
+fn checks_of(exp: &Experiment, ctx: &Ctx<'_>) -> Vec<Check> {
+    (exp.judge)(ctx).unwrap_or_else(|msg| {
+        vec![Check::holds(
+            "the verdict could be computed",
+            false,
+            "measurements available",
+            msg,
+        )]
+    })
+}
+
+/// The failed checks of `seed`, as one line ("seed N: what: measured; …"), or `None` when all passed.
+fn seed_failure(seed: u64, checks: &[Check]) -> Option<String> {
+    if checks.iter().all(|c| c.pass) {
+        return None;
+    }
+    let bad: Vec<String> = checks
+        .iter()
+        .filter(|c| !c.pass)
+        .map(|c| format!("{}: {}", c.what, c.measured))
+        .collect();
+    Some(format!("seed {seed}: {}", bad.join("; ")))
+}
+
+/// Draw `exp`'s own figures (if it has any) into its directory under the output; their paths relative to it.
+fn draw_figures(
+    opts: &ReproduceOptions,
+    exp: &Experiment,
+    ctx: &Ctx<'_>,
+) -> Result<Vec<String>, String> {
+    let mut figures = Vec::new();
+    if let Some(draw) = exp.figures {
+        let dir = opts.out.join(exp.id);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for f in draw(ctx, &dir)? {
+            figures.push(format!("{}/{f}", exp.id));
+        }
+    }
+    Ok(figures)
+}
+
+/// Add the SVG files of `exp`'s seed-1 run directories to `figures`, each in name order.
+fn add_run_figures(opts: &ReproduceOptions, exp: &Experiment, figures: &mut Vec<String>) {
+    for plan in exp.runs {
+        let dir = run_dir(Path::new(""), exp, plan.variant, 1);
+        let base = opts.out.join(&dir);
+        if let Ok(rd) = std::fs::read_dir(&base) {
+            let mut names: Vec<String> = rd
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().to_string())
+                .filter(|n| n.ends_with(".svg"))
+                .collect();
+            names.sort();
+            // An experiment's own figures may sit in its run directory: list each file once.
+            for name in names.into_iter().map(|n| format!("{}/{n}", dir.display())) {
+                if !figures.contains(&name) {
+                    figures.push(name);
+                }
+            }
+        }
+    }
 }

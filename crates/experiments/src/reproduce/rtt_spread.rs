@@ -94,15 +94,40 @@ pub(super) const LONGEST_IDENTICAL: &str = "longest-path-identical-paths";
 /// `longest-path` variant (the longest-RTT receiver holds the acker ≥ 70%, pgmcc/TCP in [0.5, 2]).
 pub fn judge(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let r = ctx.run("").ok_or("run `` missing")?;
-    let end = r.end_s();
-    let rtts = unloaded_rtts(r, SESSION)?;
-    let mut sorted: Vec<f64> = rtts.iter().map(|(_, t)| *t).collect();
+    let mut checks = main_run_checks(r)?;
+    let Some(v6) = ctx.run("longest-path") else {
+        return Ok(checks);
+    };
+    checks.extend(longest_path_checks(v6)?);
+    if let Some(same) = ctx.run(LONGEST_IDENTICAL) {
+        let (q, rates) = ratio(same, SETTLE_S, same.end_s())?;
+        checks.push(Check::report(
+            "variant longest-path-identical-paths (both sources on 1 ms access links): pgmcc / TCP",
+            format!("{} ({rates})", trim(q)),
+            "drop-tail runs, where identical paths phase-lock to the queue (experiments.md)",
+        ));
+    }
+    Ok(checks)
+}
+
+/// The median of `values`.
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
-    let median = if sorted.len().is_multiple_of(2) {
+    if sorted.len().is_multiple_of(2) {
         (sorted[sorted.len() / 2 - 1] + sorted[sorted.len() / 2]) / 2.0
     } else {
         sorted[sorted.len() / 2]
-    };
+    }
+}
+
+/// The main run `r`: the short-RTT receivers' share of the acker role (judged), NAK suppression and the
+/// pgmcc/TCP ratio (reported).
+fn main_run_checks(r: &RunData) -> Result<Vec<Check>, String> {
+    let end = r.end_s();
+    let rtts = unloaded_rtts(r, SESSION)?;
+    let rtt_values: Vec<f64> = rtts.iter().map(|(_, t)| *t).collect();
+    let median = median(&rtt_values);
     let (v, text) = shares(r, &rtts, SETTLE_S, end)?;
     let short: f64 = rtts
         .iter()
@@ -124,8 +149,24 @@ pub fn judge(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     );
     c1.measured = format!("{} (acker time: {text})", c1.measured);
     let (q, rates) = ratio(r, SETTLE_S, end)?;
-    let ne = r
-        .ne_stats
+    Ok(vec![
+        c1,
+        Check::report(
+            "NAK suppression at the network element",
+            ne_suppression(r),
+            "\"in presence of suppression from the network elements\" (§4.4)",
+        ),
+        Check::report(
+            &format!("pgmcc / TCP, {}–{} s", trim(SETTLE_S), trim(end)),
+            format!("{} ({rates})", trim(q)),
+            "(Fig. 6 shows the setup only)",
+        ),
+    ])
+}
+
+/// What each network element of `r` forwarded and suppressed.
+fn ne_suppression(r: &RunData) -> String {
+    r.ne_stats
         .iter()
         .map(|(n, s)| {
             format!(
@@ -134,23 +175,12 @@ pub fn judge(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
             )
         })
         .collect::<Vec<_>>()
-        .join("; ");
-    let mut checks = vec![
-        c1,
-        Check::report(
-            "NAK suppression at the network element",
-            ne,
-            "\"in presence of suppression from the network elements\" (§4.4)",
-        ),
-        Check::report(
-            &format!("pgmcc / TCP, {}–{} s", trim(SETTLE_S), trim(end)),
-            format!("{} ({rates})", trim(q)),
-            "(Fig. 6 shows the setup only)",
-        ),
-    ];
-    let Some(v6) = ctx.run("longest-path") else {
-        return Ok(checks);
-    };
+        .join("; ")
+}
+
+/// The `longest-path` variant `v6`: the longest-RTT receiver's share of the acker role and the pgmcc/TCP
+/// ratio, both judged.
+fn longest_path_checks(v6: &RunData) -> Result<Vec<Check>, String> {
     let rtts6 = unloaded_rtts(v6, SESSION)?;
     let (longest, longest_rtt) = rtts6
         .iter()
@@ -191,15 +221,5 @@ pub fn judge(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
         EXP,
     );
     c4.measured = format!("{} ({rates6})", c4.measured);
-    checks.push(c3);
-    checks.push(c4);
-    if let Some(same) = ctx.run(LONGEST_IDENTICAL) {
-        let (q, rates) = ratio(same, SETTLE_S, same.end_s())?;
-        checks.push(Check::report(
-            "variant longest-path-identical-paths (both sources on 1 ms access links): pgmcc / TCP",
-            format!("{} ({rates})", trim(q)),
-            "drop-tail runs, where identical paths phase-lock to the queue (experiments.md)",
-        ));
-    }
-    Ok(checks)
+    Ok(vec![c3, c4])
 }

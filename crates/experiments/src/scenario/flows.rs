@@ -6,7 +6,7 @@ use super::cc::{self, SchemeKeys};
 use super::context::Ctx;
 use super::locate::KeyPath;
 use super::model::{Scenario, TcpDef, UdpDef};
-use super::schema::{CcSpec, KeyedSpec, SessionFileSpec, TcpSpec, TcpVariantSpec};
+use super::schema::{CcSpec, KeyedSpec, RxwSpec, SessionFileSpec, TcpSpec, TcpVariantSpec};
 use super::semantic::{check_name, fail, fail_related, positive_rate, Res};
 use super::units::{Dur, Size};
 use convoy_proto::cc::CcConfig;
@@ -26,6 +26,14 @@ pub fn at(d: Duration) -> Instant {
 
 /// Resolve every flow into `s`.
 pub fn resolve_flows(cx: &mut Ctx<'_>, s: &mut Scenario) -> Res<()> {
+    resolve_sessions(cx, s)?;
+    resolve_tcp(cx, s)?;
+    resolve_cbr(cx, s)?;
+    resolve_onoff(cx, s)
+}
+
+/// Every `[[session]]`, each expanded into its copies.
+fn resolve_sessions(cx: &mut Ctx<'_>, s: &mut Scenario) -> Res<()> {
     let file = cx.file;
     for (i, sess) in file.session.iter().enumerate() {
         for one in expand_session(sess, i)? {
@@ -33,25 +41,15 @@ pub fn resolve_flows(cx: &mut Ctx<'_>, s: &mut Scenario) -> Res<()> {
             s.sessions.push(def);
         }
     }
+    Ok(())
+}
+
+/// Every `[[tcp]]` over `[defaults] tcp`.
+fn resolve_tcp(cx: &mut Ctx<'_>, s: &mut Scenario) -> Res<()> {
+    let file = cx.file;
     let defaults = file.defaults.tcp.clone().unwrap_or_default();
     if file.defaults.tcp.is_some() {
-        let p = KeyPath::root().key("defaults").key("tcp");
-        for (key, set) in [
-            ("name", defaults.name.is_some()),
-            ("from", defaults.from.is_some()),
-        ]
-        .into_iter()
-        .chain([
-            ("to", defaults.to.is_some()),
-            ("count", defaults.count.is_some()),
-        ]) {
-            if set {
-                return fail(
-                    &p.key(key),
-                    format!("`{key}` is not allowed in [defaults] tcp"),
-                );
-            }
-        }
+        check_tcp_defaults(&defaults)?;
     }
     for (i, t) in file.tcp.iter().enumerate() {
         let p = KeyPath::root().key("tcp").index(i);
@@ -83,6 +81,31 @@ pub fn resolve_flows(cx: &mut Ctx<'_>, s: &mut Scenario) -> Res<()> {
             });
         }
     }
+    Ok(())
+}
+
+/// `[defaults] tcp` sets values shared by the flows, never what names one.
+fn check_tcp_defaults(defaults: &TcpSpec) -> Res<()> {
+    let p = KeyPath::root().key("defaults").key("tcp");
+    for (key, set) in [
+        ("name", defaults.name.is_some()),
+        ("from", defaults.from.is_some()),
+        ("to", defaults.to.is_some()),
+        ("count", defaults.count.is_some()),
+    ] {
+        if set {
+            return fail(
+                &p.key(key),
+                format!("`{key}` is not allowed in [defaults] tcp"),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Every `[[cbr]]` source.
+fn resolve_cbr(cx: &mut Ctx<'_>, s: &mut Scenario) -> Res<()> {
+    let file = cx.file;
     for (i, c) in file.cbr.iter().enumerate() {
         let p = KeyPath::root().key("cbr").index(i);
         let jitter = c.jitter.unwrap_or(0.0);
@@ -106,6 +129,12 @@ pub fn resolve_flows(cx: &mut Ctx<'_>, s: &mut Scenario) -> Res<()> {
             s.udp.push(udp(inst, size, pattern.clone()));
         }
     }
+    Ok(())
+}
+
+/// Every `[[onoff]]` source.
+fn resolve_onoff(cx: &mut Ctx<'_>, s: &mut Scenario) -> Res<()> {
+    let file = cx.file;
     for (i, o) in file.onoff.iter().enumerate() {
         let p = KeyPath::root().key("onoff").index(i);
         let shape = o.shape.unwrap_or(1.5);
@@ -283,11 +312,44 @@ fn expand_session(s: &SessionFileSpec, i: usize) -> Res<Vec<SessionFileSpec>> {
         .collect())
 }
 
+/// Session table `i` (or one copy of it) resolved: its name registered, its nodes, controller, times and
+/// receivers checked.
 fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> {
     let p = KeyPath::root().key("session").index(i);
     cx.add_flow_name(&s.name, &p.key("name"))?;
     let source = NodeId(cx.node(&s.source, &p.key("source"))? as u32);
     let cc = controller(s, &p)?;
+    let (start, stop) = session_times(cx, s, &p)?;
+    check_parity_routable(cx, s, &p)?;
+    let payload = session_payload(s, &p)?;
+    let receivers = session_receivers(cx, s, &p, source)?;
+    check_repair_feedback(s, &cc, &p)?;
+    Ok(SessionSpec {
+        name: s.name.clone(),
+        source,
+        receivers,
+        cc,
+        apdu_size: payload as usize,
+        start: at(start),
+        stop: stop.map(at),
+        bytes: s.bytes.map(|b| b.0),
+        trace: s.trace.unwrap_or(i == 0),
+        record_arrivals: s.arrivals.unwrap_or(false),
+        rate_max: s.rate_max.map(|r| r.bytes_per_s()),
+        nak_elim_ivl: s.nak_elim.map(|d| d.0),
+        repair_pacing: or(&s.repairs, RepairPacing::default()),
+        rxw: s.rxw.as_ref().map(rxw_config),
+        keyed: s.keyed.map(|k| k == KeyedSpec::Encrypted),
+        parity: s.parity.map(|p| p.0),
+    })
+}
+
+/// The session's start (with its jitter drawn) and stop, after the run's start.
+fn session_times(
+    cx: &Ctx<'_>,
+    s: &SessionFileSpec,
+    p: &KeyPath,
+) -> Res<(Duration, Option<Duration>)> {
     let mut start = s.start.map_or(Duration::ZERO, |d| d.0);
     if let Some(j) = s.start_jitter {
         start += j.0.mul_f64(cx.draw(&format!("start:{}", s.name)));
@@ -296,6 +358,11 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> 
     if stop.is_some_and(|t| t <= start) {
         return fail(&p.key("stop"), "the session stops before it starts");
     }
+    Ok((start, stop))
+}
+
+/// Parity is simulated only where no PGM network element is on the way.
+fn check_parity_routable(cx: &Ctx<'_>, s: &SessionFileSpec, p: &KeyPath) -> Res<()> {
     if s.parity.is_some()
         && cx
             .nodes
@@ -308,6 +375,11 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> 
              transmission group): route the session over kind = \"router\" nodes",
         );
     }
+    Ok(())
+}
+
+/// The session's APDU size in bytes (default 1400).
+fn session_payload(s: &SessionFileSpec, p: &KeyPath) -> Res<u64> {
     let payload = s.payload.map_or(1400, |b| b.0);
     if !(1..=65_000).contains(&payload) {
         return fail(
@@ -315,50 +387,17 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> 
             format!("payload of {payload} bytes: use 1B to 65000B"),
         );
     }
-    // Receivers placed so far, with the key of their node (for errors that involve two of them), and indexes
-    // by node and by name (a fan-out session has thousands of receivers).
-    let mut receivers: Vec<(SessionReceiver, KeyPath)> = Vec::new();
-    let mut by_node: BTreeMap<NodeId, usize> = BTreeMap::new();
-    let mut names: BTreeSet<String> = BTreeSet::new();
-    let source_key = p.key("source");
-    let mut place = |cx: &Ctx<'_>,
-                     r: SessionReceiver,
-                     rp: &KeyPath,
-                     node_key: KeyPath|
-     -> Res<()> {
-        if r.node == source {
-            let msg = format!(
-                "receiver `{}` is on the source's node `{}`",
-                r.name, s.source
-            );
-            return fail_related(&node_key, std::slice::from_ref(&source_key), msg);
-        }
-        if let Some((o, okey)) = by_node.get(&r.node).map(|&i| &receivers[i]) {
-            let msg = format!(
-                "receivers `{}` and `{}` are both on node `{}`; a receiver is identified by its host's \
-                 address, so give each its own host",
-                o.name,
-                r.name,
-                cx.nodes[r.node.index()].name
-            );
-            return fail_related(&node_key, std::slice::from_ref(okey), msg);
-        }
-        if names.contains(&r.name) {
-            return fail(
-                rp,
-                format!("receiver name `{}` is used twice in this session", r.name),
-            );
-        }
-        if r.leave.is_some_and(|l| l <= r.join) {
-            let msg = format!("receiver `{}` leaves before it joins", r.name);
-            return fail_related(&rp.key("leave"), &[rp.key("join")], msg);
-        }
-        cx.check_connected(source.index(), r.node.index(), rp)?;
-        by_node.insert(r.node, receivers.len());
-        names.insert(r.name.clone());
-        receivers.push((r, node_key));
-        Ok(())
-    };
+    Ok(payload)
+}
+
+/// The session's receivers: those listed, then those of each range, in order; at least one.
+fn session_receivers(
+    cx: &Ctx<'_>,
+    s: &SessionFileSpec,
+    p: &KeyPath,
+    source: NodeId,
+) -> Res<Vec<SessionReceiver>> {
+    let mut placed = PlacedReceivers::new(source, &s.source, p.key("source"));
     for (k, r) in s.receivers.iter().enumerate() {
         let rp = p.key("receivers").index(k);
         let node = NodeId(cx.node(&r.node, &rp.key("node"))? as u32);
@@ -370,7 +409,7 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> 
             join: at(r.join.map_or(Duration::ZERO, |d| d.0)),
             leave: r.leave.map(|d| at(d.0)),
         };
-        place(cx, def, &rp, rp.key("node"))?;
+        placed.place(cx, def, &rp, rp.key("node"))?;
     }
     for (k, r) in s.receiver_range.iter().enumerate() {
         let rp = p.key("receiver_range").index(k);
@@ -389,19 +428,103 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> 
                 join: at(r.join.map_or(Duration::ZERO, |d| d.0)),
                 leave: r.leave.map(|d| at(d.0)),
             };
-            place(cx, def, &rp, rp.key("prefix"))?;
+            placed.place(cx, def, &rp, rp.key("prefix"))?;
         }
     }
-    let receivers: Vec<SessionReceiver> = receivers.into_iter().map(|(r, _)| r).collect();
+    let receivers = placed.into_receivers();
     if receivers.is_empty() {
         return fail(
-            &p,
+            p,
             format!(
                 "session `{}` has no receivers (`receivers` or `receiver_range`)",
                 s.name
             ),
         );
     }
+    Ok(receivers)
+}
+
+/// Receivers placed so far, with the key of their node (for errors that involve two of them), and indexes by
+/// node and by name (a fan-out session has thousands of receivers).
+struct PlacedReceivers<'s> {
+    /// The session's source node.
+    source: NodeId,
+    /// Its name as written.
+    source_name: &'s str,
+    /// Where it is written.
+    source_key: KeyPath,
+    /// The receivers, each with the key of its node.
+    receivers: Vec<(SessionReceiver, KeyPath)>,
+    /// Node → index into `receivers`.
+    by_node: BTreeMap<NodeId, usize>,
+    /// Receiver names in use.
+    names: BTreeSet<String>,
+}
+
+impl<'s> PlacedReceivers<'s> {
+    /// No receiver yet, for a session from `source` (named `source_name`, written at `source_key`).
+    fn new(source: NodeId, source_name: &'s str, source_key: KeyPath) -> Self {
+        PlacedReceivers {
+            source,
+            source_name,
+            source_key,
+            receivers: Vec::new(),
+            by_node: BTreeMap::new(),
+            names: BTreeSet::new(),
+        }
+    }
+
+    /// Add receiver `r` (written at `rp`, its node at `node_key`): on a node of its own, not the source's, with
+    /// a name of its own, joining before it leaves and connected to the source.
+    fn place(
+        &mut self,
+        cx: &Ctx<'_>,
+        r: SessionReceiver,
+        rp: &KeyPath,
+        node_key: KeyPath,
+    ) -> Res<()> {
+        if r.node == self.source {
+            let msg = format!(
+                "receiver `{}` is on the source's node `{}`",
+                r.name, self.source_name
+            );
+            return fail_related(&node_key, std::slice::from_ref(&self.source_key), msg);
+        }
+        if let Some((o, okey)) = self.by_node.get(&r.node).map(|&i| &self.receivers[i]) {
+            let msg = format!(
+                "receivers `{}` and `{}` are both on node `{}`; a receiver is identified by its host's \
+                 address, so give each its own host",
+                o.name,
+                r.name,
+                cx.nodes[r.node.index()].name
+            );
+            return fail_related(&node_key, std::slice::from_ref(okey), msg);
+        }
+        if self.names.contains(&r.name) {
+            return fail(
+                rp,
+                format!("receiver name `{}` is used twice in this session", r.name),
+            );
+        }
+        if r.leave.is_some_and(|l| l <= r.join) {
+            let msg = format!("receiver `{}` leaves before it joins", r.name);
+            return fail_related(&rp.key("leave"), &[rp.key("join")], msg);
+        }
+        cx.check_connected(self.source.index(), r.node.index(), rp)?;
+        self.by_node.insert(r.node, self.receivers.len());
+        self.names.insert(r.name.clone());
+        self.receivers.push((r, node_key));
+        Ok(())
+    }
+
+    /// The receivers in the order placed.
+    fn into_receivers(self) -> Vec<SessionReceiver> {
+        self.receivers.into_iter().map(|(r, _)| r).collect()
+    }
+}
+
+/// A controller whose feedback rides on the receivers' NAKs needs them to ask for repairs.
+fn check_repair_feedback(s: &SessionFileSpec, cc: &CcConfig, p: &KeyPath) -> Res<()> {
     if s.rxw.as_ref().and_then(|r| r.repair) == Some(false) && cc.feedback_rides_on_naks() {
         return fail(
             &p.key("rxw").key("repair"),
@@ -411,41 +534,26 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> 
             ),
         );
     }
-    let rxw = s.rxw.as_ref().map(|r| {
-        let d = RxwConfig::default();
-        RxwConfig {
-            nak_bo_ivl: r.nak_bo_ivl.map_or(d.nak_bo_ivl, |x| x.0),
-            nak_rpt_ivl: r.nak_rpt_ivl.map_or(d.nak_rpt_ivl, |x| x.0),
-            nak_rdata_ivl: r.nak_rdata_ivl.map_or(d.nak_rdata_ivl, |x| x.0),
-            nak_ncf_retries: r.nak_ncf_retries.unwrap_or(d.nak_ncf_retries),
-            nak_data_retries: r.nak_data_retries.unwrap_or(d.nak_data_retries),
-            max_packets: r.max_packets.unwrap_or(d.max_packets),
-            max_apdu_len: d.max_apdu_len,
-            nak_packets_per_s: r.nak_rate.unwrap_or(d.nak_packets_per_s),
-            nak_burst: r.nak_burst.unwrap_or(d.nak_burst),
-            max_awaited: r.max_awaited.unwrap_or(d.max_awaited),
-            max_buffered_bytes: r.max_buffered.map_or(d.max_buffered_bytes, |b| b.0),
-            request_repairs: r.repair.unwrap_or(d.request_repairs),
-        }
-    });
-    Ok(SessionSpec {
-        name: s.name.clone(),
-        source,
-        receivers,
-        cc,
-        apdu_size: payload as usize,
-        start: at(start),
-        stop: stop.map(at),
-        bytes: s.bytes.map(|b| b.0),
-        trace: s.trace.unwrap_or(i == 0),
-        record_arrivals: s.arrivals.unwrap_or(false),
-        rate_max: s.rate_max.map(|r| r.bytes_per_s()),
-        nak_elim_ivl: s.nak_elim.map(|d| d.0),
-        repair_pacing: or(&s.repairs, RepairPacing::default()),
-        rxw,
-        keyed: s.keyed.map(|k| k == KeyedSpec::Encrypted),
-        parity: s.parity.map(|p| p.0),
-    })
+    Ok(())
+}
+
+/// The receive window's parameters: `rxw = { ... }` over the engine's defaults.
+fn rxw_config(r: &RxwSpec) -> RxwConfig {
+    let d = RxwConfig::default();
+    RxwConfig {
+        nak_bo_ivl: r.nak_bo_ivl.map_or(d.nak_bo_ivl, |x| x.0),
+        nak_rpt_ivl: r.nak_rpt_ivl.map_or(d.nak_rpt_ivl, |x| x.0),
+        nak_rdata_ivl: r.nak_rdata_ivl.map_or(d.nak_rdata_ivl, |x| x.0),
+        nak_ncf_retries: r.nak_ncf_retries.unwrap_or(d.nak_ncf_retries),
+        nak_data_retries: r.nak_data_retries.unwrap_or(d.nak_data_retries),
+        max_packets: r.max_packets.unwrap_or(d.max_packets),
+        max_apdu_len: d.max_apdu_len,
+        nak_packets_per_s: r.nak_rate.unwrap_or(d.nak_packets_per_s),
+        nak_burst: r.nak_burst.unwrap_or(d.nak_burst),
+        max_awaited: r.max_awaited.unwrap_or(d.max_awaited),
+        max_buffered_bytes: r.max_buffered.map_or(d.max_buffered_bytes, |b| b.0),
+        request_repairs: r.repair.unwrap_or(d.request_repairs),
+    }
 }
 
 /// A flow's own TCP values over `[defaults] tcp`.

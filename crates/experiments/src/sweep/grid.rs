@@ -167,6 +167,9 @@ fn axis_value(key: &str, v: &toml::Value) -> AxisValue {
 
 type Axes = BTreeMap<String, Spanned<Vec<Spanned<toml::Value>>>>;
 
+/// Checked axes: each axis's index in the grid's axis order, with its values.
+type AxisGroup = Vec<(usize, Vec<AxisValue>)>;
+
 /// The product of `axes` (key, values), last varying fastest.
 fn product(axes: &[(usize, Vec<AxisValue>)], width: usize) -> Vec<Vec<Option<AxisValue>>> {
     let mut out = vec![vec![None; width]];
@@ -202,14 +205,9 @@ impl Grid {
     /// Check grid text; `path` names it and anchors the scenario's relative path.
     pub fn parse(path: &Path, text: &str) -> Result<Grid, GridError> {
         let file = path.display().to_string();
-        let at = |offset: usize, key: Option<&str>, message: String| GridError {
-            file: file.clone(),
-            line: line_of(text, offset),
-            key: key.map(str::to_string),
-            message,
-        };
+        let src = GridText { file: &file, text };
         let g: GridFile = toml::from_str(text).map_err(|e| {
-            at(
+            src.error_at(
                 e.span().map_or(0, |s| s.start),
                 None,
                 e.message().to_string(),
@@ -219,34 +217,11 @@ impl Grid {
         let scenario_path = dir.join(g.scenario.get_ref());
         let scenario_text = std::fs::read_to_string(&scenario_path).map_err(|e| {
             let msg = format!("cannot read {}: {e}", scenario_path.display());
-            at(g.scenario.span().start, Some("scenario"), msg)
+            src.error_at(g.scenario.span().start, Some("scenario"), msg)
         })?;
-        let seeds = match &g.seeds {
-            None => vec![1],
-            Some(s) => {
-                parse_seeds(s.get_ref()).map_err(|m| at(s.span().start, Some("seeds"), m))?
-            }
-        };
-        let metrics = match &g.metrics {
-            None => METRICS.iter().map(|m| m.to_string()).collect(),
-            Some(m) => {
-                for name in m.get_ref() {
-                    if !METRICS.contains(&name.as_str()) {
-                        let msg = format!("no metric `{name}` (metrics: {})", METRICS.join(", "));
-                        return Err(at(m.span().start, Some("metrics"), msg));
-                    }
-                }
-                m.get_ref().clone()
-            }
-        };
-        let mut axes: Vec<String> = g.axes.keys().cloned().collect();
-        for sub in &g.subgrid {
-            for k in sub.axes.keys() {
-                if !axes.contains(k) {
-                    axes.push(k.clone());
-                }
-            }
-        }
+        let seeds = grid_seeds(&g, &src)?;
+        let metrics = grid_metrics(&g, &src)?;
+        let axes = axis_order(&g);
         let check = Checker {
             file: &file,
             text,
@@ -255,43 +230,10 @@ impl Grid {
         };
         check.scenario(&[]).map_err(|e| {
             let msg = format!("the scenario itself is wrong: {e}");
-            at(g.scenario.span().start, Some("scenario"), msg)
+            src.error_at(g.scenario.span().start, Some("scenario"), msg)
         })?;
-        let top = check.axes(&axes, &g.axes)?;
-        let groups: Vec<Vec<(usize, Vec<AxisValue>)>> = if g.subgrid.is_empty() {
-            vec![top]
-        } else {
-            let mut groups = Vec::new();
-            for sub in &g.subgrid {
-                let mut group = top.clone();
-                for (i, values) in check.axes(&axes, &sub.axes)? {
-                    group.retain(|(j, _)| *j != i);
-                    group.push((i, values));
-                }
-                group.sort_by_key(|(i, _)| *i);
-                groups.push(group);
-            }
-            groups
-        };
-        let mut runs: Vec<PlannedRun> = Vec::new();
-        // Membership only (the plan keeps its own order): a run planned twice runs once.
-        let mut planned: BTreeSet<Vec<String>> = BTreeSet::new();
-        for group in &groups {
-            for values in product(group, axes.len()) {
-                for &seed in &seeds {
-                    let run = PlannedRun {
-                        values: values.clone(),
-                        seed,
-                    };
-                    if planned.insert(run.sets()) {
-                        runs.push(run);
-                    }
-                    if runs.len() > MAX_RUNS {
-                        return Err(at(0, None, format!("more than {MAX_RUNS} runs")));
-                    }
-                }
-            }
-        }
+        let groups = check.groups(&axes, &g)?;
+        let runs = plan(&groups, axes.len(), &seeds, &src)?;
         check.combinations(&runs)?;
         Ok(Grid {
             path: path.to_path_buf(),
@@ -303,6 +245,93 @@ impl Grid {
             runs,
         })
     }
+}
+
+/// A grid file's name and text, to place errors.
+struct GridText<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl GridText<'_> {
+    /// An error at byte `offset` of the text, about `key` if any.
+    fn error_at(&self, offset: usize, key: Option<&str>, message: String) -> GridError {
+        GridError {
+            file: self.file.to_string(),
+            line: line_of(self.text, offset),
+            key: key.map(str::to_string),
+            message,
+        }
+    }
+}
+
+/// The grid's seeds (default: seed 1).
+fn grid_seeds(g: &GridFile, src: &GridText<'_>) -> Result<Vec<u64>, GridError> {
+    Ok(match &g.seeds {
+        None => vec![1],
+        Some(s) => {
+            parse_seeds(s.get_ref()).map_err(|m| src.error_at(s.span().start, Some("seeds"), m))?
+        }
+    })
+}
+
+/// The metrics to keep (default: all of [`METRICS`]); an unknown name is an error.
+fn grid_metrics(g: &GridFile, src: &GridText<'_>) -> Result<Vec<String>, GridError> {
+    Ok(match &g.metrics {
+        None => METRICS.iter().map(|m| m.to_string()).collect(),
+        Some(m) => {
+            for name in m.get_ref() {
+                if !METRICS.contains(&name.as_str()) {
+                    let msg = format!("no metric `{name}` (metrics: {})", METRICS.join(", "));
+                    return Err(src.error_at(m.span().start, Some("metrics"), msg));
+                }
+            }
+            m.get_ref().clone()
+        }
+    })
+}
+
+/// Every axis key: the top-level ones in key order, then those only sub-grids have, in order of appearance.
+fn axis_order(g: &GridFile) -> Vec<String> {
+    let mut axes: Vec<String> = g.axes.keys().cloned().collect();
+    for sub in &g.subgrid {
+        for k in sub.axes.keys() {
+            if !axes.contains(k) {
+                axes.push(k.clone());
+            }
+        }
+    }
+    axes
+}
+
+/// The runs of `groups` (each the product of its axes, `width` of them in all) times `seeds`, in plan order
+/// without duplicates; more than [`MAX_RUNS`] is an error.
+fn plan(
+    groups: &[AxisGroup],
+    width: usize,
+    seeds: &[u64],
+    src: &GridText<'_>,
+) -> Result<Vec<PlannedRun>, GridError> {
+    let mut runs: Vec<PlannedRun> = Vec::new();
+    // Membership only (the plan keeps its own order): a run planned twice runs once.
+    let mut planned: BTreeSet<Vec<String>> = BTreeSet::new();
+    for group in groups {
+        for values in product(group, width) {
+            for &seed in seeds {
+                let run = PlannedRun {
+                    values: values.clone(),
+                    seed,
+                };
+                if planned.insert(run.sets()) {
+                    runs.push(run);
+                }
+                if runs.len() > MAX_RUNS {
+                    return Err(src.error_at(0, None, format!("more than {MAX_RUNS} runs")));
+                }
+            }
+        }
+    }
+    Ok(runs)
 }
 
 /// Checks axis values against the scenario.
@@ -324,11 +353,7 @@ impl Checker<'_> {
     }
 
     /// Each value of each axis, alone on the scenario: (axis index, values).
-    fn axes(
-        &self,
-        order: &[String],
-        axes: &Axes,
-    ) -> Result<Vec<(usize, Vec<AxisValue>)>, GridError> {
+    fn axes(&self, order: &[String], axes: &Axes) -> Result<AxisGroup, GridError> {
         let mut out = Vec::new();
         for (key, values) in axes {
             let index = order
@@ -358,6 +383,26 @@ impl Checker<'_> {
             out.push((index, list));
         }
         Ok(out)
+    }
+
+    /// The axis groups of the plan, each checked: the top-level axes, or per sub-grid the top-level axes with
+    /// the sub-grid's own (which replace those of the same key), in axis order.
+    fn groups(&self, order: &[String], g: &GridFile) -> Result<Vec<AxisGroup>, GridError> {
+        let top = self.axes(order, &g.axes)?;
+        if g.subgrid.is_empty() {
+            return Ok(vec![top]);
+        }
+        let mut groups = Vec::new();
+        for sub in &g.subgrid {
+            let mut group = top.clone();
+            for (i, values) in self.axes(order, &sub.axes)? {
+                group.retain(|(j, _)| *j != i);
+                group.push((i, values));
+            }
+            group.sort_by_key(|(i, _)| *i);
+            groups.push(group);
+        }
+        Ok(groups)
     }
 
     /// Every combination of the plan (seeds aside), on the scenario.

@@ -43,7 +43,11 @@ fn goodput_over_seeds(ctx: &Ctx<'_>, id: &str) -> Result<(f64, f64, usize), Stri
     for runs in ctx.by_seed.values() {
         let get = |v: &str| runs.get(&(id.to_string(), v.to_string()));
         if let (Some(f), Some(a)) = (get(""), get("adaptive")) {
-            sums = (sums.0 + pgm(f)?.goodput_bps, sums.1 + pgm(a)?.goodput_bps, sums.2 + 1);
+            sums = (
+                sums.0 + pgm(f)?.goodput_bps,
+                sums.1 + pgm(a)?.goodput_bps,
+                sums.2 + 1,
+            );
         }
     }
     if sums.2 == 0 {
@@ -53,33 +57,73 @@ fn goodput_over_seeds(ctx: &Ctx<'_>, id: &str) -> Result<(f64, f64, usize), Stri
     Ok((sums.0 / n, sums.1 / n, sums.2))
 }
 
+/// wf-congested: the fixed timeout keeps the window at 1 and times out far more often than the adaptive one,
+/// which gets more goodput; Table II's receiving rates and the paper's numbers beside ours.
 pub(super) fn congested(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let fixed = need(ctx, "")?;
     let adaptive = need(ctx, "adaptive")?;
     let (sf, sa) = (session(fixed)?, session(adaptive)?);
-    let at_one = window_at_one(sf, 0.0, fixed.end_s());
-    let mut c1 = Check::at_least(
+    let mut checks = vec![
+        window_at_one_check(sf, fixed.end_s(), sa, adaptive.end_s()),
+        timeouts_check(sf, sa),
+        adaptive_goodput_check(ctx, fixed, adaptive)?,
+    ];
+    checks.extend(table2_checks(fixed, adaptive)?);
+    checks.extend(goodput_reports(ctx, fixed, adaptive)?);
+    checks.push(ack_delay_report(sf, fixed.end_s(), sa, adaptive.end_s()));
+    checks.push(report(
+        "acker changes, fixed timeout",
+        acker_sequence(&pgm(fixed)?.switches, 8),
+        "PR1, then PR4 at 50.2 s, then PR5 (§IV-A)",
+    ));
+    checks.push(short_flows_report(fixed)?);
+    Ok(checks)
+}
+
+/// Judged: with the fixed timeout the window is at 1 for most of the run (`sf` over [0, `fixed_end`)); the
+/// adaptive run's (`sa`) beside it.
+fn window_at_one_check(
+    sf: &SessionData,
+    fixed_end: f64,
+    sa: &SessionData,
+    adaptive_end: f64,
+) -> Check {
+    let mut c = Check::at_least(
         "fixed timeout: fraction of the run with the window at 1 (\"most of the run\")",
-        at_one,
+        window_at_one(sf, 0.0, fixed_end),
         0.5,
         "",
         EXP,
     );
-    c1.measured = format!(
+    c.measured = format!(
         "{} (adaptive: {})",
-        c1.measured,
-        trim(window_at_one(sa, 0.0, adaptive.end_s()))
+        c.measured,
+        trim(window_at_one(sa, 0.0, adaptive_end))
     );
-    let mut c2 = Check::at_least(
+    c
+}
+
+/// Judged: the fixed timeout fires at least ten times as often as the adaptive one.
+fn timeouts_check(sf: &SessionData, sa: &SessionData) -> Check {
+    let mut c = Check::at_least(
         "timeouts, fixed / adaptive",
         sf.timeouts as f64 / (sa.timeouts.max(1)) as f64,
         10.0,
         "",
         EXP,
     );
-    c2.measured = format!("{} ({} vs {})", c2.measured, sf.timeouts, sa.timeouts);
+    c.measured = format!("{} ({} vs {})", c.measured, sf.timeouts, sa.timeouts);
+    c
+}
+
+/// Judged: the adaptive timeout's PGM goodput above the fixed one's, on the mean over the seeds run.
+fn adaptive_goodput_check(
+    ctx: &Ctx<'_>,
+    fixed: &RunData,
+    adaptive: &RunData,
+) -> Result<Check, String> {
     let (gf, ga, seeds) = goodput_over_seeds(ctx, CONGESTED)?;
-    let c3 = Check::holds(
+    Ok(Check::holds(
         "adaptive timeout: more PGM goodput than the fixed one (slowest receiver), mean over the seeds run",
         ga > gf,
         "adaptive > fixed (experiments.md, on the mean over the seeds run)",
@@ -90,39 +134,57 @@ pub(super) fn congested(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
             trim(pgm(adaptive)?.goodput_bps / 1000.0),
             trim(pgm(fixed)?.goodput_bps / 1000.0)
         ),
-    );
-    let mut checks = vec![c1, c2, c3];
+    ))
+}
+
+/// Table II ("Highly Congested"): each receiver's receiving rate in both runs beside the paper's.
+fn table2_checks(fixed: &RunData, adaptive: &RunData) -> Result<Vec<Check>, String> {
     let paper = [100.0, 100.0, 100.0, 97.0, 92.5];
     let (rf, ra) = (receiving_rates(fixed)?, receiving_rates(adaptive)?);
-    for (i, (a, b)) in rf.iter().zip(&ra).enumerate() {
-        checks.push(report(
-            &format!(
-                "Table II: {} receiving rate, ODATA received (data delivered) / sent",
-                a.name
-            ),
-            format!(
-                "fixed {}% ({}%); adaptive {}% ({}%)",
-                trim(100.0 * a.odata),
-                trim(100.0 * a.delivered),
-                trim(100.0 * b.odata),
-                trim(100.0 * b.delivered)
-            ),
-            &format!(
-                "{}% (Table II, \"Highly Congested\")",
-                trim(*paper.get(i).unwrap_or(&f64::NAN))
-            ),
-        ));
-    }
-    checks.push(report(
-        "goodput, fixed timeout",
-        dyn_summary(fixed)?,
-        "PGM receivers 3.95–4.26 kbit/s, TCP flow 4 1.39 kbit/s (§IV-A)",
-    ));
-    checks.push(report(
-        "goodput, adaptive timeout",
-        dyn_summary(adaptive)?,
-        "(not in the paper: they propose it)",
-    ));
+    Ok(rf
+        .iter()
+        .zip(&ra)
+        .enumerate()
+        .map(|(i, (a, b))| {
+            report(
+                &format!(
+                    "Table II: {} receiving rate, ODATA received (data delivered) / sent",
+                    a.name
+                ),
+                format!(
+                    "fixed {}% ({}%); adaptive {}% ({}%)",
+                    trim(100.0 * a.odata),
+                    trim(100.0 * a.delivered),
+                    trim(100.0 * b.odata),
+                    trim(100.0 * b.delivered)
+                ),
+                &format!(
+                    "{}% (Table II, \"Highly Congested\")",
+                    trim(*paper.get(i).unwrap_or(&f64::NAN))
+                ),
+            )
+        })
+        .collect())
+}
+
+/// Goodputs of the fixed and adaptive runs, and of the `fixed-draft` variant when it ran.
+fn goodput_reports(
+    ctx: &Ctx<'_>,
+    fixed: &RunData,
+    adaptive: &RunData,
+) -> Result<Vec<Check>, String> {
+    let mut checks = vec![
+        report(
+            "goodput, fixed timeout",
+            dyn_summary(fixed)?,
+            "PGM receivers 3.95–4.26 kbit/s, TCP flow 4 1.39 kbit/s (§IV-A)",
+        ),
+        report(
+            "goodput, adaptive timeout",
+            dyn_summary(adaptive)?,
+            "(not in the paper: they propose it)",
+        ),
+    ];
     if let Some(draft) = ctx.run("fixed-draft") {
         checks.push(report(
             "goodput, fixed timeout with the draft's restart (W = T = 1 and send, draft §3)",
@@ -134,23 +196,32 @@ pub(super) fn congested(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
             "(not in the paper: Convoy's default rule under their timer)",
         ));
     }
+    Ok(checks)
+}
+
+/// The median ACK delay at the sender in both runs, over each run's length.
+fn ack_delay_report(
+    sf: &SessionData,
+    fixed_end: f64,
+    sa: &SessionData,
+    adaptive_end: f64,
+) -> Check {
     let delay = |x: &SessionData, end: f64| {
         median_ack_delay(x, 0.0, end).map_or("no ACK".to_string(), |d| format!("{} s", trim(d)))
     };
-    checks.push(report(
+    report(
         "median ACK delay at the sender (ACK arrival − sending of the acknowledged packet)",
         format!(
             "fixed {}; adaptive {}",
-            delay(sf, fixed.end_s()),
-            delay(sa, adaptive.end_s())
+            delay(sf, fixed_end),
+            delay(sa, adaptive_end)
         ),
         "\"the RTT of the current acker itself is sometimes simply longer than the timeout interval\" (§IV-A)",
-    ));
-    checks.push(report(
-        "acker changes, fixed timeout",
-        acker_sequence(&pgm(fixed)?.switches, 8),
-        "PR1, then PR4 at 50.2 s, then PR5 (§IV-A)",
-    ));
+    )
+}
+
+/// The short-RTT TCP flows' goodput as a share of their link's rate, in the fixed run.
+fn short_flows_report(fixed: &RunData) -> Result<Check, String> {
     let short: Vec<String> = SHORT_FLOWS
         .iter()
         .map(|(f, l)| {
@@ -165,12 +236,11 @@ pub(super) fn congested(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
             })
         })
         .collect::<Result<_, _>>()?;
-    checks.push(report(
+    Ok(report(
         "goodput of the short-RTT TCP flows 7, 11, 21 / their link's rate (fixed run)",
         short.join("; "),
         "\"almost 2/3 of the link bandwidth\" (§IV)",
-    ));
-    Ok(checks)
+    ))
 }
 
 pub(super) fn medium(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
@@ -203,10 +273,26 @@ pub(super) fn medium(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     }
     let x25 = need(ctx, "")?;
     let (p25, t25) = (pgm(x25)?.goodput_bps, tcp_goodput(x25, TCP4)?);
-    let mut c = Check::range("×2.5, fixed timeout: PGM / TCP flow 4", p25 / t25.max(1.0), 0.5, 2.0, "", EXP);
-    c.measured = format!("{} ({} vs {} kbit/s; theirs 4.77–4.91 vs 4.97)", c.measured, trim(p25 / 1e3), trim(t25 / 1e3));
+    let mut c = Check::range(
+        "×2.5, fixed timeout: PGM / TCP flow 4",
+        p25 / t25.max(1.0),
+        0.5,
+        2.0,
+        "",
+        EXP,
+    );
+    c.measured = format!(
+        "{} ({} vs {} kbit/s; theirs 4.77–4.91 vs 4.97)",
+        c.measured,
+        trim(p25 / 1e3),
+        trim(t25 / 1e3)
+    );
     checks.push(c);
-    checks.push(pgm_above_tcp(need(ctx, "x3.5")?, "×3.5, fixed timeout", "22–22.4 vs 7.24")?);
+    checks.push(pgm_above_tcp(
+        need(ctx, "x3.5")?,
+        "×3.5, fixed timeout",
+        "22–22.4 vs 7.24",
+    )?);
     let r = x25;
     checks.push(report(
         "Table II: receiving rate, ODATA received (data delivered) / sent, ×2.5 fixed",
@@ -236,7 +322,10 @@ pub(super) fn uncongested(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let x10 = need(ctx, "")?;
     let f = pgm(x10)?;
     let end = x10.end_s();
-    let (pr3, pr5) = (acker_seconds(&f.switches, "PR3", end) / end, acker_seconds(&f.switches, "PR5", end) / end);
+    let (pr3, pr5) = (
+        acker_seconds(&f.switches, "PR3", end) / end,
+        acker_seconds(&f.switches, "PR5", end) / end,
+    );
     let mut split = Check::at_least(
         "×10, fixed timeout: the smaller of PR3's and PR5's share of the acker role",
         pr3.min(pr5),
@@ -248,7 +337,11 @@ pub(super) fn uncongested(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let mut checks = vec![
         split,
         pgm_above_tcp(x10, "×10, fixed timeout", "74.15–76.56 vs ~7.8")?,
-        pgm_above_tcp(need(ctx, "x80")?, "×80, fixed timeout", "74.15–76.56 vs ~7.8")?,
+        pgm_above_tcp(
+            need(ctx, "x80")?,
+            "×80, fixed timeout",
+            "74.15–76.56 vs ~7.8",
+        )?,
     ];
     let rows = [
         ("", "×10, fixed timeout"),

@@ -109,6 +109,8 @@ fn episode_text(e: &SwitchEpisode) -> String {
     )
 }
 
+/// wf-switch-inflation: after the first acker switch the old acker's ACKs keep arriving and the window grows
+/// until the new acker's first ACK; PGM sends more than TCP flow 4 early on; each variant's switches reported.
 pub(super) fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let r = need(ctx, "")?;
     let f = pgm(r)?;
@@ -119,7 +121,36 @@ pub(super) fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let early_s = early.end_s();
     let eps = switch_episodes(session(r)?, &f.switches, end);
     let first = eps.first();
-    let c1 = Check::holds(
+    let mut checks = vec![
+        old_acks_check(first, end),
+        window_growth_check(first),
+        early_sending_check(r, f, early_s)?,
+        receiver_side_report(early, early_s)?,
+        report(
+            &format!(
+                "every acker switch in the first {} s (old_acker_acks = \"count\")",
+                trim(end)
+            ),
+            episodes_text(&eps, "none"),
+            "PR1→PR4 at 50.2 s with PR4's first ACK at 76.9 s, then PR4→PR5 (§IV-A)",
+        ),
+    ];
+    checks.extend(variant_reports(ctx, r)?);
+    Ok(checks)
+}
+
+/// Every episode's text, or `none` when there is no switch.
+fn episodes_text(eps: &[SwitchEpisode], none: &str) -> String {
+    if eps.is_empty() {
+        none.to_string()
+    } else {
+        eps.iter().map(episode_text).collect::<Vec<_>>().join("; ")
+    }
+}
+
+/// Judged: ACKs from the old acker arrive after the `first` switch (runs of `end` seconds).
+fn old_acks_check(first: Option<&SwitchEpisode>, end: f64) -> Check {
+    Check::holds(
         "ACKs from the old acker keep arriving after the first switch",
         first.is_some_and(|e| e.old_acks > 0),
         "≥ 1 (WF §IV-A: PR1 ACKed until packet 173; PR4's first ACK 26.7 s after the switch)",
@@ -127,15 +158,27 @@ pub(super) fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
             format!("no acker switch in the first {} s", trim(end)),
             episode_text,
         ),
-    );
-    let c2 = Check::holds(
+    )
+}
+
+/// Judged: the window grows between the `first` switch and the new acker's first ACK.
+fn window_growth_check(first: Option<&SwitchEpisode>) -> Check {
+    Check::holds(
         "the window grows between the first switch and the new acker's first ACK",
         first.is_some_and(|e| e.w_max > e.w_at),
         "maximum window above the window at the switch (WF §IV-A, Fig. 10)",
         first.map_or("no switch".to_string(), |e| {
             format!("W {} at the switch, max {}", trim(e.w_at), trim(e.w_max))
         }),
-    );
+    )
+}
+
+/// Judged: PGM (`f`, of run `r`) sends more than TCP flow 4 over the first `early_s` seconds.
+fn early_sending_check(
+    r: &RunData,
+    f: &convoy_sim::results::FlowResult,
+    early_s: f64,
+) -> Result<Check, String> {
     // The first 50 s. WF's conclusions: "a pgmcc flow initially sends more than a competing TCP flow due to the
     // rapid opening of the PGM sender window between initial acker switches". What each sender sent: PGM's
     // original data (repairs excluded), TCP flow 4's segments (retransmissions included, so TCP is not
@@ -143,7 +186,7 @@ pub(super) fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let pgm_sent = mean(&f.throughput_bps, f.interval_s, 0.0, early_s);
     let t4 = r.flow(TCP4).ok_or("no flow tcp4")?;
     let tcp_sent = mean(&t4.throughput_bps, t4.interval_s, 0.0, early_s);
-    let c3 = Check::holds(
+    Ok(Check::holds(
         &format!("PGM sends more than TCP flow 4 over the first {} s", trim(early_s)),
         pgm_sent > tcp_sent,
         "PGM's original data rate above TCP flow 4's sending rate (experiments.md: PGM goodput > TCP flow 4 in \
@@ -153,20 +196,25 @@ pub(super) fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
             trim(pgm_sent / 1000.0),
             trim(tcp_sent / 1000.0)
         ),
-    );
+    ))
+}
+
+/// What each PGM receiver and TCP flow 4's receiver got in the `early` run of `early_s` seconds.
+fn receiver_side_report(early: &RunData, early_s: f64) -> Result<Check, String> {
     // Receiver side, from the 50 s run (identical to the first 50 s of this one): distinct original packets each
     // PGM receiver got (goodput "excluding duplicate packets", WF's [6]; repairs not counted) and TCP flow 4's
     // in-order delivery.
     let ef = pgm(early)?;
     let es = session(early)?;
-    let payload =
-        ef.throughput_bps.iter().sum::<f64>() * ef.interval_s / 8.0 / (es.stats.odata_packets.max(1) as f64);
+    let payload = ef.throughput_bps.iter().sum::<f64>() * ef.interval_s
+        / 8.0
+        / (es.stats.odata_packets.max(1) as f64);
     let per_rx: Vec<String> = es
         .odata_received
         .iter()
         .map(|(n, k)| format!("{n} {}", trim(*k as f64 * payload * 8.0 / early_s / 1000.0)))
         .collect();
-    let receiver_side = report(
+    Ok(report(
         &format!(
             "receiver side, first {} s: distinct original data at each PGM receiver; TCP flow 4 delivered (kbit/s)",
             trim(early_s)
@@ -177,32 +225,27 @@ pub(super) fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
             trim(tcp_goodput(early, TCP4)? / 1000.0)
         ),
         "one PGM curve in Fig. 9 (the paper does not say at which receiver)",
-    );
-    let mut checks = vec![c1, c2, c3, receiver_side];
-    checks.push(report(
-        &format!(
-            "every acker switch in the first {} s (old_acker_acks = \"count\")",
-            trim(end)
-        ),
-        if eps.is_empty() {
-            "none".to_string()
-        } else {
-            eps.iter().map(episode_text).collect::<Vec<_>>().join("; ")
-        },
-        "PR1→PR4 at 50.2 s with PR4's first ACK at 76.9 s, then PR4→PR5 (§IV-A)",
-    ));
-    for (variant, what) in [
-        (
-            "tokens-only",
-            "variant old_acker_acks = \"tokens-only\" (old-acker ACKs return tokens, never grow the window; \
-             the mitigation of docs/pgmcc-rules.md, default off)",
-        ),
-        (
-            "ignore",
-            "variant old_acker_acks = \"ignore\" (only the current acker's ACKs move the window, draft §3)",
-        ),
-        ("adaptive", "variant with Convoy's adaptive timeout (old_acker_acks = \"count\")"),
-    ] {
+    ))
+}
+
+/// The variants that change what old-acker ACKs do, or the timeout: (variant, what it is).
+const INFLATION_VARIANTS: [(&str, &str); 3] = [
+    (
+        "tokens-only",
+        "variant old_acker_acks = \"tokens-only\" (old-acker ACKs return tokens, never grow the window; \
+         the mitigation of docs/pgmcc-rules.md, default off)",
+    ),
+    (
+        "ignore",
+        "variant old_acker_acks = \"ignore\" (only the current acker's ACKs move the window, draft §3)",
+    ),
+    ("adaptive", "variant with Convoy's adaptive timeout (old_acker_acks = \"count\")"),
+];
+
+/// Every switch of each variant that ran, with the data it sent beside the main run's (`r`).
+fn variant_reports(ctx: &Ctx<'_>, r: &RunData) -> Result<Vec<Check>, String> {
+    let mut checks = Vec::new();
+    for (variant, what) in INFLATION_VARIANTS {
         let Some(b) = ctx.run(variant) else { continue };
         let bf = pgm(b)?;
         let beps = switch_episodes(session(b)?, &bf.switches, b.end_s());
@@ -210,11 +253,7 @@ pub(super) fn switch_inflation(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
             &format!("{what}: every switch in the first {} s", trim(b.end_s())),
             format!(
                 "{}; {} packets sent in {} s (\"count\": {})",
-                if beps.is_empty() {
-                    "no switch".to_string()
-                } else {
-                    beps.iter().map(episode_text).collect::<Vec<_>>().join("; ")
-                },
+                episodes_text(&beps, "no switch"),
                 session(b)?.stats.odata_packets,
                 trim(b.end_s()),
                 session(r)?.stats.odata_packets,

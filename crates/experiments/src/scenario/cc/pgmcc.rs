@@ -2,13 +2,13 @@
 //! engine's defaults (docs/experiments.md#common-defaults) into [`PgmccConfig`].
 
 use super::SchemeKeys;
-use crate::scenario::semantic::{fail, Res};
-use crate::scenario::locate::KeyPath;
 use crate::scenario::by_name::{or, ByName};
+use crate::scenario::locate::KeyPath;
+use crate::scenario::semantic::{fail, Res};
 use crate::scenario::units::Dur;
 use convoy_proto::cc::pgmcc::{
-    ElectionTimer, LossEstimator, LossReaction, LosslessAcker, OldAckerAcks, PgmccConfig, RttMethod, StartUp, TimeoutPolicy,
-    TimeoutRestart, TimestampUnit,
+    ElectionTimer, LossEstimator, LossReaction, LosslessAcker, OldAckerAcks, PgmccConfig,
+    RttMethod, StartUp, TimeoutPolicy, TimeoutRestart, TimestampUnit,
 };
 use convoy_proto::cc::CcConfig;
 use convoy_proto::throughput::ThroughputModel;
@@ -128,12 +128,42 @@ fn config(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
     if dupack == 0 {
         return fail(&p.key("dupack"), "the dupack threshold must be at least 1");
     }
+    let timeout = timeout_policy(g, p)?;
+    let loss_estimator = loss_estimator(g, d.loss_estimator, p)?;
+    Ok(PgmccConfig {
+        ssthresh,
+        start: or(&g.start, d.start),
+        opening_round_min: g.opening_round_min.map_or(d.opening_round_min, |x| x.0),
+        dupack_threshold: dupack,
+        early_loss: g.early_loss.unwrap_or(d.early_loss),
+        lossless_acker: or(&g.lossless_acker, d.lossless_acker),
+        c,
+        model: or(&g.model, d.model),
+        rtt_method: or(&g.rtt, d.rtt_method),
+        timeout,
+        reelect_after_timeouts: g.reelect_after.unwrap_or(d.reelect_after_timeouts),
+        timeout_restart: or(&g.timeout_restart, d.timeout_restart),
+        loss_reaction: or(&g.loss_reaction, d.loss_reaction),
+        old_acker_acks: or(&g.old_acker_acks, d.old_acker_acks),
+        tstamp_unit: or(&g.tstamp, d.tstamp_unit),
+        loss_estimator,
+        election_backoff: g.election_backoff.map_or(d.election_backoff, |x| x.0),
+        election_timer: or(&g.election_timer, d.election_timer),
+        report_events: d.report_events,
+        ack_per_batch: d.ack_per_batch,
+        congestion_report_ivl: d.congestion_report_ivl,
+    })
+}
+
+/// The feedback timeout: fixed (above 0, without the adaptive keys) or adaptive (the engine's bounds where not
+/// given, the lower not above the upper).
+fn timeout_policy(g: &PgmccSpec, p: &KeyPath) -> Res<TimeoutPolicy> {
     let adaptive_keys = [
         ("timeout_initial", g.timeout_initial),
         ("timeout_min", g.timeout_min),
         ("timeout_max", g.timeout_max),
     ];
-    let timeout = match g.timeout.unwrap_or(TimeoutSpec::Adaptive) {
+    Ok(match g.timeout.unwrap_or(TimeoutSpec::Adaptive) {
         TimeoutSpec::Fixed(t) => {
             if let Some((k, _)) = adaptive_keys.iter().find(|(_, v)| v.is_some()) {
                 return fail(
@@ -160,8 +190,13 @@ fn config(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
             }
             TimeoutPolicy::Adaptive { initial, min, max }
         }
-    };
-    let loss_estimator = match or(&g.loss, d.loss_estimator) {
+    })
+}
+
+/// The receivers' loss estimator (`default` where `loss` is absent): EWMA with a weight out of 65536, or TFRC
+/// with its RTT; the other estimator's key is an error.
+fn loss_estimator(g: &PgmccSpec, default: LossEstimator, p: &KeyPath) -> Res<LossEstimator> {
+    Ok(match or(&g.loss, default) {
         LossEstimator::Ewma { weight: paper } => {
             if g.tfrc_rtt.is_some() {
                 return fail(
@@ -189,28 +224,5 @@ fn config(g: &PgmccSpec, p: &KeyPath) -> Res<PgmccConfig> {
                 rtt_hint: g.tfrc_rtt.map_or(rtt_hint, |x| x.0),
             }
         }
-    };
-    Ok(PgmccConfig {
-        ssthresh,
-        start: or(&g.start, d.start),
-        opening_round_min: g.opening_round_min.map_or(d.opening_round_min, |x| x.0),
-        dupack_threshold: dupack,
-        early_loss: g.early_loss.unwrap_or(d.early_loss),
-        lossless_acker: or(&g.lossless_acker, d.lossless_acker),
-        c,
-        model: or(&g.model, d.model),
-        rtt_method: or(&g.rtt, d.rtt_method),
-        timeout,
-        reelect_after_timeouts: g.reelect_after.unwrap_or(d.reelect_after_timeouts),
-        timeout_restart: or(&g.timeout_restart, d.timeout_restart),
-        loss_reaction: or(&g.loss_reaction, d.loss_reaction),
-        old_acker_acks: or(&g.old_acker_acks, d.old_acker_acks),
-        tstamp_unit: or(&g.tstamp, d.tstamp_unit),
-        loss_estimator,
-        election_backoff: g.election_backoff.map_or(d.election_backoff, |x| x.0),
-        election_timer: or(&g.election_timer, d.election_timer),
-        report_events: d.report_events,
-        ack_per_batch: d.ack_per_batch,
-        congestion_report_ivl: d.congestion_report_ivl,
     })
 }
