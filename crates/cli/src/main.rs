@@ -11,6 +11,7 @@ mod bench_net;
 mod demo;
 mod progress;
 mod raw_cmd;
+mod recv_keep;
 mod sweep_cmd;
 mod transfer_cmd;
 mod transfer_run;

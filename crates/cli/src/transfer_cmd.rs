@@ -329,6 +329,12 @@ pub struct RecvArgs {
     /// Write a stream to standard output.
     #[arg(long)]
     pub(crate) stdout: bool,
+    /// Stay up: receive transfer after transfer into --out (files by name, with resume's rules: a file already
+    /// there and verified is not received again, a `.partial` is completed), one line per transfer on standard
+    /// error, until SIGTERM or SIGINT, which ends it cleanly (exit 0; an interrupted transfer keeps its verified
+    /// blocks in `NAME.partial`). For a service manager: docs/transfer.md, "A receiver that stays up".
+    #[arg(long, conflicts_with_all = ["stdout", "raw", "packet_trace", "start_timeout"], requires = "out")]
+    pub(crate) keep: bool,
     /// Write every APDU the session delivers to standard output as it is, without Convoy's messages: for PGM
     /// sources that are not Convoy's (OpenPGM, ZeroMQ; docs/interop.md). Needs --stdout.
     #[arg(long, requires = "stdout")]

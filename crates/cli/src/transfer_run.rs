@@ -17,13 +17,13 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 /// Progress bar and messages on standard error.
-struct Display {
+pub(crate) struct Display {
     bar: Option<ProgressBar>,
     quiet: bool,
 }
 
 impl Display {
-    fn new(quiet: bool) -> Self {
+    pub(crate) fn new(quiet: bool) -> Self {
         let bar = (!quiet).then(|| {
             let b = ProgressBar::new(0);
             b.set_style(
@@ -37,7 +37,7 @@ impl Display {
         Display { bar, quiet }
     }
 
-    fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }
@@ -72,7 +72,7 @@ impl Observer for Display {
     }
 }
 
-fn write_json(path: &Option<PathBuf>, value: &serde_json::Value) -> Result<(), String> {
+pub(crate) fn write_json(path: &Option<PathBuf>, value: &serde_json::Value) -> Result<(), String> {
     if let Some(p) = path {
         let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
         std::fs::write(p, text + "\n").map_err(|e| format!("{}: {e}", p.display()))?;
@@ -291,6 +291,9 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    if args.keep {
+        return crate::recv_keep::run(args, output, sink_setup);
+    }
     let mut rx = match sink_setup.open(&args.common.group_options()) {
         Ok(r) => r,
         Err(e) => {
@@ -338,7 +341,7 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
 
 /// Where `convoy recv` writes and how it joins, from its arguments; an error with its exit code (the output
 /// directory is checked, and created, before the group is joined).
-fn recv_setup(args: &RecvArgs) -> Result<(Output, SinkSetup), (u8, String)> {
+pub(crate) fn recv_setup(args: &RecvArgs) -> Result<(Output, SinkSetup), (u8, String)> {
     let output = match (&args.out, args.stdout) {
         (_, true) => Output::Stdout,
         (Some(d), false) => Output::Dir(d.clone()),
@@ -367,6 +370,7 @@ fn recv_setup(args: &RecvArgs) -> Result<(Output, SinkSetup), (u8, String)> {
         follow_source: args.cc == CcChoice::Auto,
         max_buffer_bytes: args.max_buffer,
         packet_trace: args.common.packet_trace.clone(),
+        refused_sessions: Vec::new(),
     };
     Ok((output, setup))
 }

@@ -10,10 +10,12 @@ use convoy_proto::cc::ReceiverCcEvent;
 use convoy_proto::ReceiverEvent;
 use convoy_wire::ReceiverStatus;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How the receive behaves.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct RecvOptions {
     /// Where data goes.
     pub output: Output,
@@ -23,6 +25,9 @@ pub struct RecvOptions {
     pub start_timeout: Option<Duration>,
     /// After finishing, how long at most to keep repeating the final report while waiting for the FIN.
     pub report_linger: Duration,
+    /// Stop when this is set (a signal handler's flag: `convoy recv --keep` ends on SIGTERM), keeping what
+    /// arrived verified, as when the source goes silent.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl Default for RecvOptions {
@@ -32,6 +37,7 @@ impl Default for RecvOptions {
             timeout: Duration::from_secs(10),
             start_timeout: None,
             report_linger: Duration::from_secs(10),
+            stop: None,
         }
     }
 }
@@ -55,6 +61,9 @@ pub struct RecvReport {
     /// Why it ended.
     pub end: String,
 }
+
+/// Why a receive ended when [`RecvOptions::stop`] was set before it was complete.
+pub const STOPPED: &str = "stopped by a signal";
 
 /// Receive one transfer on `rx` (the crate's protocol).
 pub fn receive(
@@ -236,9 +245,21 @@ impl Reception {
         });
     }
 
-    /// Why the receive ends now, if it does: once done, at the FIN or after the linger; before, a local
-    /// failure, a FIN before everything arrived, or a silent source.
+    /// Why the receive ends now, if it does: at once when told to stop; once done, at the FIN or after the
+    /// linger; before, a local failure, a FIN before everything arrived, or a silent source.
     fn end(&self, rx: &NetReceiver, opts: &RecvOptions) -> Option<String> {
+        if opts
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+        {
+            let how = if self.sink.is_complete() {
+                "complete"
+            } else {
+                STOPPED
+            };
+            return Some(how.to_string());
+        }
         if let Some(t) = self.done_at {
             let over = self.fin || t.elapsed() >= opts.report_linger;
             let how = if self.sink.is_complete() {

@@ -10,6 +10,7 @@ use convoy_proto::auth::AuthConfig;
 use convoy_proto::cc::CcConfig;
 use convoy_proto::sender::ParityConfig;
 use convoy_proto::{LateJoin, ReceiverConfig, RepairPacing, SenderConfig};
+use convoy_wire::Tsi;
 use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -106,6 +107,8 @@ pub struct SinkSetup {
     pub packet_trace: Option<PathBuf>,
     /// A keyed session (`--key-file`); the identity is drawn afresh at [`SinkSetup::open`].
     pub auth: Option<AuthConfig>,
+    /// Sessions not to join (`convoy recv --keep`: the transfers already received, whose sources may linger).
+    pub refused_sessions: Vec<Tsi>,
 }
 
 /// Sequence numbers a transfer receiver's window spans at most (its memory is bounded by bytes).
@@ -116,6 +119,7 @@ impl SinkSetup {
     pub fn configure(&self, c: &mut ReceiverConfig) {
         c.cc = self.cc.clone();
         c.follow_source = self.follow_source;
+        c.refused_sessions = self.refused_sessions.clone();
         c.late_join = LateJoin::FromTrail;
         c.rxw.max_packets = TRANSFER_WINDOW_PACKETS;
         c.rxw.max_buffered_bytes = self.max_buffer_bytes;

@@ -54,6 +54,9 @@ pub struct ReceiverConfig {
     pub dest_port: u16,
     /// Accept only this session; `None` accepts the first session heard on `dest_port`.
     pub source: Option<Tsi>,
+    /// Sessions never to join: a long-running receiver's finished ones, whose source may still be lingering
+    /// when the receiver waits for the next.
+    pub refused_sessions: Vec<Tsi>,
     /// Late-join policy.
     pub late_join: LateJoin,
     /// Receive window and NAK timing.
@@ -91,6 +94,7 @@ impl ReceiverConfig {
             group,
             dest_port: 7500,
             source: None,
+            refused_sessions: Vec::new(),
             late_join: LateJoin::CurrentData,
             rxw: RxwConfig::default(),
             cc: CcConfig::default(),
@@ -367,7 +371,9 @@ impl Receiver {
         match self.tsi {
             Some(t) => t == tsi,
             None => {
-                if self.config.source.is_some_and(|s| s != tsi) {
+                if self.config.source.is_some_and(|s| s != tsi)
+                    || self.config.refused_sessions.contains(&tsi)
+                {
                     return false;
                 }
                 self.tsi = Some(tsi);
