@@ -376,6 +376,67 @@ fn tfmcc_the_library_exposes_the_rate_and_the_current_limiting_receiver() {
     );
 }
 
+/// Every controller's receiver reports reach the application with the rate the controller credits the reporter
+/// with (pgmcc: the TCP equation at its loss and RTT; TFMCC: the rate it reports; aimd: its capacity), and the
+/// slow receiver's, behind 2 Mbit/s, is the lower one and of the order of its path: what an operator needs to find
+/// the receiver holding the session back.
+#[test]
+fn every_controller_reports_the_rate_it_credits_each_receiver_with() {
+    let pgmcc = CcConfig::Pgmcc(PgmccConfig {
+        report_events: true,
+        ..PgmccConfig::default()
+    });
+    let tfmcc = CcConfig::Tfmcc(convoy_proto::cc::tfmcc::TfmccConfig::default());
+    let aimd = CcConfig::Aimd(convoy_proto::cc::aimd::AimdConfig::default());
+    for cc in [pgmcc, tfmcc, aimd] {
+        let mut config = HarnessConfig::new(
+            3,
+            vec![
+                PathConfig {
+                    loss: 0.01,
+                    ..PathConfig::default()
+                },
+                PathConfig {
+                    rate_bps: Some(2_000_000),
+                    queue_packets: 20,
+                    ..PathConfig::default()
+                },
+            ],
+            20_000,
+        );
+        config.sender.cc = cc.clone();
+        for (r, _) in &mut config.receivers {
+            r.cc = cc.clone();
+        }
+        let mut h = Harness::new(config);
+        h.run_until(Instant::from_secs_f64(60.0));
+        let last_rate = |who: IpAddr| {
+            h.events().iter().rev().find_map(|e| match e.event {
+                SenderEvent::Cc(CcEvent::Report {
+                    receiver,
+                    rate_bps: Some(r),
+                    ..
+                }) if receiver == who && e.t > Instant::from_secs_f64(30.0) => Some(r),
+                _ => None,
+            })
+        };
+        let slow = last_rate(HarnessConfig::receiver_addr(1))
+            .unwrap_or_else(|| panic!("{}: no rate reported for the slow receiver", cc.name()));
+        assert!(
+            slow * 8.0 > 0.2e6 && slow * 8.0 < 8.0e6,
+            "{}: the slow receiver credited with {slow} bytes/s behind 2 Mbit/s",
+            cc.name()
+        );
+        if let Some(fast) = last_rate(HarnessConfig::receiver_addr(0)) {
+            assert!(
+                fast > slow,
+                "{}: fast {fast} ≤ slow {slow} bytes/s",
+                cc.name()
+            );
+        }
+    }
+}
+
 /// A closing source lingers for late NAKs (the configured 3 s), unless the application says no receiver needs
 /// a repair: then it ends right after its OPT_FIN SPM.
 #[test]

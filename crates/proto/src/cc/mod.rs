@@ -105,14 +105,20 @@ pub enum CcEvent {
         /// or the window in packets).
         value: f64,
     },
-    /// A receiver report reached the sender (paper §3.9: exposed for applications that shape their data).
+    /// A receiver report reached the sender (pgmcc paper §3.9: exposed for applications that shape their data,
+    /// and for an operator who wants to know which receiver holds the session back).
     Report {
         /// Who reported.
         receiver: IpAddr,
-        /// Its loss rate in [0, 1].
-        loss: f64,
+        /// Its loss rate in [0, 1], when the report carries one (pgmcc, aimd; a TFMCC report carries a rate).
+        loss: Option<f64>,
         /// Its round-trip time in seconds, when measurable.
         rtt_s: Option<f64>,
+        /// The rate the controller credits the receiver with, bytes per second: pgmcc the TCP equation's
+        /// throughput at its loss and RTT (the acker election's measure, draft §2.4), TFMCC the rate it reports
+        /// (X_r, RFC 4654 §3.3), aimd its capacity (Shi–Waldvogel §5.2) in packets of the mean size; `None`
+        /// while it is unbounded (no loss yet) or unknown.
+        rate_bps: Option<f64>,
     },
 }
 

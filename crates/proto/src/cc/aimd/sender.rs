@@ -186,8 +186,9 @@ impl AimdSender {
         self.queue_echo(r.reporter, r.tr, now);
         self.push(CcEvent::Report {
             receiver: r.reporter,
-            loss,
+            loss: Some(loss),
             rtt_s: Some(rtt.as_secs_f64()),
+            rate_bps: Some(c * self.s).filter(|r| r.is_finite()),
         });
         let heard = Agent {
             addr: r.reporter,

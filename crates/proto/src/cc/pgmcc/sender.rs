@@ -8,6 +8,7 @@ use super::{
 use crate::cc::event_queue::EventQueue;
 use crate::cc::{CcEvent, CcSnapshot, Permit, ReductionCause, SenderController};
 use crate::rtt::{RttConfig, RttEstimator};
+use crate::throughput::tcp_throughput;
 use crate::seq;
 use crate::time::Instant;
 use convoy_wire::{OptionsRepr, PacketRepr, PgmccData};
@@ -45,8 +46,9 @@ pub struct PgmccSender {
     pace: OpeningPace,
     /// The last smoothed RTT measured, of this acker or an earlier one (module `repair_tokens`'s fallback).
     last_srtt: Option<Duration>,
-    /// The last original packet sent.
+    /// The last original packet sent, and its size (bytes the controllers count, [`crate::cc::packet_size`]).
     last_sent: Option<u32>,
+    last_len: usize,
     /// Address family of the "no acker" NLA in data packets.
     no_acker: IpAddr,
     events: EventQueue,
@@ -85,6 +87,7 @@ impl PgmccSender {
             probe: TailProbe::default(),
             last_srtt: None,
             last_sent: None,
+            last_len: 0,
             no_acker: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
             events: EventQueue::default(),
             config,
@@ -153,10 +156,16 @@ impl PgmccSender {
         let rtt = self.report_rtt(now, feedback);
         let loss = f64::from(report.loss_rate) / 65535.0;
         if self.config.report_events {
+            // The election's measure as a rate: the TCP equation at the receiver's loss and RTT (draft §2.4),
+            // unbounded while it has lost nothing; RTTs in packets (`RttMethod::SequenceNumber`) give none.
+            let rate_bps = rtt
+                .filter(|r| *r > 0.0 && loss > 0.0 && self.config.rtt_method == RttMethod::Timestamp)
+                .map(|r| tcp_throughput(self.last_len as f64, r, loss));
             self.push(CcEvent::Report {
                 receiver: report.reporter,
-                loss,
+                loss: Some(loss),
                 rtt_s: rtt,
+                rate_bps,
             });
         }
         // The rate a lossless acker receives at, when the election is to count it (`LosslessAcker`): W / SRTT,
@@ -483,9 +492,10 @@ impl SenderController for PgmccSender {
         }
     }
 
-    fn on_data_sent(&mut self, now: Instant, sqn: u32, _len: usize, options: &mut OptionsRepr) {
+    fn on_data_sent(&mut self, now: Instant, sqn: u32, len: usize, options: &mut OptionsRepr) {
         let acker = self.election.acker();
         self.last_sent = Some(sqn);
+        self.last_len = len;
         self.window.on_send();
         self.tracker.on_sent(now, sqn, acker);
         if self.deadline.is_none() {

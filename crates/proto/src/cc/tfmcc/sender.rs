@@ -392,6 +392,12 @@ impl TfmccSender {
         } else {
             x_r
         };
+        self.push(CcEvent::Report {
+            receiver: f.reporter,
+            loss: None,
+            rtt_s: Some(rtt.as_secs_f64()),
+            rate_bps: Some(x_adj),
+        });
         self.r_peak = self.r_peak.max(rtt);
         self.rtt_bound = self.rtt_bound.max(rtt);
         if rtt > self.r_max {
