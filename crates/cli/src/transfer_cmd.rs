@@ -200,6 +200,8 @@ pub(crate) fn cc_config(
         p.early_loss = true;
         // Random loss on every path must not take the acker role from a slow path that has lost nothing yet.
         p.lossless_acker = LosslessAcker::AtSendingRate;
+        // Every receiver's report reaches the application: the progress line and --status-file show them.
+        p.report_events = true;
         p.timeout = TimeoutPolicy::Adaptive {
             initial: Duration::from_secs(3),
             min: rto_min,
@@ -300,6 +302,11 @@ pub struct SendArgs {
     /// Longest wait for the receivers' needs with --resume; a receiver that has not answered gets everything.
     #[arg(long, value_parser = parse_duration, default_value = "5s", requires = "resume")]
     pub(crate) resume_wait: Duration,
+    /// Rewrite FILE once a second with the send's status as JSON (written beside it and renamed, so a reader
+    /// never sees half of it): bytes, rate, the receiver that limits the session and every receiver's state, rate,
+    /// loss and RTT as last reported (docs/transfer.md, "Watching a send").
+    #[arg(long, value_name = "FILE")]
+    pub(crate) status_file: Option<PathBuf>,
     /// With --key-file: authenticate every packet but send the data in the clear (by default it is encrypted).
     #[arg(long, requires = "key_file")]
     pub(crate) no_encrypt: bool,

@@ -53,7 +53,7 @@ impl Observer for Display {
         b.set_position(p.bytes);
         let mut msg = format!("repairs {}", p.repairs);
         if let Some(a) = &p.acker {
-            msg.push_str(&format!(" acker {a}"));
+            msg.push_str(&format!(" limited by {a}"));
         }
         if let Some((done, known)) = p.receivers {
             msg.push_str(&format!(" receivers {done}/{known} done"));
@@ -148,6 +148,7 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         close_timeout: args.finish_timeout,
         resume: args.resume,
         resume_wait: args.resume_wait,
+        status_file: args.status_file.clone(),
     };
     let result = source::send(&mut tx, &input, &opts, &mut display);
     display.finish();

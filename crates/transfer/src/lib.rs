@@ -36,6 +36,7 @@
 pub mod assembly;
 pub mod blocks;
 pub mod key_file;
+pub mod live_status;
 pub mod loopback_bench;
 pub mod message;
 pub mod plan;
@@ -107,7 +108,9 @@ pub struct Progress {
     pub total: Option<u64>,
     /// Repairs sent (source) or received (receiver).
     pub repairs: u64,
-    /// Current acker (source with pgmcc) or whether this receiver is the acker.
+    /// The receiver that limits the session: at the source the one the controller follows (pgmcc's acker, TFMCC's
+    /// CLR, aimd's agent) with its last reported rate, loss and RTT ([`crate::live_status`]); at a receiver
+    /// "this receiver" when it is that one.
     pub acker: Option<String>,
     /// Receivers finished / heard from (source).
     pub receivers: Option<(usize, usize)>,

@@ -1,6 +1,7 @@
 //! The sending side of the file transfer: manifest, data, repairs from the files, receiver bookkeeping.
 
 use super::blocks::{self, BlockLayout};
+use super::live_status::{LiveStatus, SendProgress};
 use super::message::{self, Entry, EntryKind, Manifest, TransferMode};
 use super::plan::{self, FileRepairs, Segment, SourceFile};
 use super::refusals::RefusalLog;
@@ -45,6 +46,8 @@ pub struct SendOptions {
     /// Longest wait for the receivers' needs with `resume`; a receiver that has not answered by then is sent
     /// everything.
     pub resume_wait: Duration,
+    /// Rewrite a JSON status here once a second while the send runs (`--status-file`, [`crate::live_status`]).
+    pub status_file: Option<PathBuf>,
 }
 
 impl Default for SendOptions {
@@ -56,6 +59,7 @@ impl Default for SendOptions {
             close_timeout: Duration::from_secs(30),
             resume: false,
             resume_wait: Duration::from_secs(5),
+            status_file: None,
         }
     }
 }
@@ -238,6 +242,21 @@ impl Receivers {
         )
     }
 
+    /// Each receiver's state for the status file: joined (announced, or saying what it lacks), complete or failed.
+    fn states(&self, transfer_id: u32) -> Vec<(IpAddr, &'static str)> {
+        self.table
+            .iter()
+            .map(|(addr, r)| {
+                let state = match r.state {
+                    status::COMPLETE if r.token == transfer_id => "complete",
+                    status::FAILED if r.token == transfer_id => "failed",
+                    _ => "joined",
+                };
+                (*addr, state)
+            })
+            .collect()
+    }
+
     fn outcomes(&self, transfer_id: u32) -> Vec<ReceiverOutcome> {
         self.table
             .iter()
@@ -267,11 +286,17 @@ struct Session<'a> {
     last_progress_report: std::time::Instant,
     last_activity: std::time::Instant,
     refusals: RefusalLog,
+    live: LiveStatus,
+    /// A status file that could not be written was reported once.
+    status_error_told: bool,
 }
 
 impl Session<'_> {
     fn events(&mut self) {
         while let Some(e) = self.tx.poll_event() {
+            if let SenderEvent::Cc(cc) = &e {
+                self.live.on_event(cc);
+            }
             match e {
                 SenderEvent::ReceiverStatus {
                     from,
@@ -308,17 +333,40 @@ impl Session<'_> {
         if self.last_progress_report.elapsed() >= Duration::from_millis(100) {
             self.last_progress_report = std::time::Instant::now();
             let s = self.tx.sender();
+            let snapshot = s.cc_snapshot();
             let p = Progress {
                 bytes: self.bytes,
                 total: self.total,
                 repairs: s.stats().rdata_packets + s.stats().parity_packets,
-                acker: s.cc_snapshot().acker.map(|a| a.to_string()),
+                acker: self.live.limiting(&snapshot).map(|(a, h)| h.describe(a)),
                 receivers: Some((
                     self.receivers.finished(self.transfer_id),
                     self.receivers.table.len(),
                 )),
             };
             self.observer.progress(&p);
+            self.write_status(false);
+        }
+    }
+
+    /// Rewrite the status file when one is asked for and it is due (`at_end`: now); a file that cannot be written
+    /// is reported once, and the send goes on.
+    fn write_status(&mut self, at_end: bool) {
+        let s = self.tx.sender();
+        let progress = SendProgress {
+            transfer_id: self.transfer_id,
+            bytes: self.bytes,
+            total: self.total,
+            repairs: s.stats().rdata_packets + s.stats().parity_packets,
+            refused: s.stats().refused,
+        };
+        let states = self.receivers.states(self.transfer_id);
+        let written = self
+            .live
+            .write_if_due(&progress, &s.cc_snapshot(), &states, at_end);
+        if let (Err(e), false) = (written, self.status_error_told) {
+            self.status_error_told = true;
+            self.observer.message(&format!("status file: {e}"));
         }
     }
 
@@ -632,6 +680,8 @@ pub fn send(
         last_progress_report: std::time::Instant::now(),
         last_activity: std::time::Instant::now(),
         refusals: RefusalLog::default(),
+        live: LiveStatus::new(opts.status_file.clone()),
+        status_error_told: false,
     };
     session.wait_for_receivers(opts)?;
 
@@ -662,6 +712,7 @@ pub fn send(
     let closed = session.tx.close(opts.close_timeout)?;
     let closing_seconds = closing.elapsed().as_secs_f64();
     session.events();
+    session.write_status(true);
     Ok(SendReport {
         transfer_id,
         bytes: session.bytes,
