@@ -534,19 +534,28 @@ fn decode_nak_list<'a>(
     raw: &RawOption<'a>,
     pt: Option<PacketType>,
 ) -> Result<NakList<'a>, ParseError> {
+    list_len(raw, pt, (4, 0, MAX_NAK_LIST), "4+4N with N ≤ 62")?;
+    Ok(NakList { bytes: raw.value() })
+}
+
+/// Fail unless `raw` is its 4-byte header and N entries of `entry` bytes, `min` ≤ N ≤ `max`.
+fn list_len(
+    raw: &RawOption<'_>,
+    pt: Option<PacketType>,
+    (entry, min, max): (usize, usize, usize),
+    expected: &'static str,
+) -> Result<(), ParseError> {
     let len = raw.length();
-    if len < 4 || (len - 4) & 3 != 0 || (len - 4) / 4 > MAX_NAK_LIST {
+    let entries = len.saturating_sub(4) / entry;
+    if len < 4 || !(len - 4).is_multiple_of(entry) || entries < min || entries > max {
         return Err(ParseError::new(
             pt,
             raw.name(),
             raw.offset(),
-            ParseErrorKind::OptionLength {
-                len,
-                expected: "4+4N with N ≤ 62",
-            },
+            ParseErrorKind::OptionLength { len, expected },
         ));
     }
-    Ok(NakList { bytes: raw.value() })
+    Ok(())
 }
 
 /// OPT_PARITY_PRM (RFC 3208 §11.8.1): P or O set.
@@ -595,22 +604,8 @@ fn decode_needs<'a>(
     raw: &RawOption<'a>,
     pt: Option<PacketType>,
 ) -> Result<NeedList<'a>, ParseError> {
-    let len = raw.length();
-    let entries = len.saturating_sub(4) / field::CONVOY_NEEDS_ENTRY_LEN;
-    if len < 4 + field::CONVOY_NEEDS_ENTRY_LEN
-        || !(len - 4).is_multiple_of(field::CONVOY_NEEDS_ENTRY_LEN)
-        || entries > MAX_NEEDS
-    {
-        return Err(ParseError::new(
-            pt,
-            raw.name(),
-            raw.offset(),
-            ParseErrorKind::OptionLength {
-                len,
-                expected: "4+8N with 1 ≤ N ≤ 31",
-            },
-        ));
-    }
+    let entry = (field::CONVOY_NEEDS_ENTRY_LEN, 1, MAX_NEEDS);
+    list_len(raw, pt, entry, "4+8N with 1 ≤ N ≤ 31")?;
     Ok(NeedList { bytes: raw.value() })
 }
 
