@@ -297,8 +297,11 @@ impl PgmccSender {
         if !self.config.early_loss {
             return;
         }
-        // Runs after every ODATA: the timeout is worked out only when the probe is to be armed.
-        let waits = self.tracker.has_unacked() && !self.window.can_send();
+        // Runs after every ODATA: the timeout is worked out only when the probe is to be armed. Without an acker
+        // nobody acknowledges a probe: it would only spend a token that never comes back, and the acker elected
+        // next would find the window shut with nothing of its own to acknowledge (namespace lab: a killed acker
+        // left the session stalled until the finish timeout).
+        let waits = self.tracker.has_unacked() && !self.window.can_send() && self.election.acker().is_some();
         let pto = match (waits, self.rtt.srtt().or(self.last_srtt)) {
             (false, _) => Duration::ZERO,
             (true, Some(srtt)) => TailProbe::timeout(srtt, self.rto()),

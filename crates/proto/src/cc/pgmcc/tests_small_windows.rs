@@ -1,9 +1,10 @@
 //! pgmcc with windows too small for three duplicate ACKs: a congestion mark at RX_MAX, early loss detection
 //! (RFC 5827 §2.1) and the tail loss probe (RFC 8985 §7), all under [`PgmccConfig::early_loss`] except the mark.
 
-use super::tests_sender::{ack, events, ip, ms, send};
+use super::tests_sender::{ack, events, ip, ms, nak, send};
 use super::*;
 use crate::cc::{CcEvent, Permit, SenderController};
+use std::time::Duration;
 
 /// `ip(1)` elected from packet 0, the window opened to 4, packets 1..=4 sent at 20 ms (no token left), then
 /// an ACK at 21 ms reporting packet 1 marked (RX_MAX = 1, its bit clear) and a second one acknowledging 2.
@@ -78,4 +79,62 @@ fn rfc8985_7_a_lost_tail_is_probed_after_two_srtt_with_one_original_packet() {
 fn without_early_loss_nothing_is_probed() {
     let s = marked_then_one_ack(false);
     assert!(s.poll_timeout().unwrap() >= ms(1_000));
+}
+
+#[test]
+fn no_probe_without_an_acker_so_the_next_one_gets_a_packet_to_acknowledge() {
+    let config = PgmccConfig {
+        early_loss: true,
+        ..PgmccConfig::default()
+    };
+    let mut s = elected(config, ms(10), 0.01);
+    // One packet acknowledged: a smoothed RTT of 10 ms, so a probe would go 22 ms after the last packet.
+    send(&mut s, ms(20), 1);
+    ack(&mut s, ms(30), ip(1), 1, 0b1, 0.01, ms(20));
+    events(&mut s);
+    let (mut now, mut sqn) = (ms(30), 1);
+    let mut send_all = |s: &mut PgmccSender, now: Instant| {
+        while s.permit(now) == Permit::Now {
+            sqn += 1;
+            send(s, now, sqn);
+        }
+    };
+    send_all(&mut s, now);
+    // The acker is gone: nothing is acknowledged, and repeated timeouts clear it (draft §2.7).
+    let mut cleared = false;
+    for _ in 0..20 {
+        now = s.poll_timeout().expect("a timer runs");
+        s.on_timeout(now);
+        send_all(&mut s, now);
+        cleared = events(&mut s)
+            .iter()
+            .any(|e| matches!(e, CcEvent::AckerChanged { to: None, .. }));
+        if cleared {
+            break;
+        }
+    }
+    assert!(cleared, "the silent acker is cleared");
+    // The packets now name no acker: a probe would bring no ACK and only spend a token. Every packet sent from
+    // here is the timeout's, a backed-off RTO apart, none a probe's 2·SRTT after it.
+    let mut sent_at = Vec::new();
+    for _ in 0..3 {
+        now = s.poll_timeout().expect("a timer runs");
+        s.on_timeout(now);
+        while s.permit(now) == Permit::Now {
+            sqn += 1;
+            send(&mut s, now, sqn);
+            sent_at.push(now);
+        }
+    }
+    assert!(!sent_at.is_empty());
+    assert!(
+        sent_at.windows(2).all(|w| w[1] >= w[0] + Duration::from_millis(500)),
+        "no tail probe without an acker: sends at {sent_at:?}"
+    );
+    // A receiver answers the election: the window lets a packet naming it go, which it will acknowledge.
+    let answer = now + Duration::from_millis(1);
+    nak(&mut s, answer, ip(2), sqn, 0.01, now);
+    assert_eq!(s.permit(answer), Permit::Now);
+    let options = send(&mut s, answer, sqn + 1);
+    assert_eq!(options.cc.pgmcc.data.map(|d| d.acker), Some(ip(2)));
 }
