@@ -14,6 +14,7 @@ mod raw_cmd;
 mod recv_keep;
 mod sweep_cmd;
 mod transfer_cmd;
+mod transfer_display;
 mod transfer_run;
 mod units;
 

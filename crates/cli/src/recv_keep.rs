@@ -9,7 +9,7 @@
 //! way as a silent source would (its verified blocks kept), and the command exits 0.
 
 use crate::transfer_cmd::RecvArgs;
-use crate::transfer_run::{write_json, Display};
+use crate::transfer_display::{write_json, Display};
 use convoy_transfer::receive::{self, RecvOptions, RecvReport, STOPPED};
 use convoy_transfer::setup::{self, SinkSetup};
 use convoy_transfer::sink::Output;

@@ -3,6 +3,7 @@
 
 use crate::raw_cmd;
 use crate::transfer_cmd::{cc_config, resolve_repairs, CcChoice, ParityChoice, RecvArgs, SendArgs};
+use crate::transfer_display::{write_json, Display};
 use convoy_proto::cc::pgmcc::StartUp;
 use convoy_proto::cc::CcConfig;
 use convoy_proto::sender::SenderStats;
@@ -10,75 +11,10 @@ use convoy_transfer::receive::{self, RecvOptions, RecvReport};
 use convoy_transfer::setup::{self, SinkSetup, SourceSetup};
 use convoy_transfer::sink::Output;
 use convoy_transfer::source::{self, SendInput, SendOptions, SendReport};
-use convoy_transfer::{exit, Observer, Progress};
-use indicatif::{ProgressBar, ProgressStyle};
+use convoy_transfer::{exit, Observer};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
-
-/// Progress bar and messages on standard error.
-pub(crate) struct Display {
-    bar: Option<ProgressBar>,
-    quiet: bool,
-}
-
-impl Display {
-    pub(crate) fn new(quiet: bool) -> Self {
-        let bar = (!quiet).then(|| {
-            let b = ProgressBar::new(0);
-            b.set_style(
-                ProgressStyle::with_template(
-                    "{bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta} [{wide_bar}] {msg}",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-            );
-            b
-        });
-        Display { bar, quiet }
-    }
-
-    pub(crate) fn finish(&self) {
-        if let Some(b) = &self.bar {
-            b.finish_and_clear();
-        }
-    }
-}
-
-impl Observer for Display {
-    fn progress(&mut self, p: &Progress) {
-        let Some(b) = &self.bar else { return };
-        if let Some(t) = p.total {
-            b.set_length(t);
-        }
-        b.set_position(p.bytes);
-        let mut msg = format!("repairs {}", p.repairs);
-        if let Some(a) = &p.acker {
-            msg.push_str(&format!(" limited by {a}"));
-        }
-        if let Some((done, known)) = p.receivers {
-            msg.push_str(&format!(" receivers {done}/{known} done"));
-        }
-        b.set_message(msg);
-    }
-
-    fn message(&mut self, line: &str) {
-        if self.quiet {
-            return;
-        }
-        match &self.bar {
-            Some(b) if !b.is_hidden() => b.println(line),
-            _ => eprintln!("{line}"),
-        }
-    }
-}
-
-pub(crate) fn write_json(path: &Option<PathBuf>, value: &serde_json::Value) -> Result<(), String> {
-    if let Some(p) = path {
-        let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
-        std::fs::write(p, text + "\n").map_err(|e| format!("{}: {e}", p.display()))?;
-    }
-    Ok(())
-}
 
 /// Every input can be read: checked before the session opens, so that a typo fails at once, naming the path,
 /// before anything is announced or sent.
