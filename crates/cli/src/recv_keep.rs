@@ -10,6 +10,7 @@
 
 use crate::transfer_cmd::RecvArgs;
 use crate::transfer_display::{write_json, Display};
+use convoy_transfer::metrics::MetricsEndpoint;
 use convoy_transfer::receive::{self, RecvOptions, RecvReport, STOPPED};
 use convoy_transfer::setup::{self, SinkSetup};
 use convoy_transfer::sink::Output;
@@ -34,7 +35,15 @@ pub fn run(args: &RecvArgs, output: Output, mut setup: SinkSetup) -> ExitCode {
         }
     }
     let group = args.common.group_options();
+    let metrics = match args.common.serve_metrics() {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("convoy recv: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
     let mut display = Display::new(args.common.quiet);
+    display.announce_metrics(metrics.as_ref());
     let quiet = args.common.quiet;
     log(
         &mut display,
@@ -46,6 +55,7 @@ pub fn run(args: &RecvArgs, output: Output, mut setup: SinkSetup) -> ExitCode {
         timeout: args.timeout,
         start_timeout: None,
         stop: Some(Arc::clone(&stop)),
+        metrics: metrics.as_ref().map(MetricsEndpoint::page),
         ..RecvOptions::default()
     };
     let mut transfers = 0u64;

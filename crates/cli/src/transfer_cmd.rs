@@ -22,6 +22,7 @@ use convoy_proto::named::Named;
 use convoy_proto::sender::ParityConfig;
 use convoy_proto::RepairPacing;
 use convoy_transfer::key_file;
+use convoy_transfer::metrics::MetricsEndpoint;
 use convoy_transfer::source::SendInput;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -156,6 +157,11 @@ pub struct CommonArgs {
     /// CONVOY_KEY_PASSPHRASE set, the passphrase is mixed into the key. docs/keyed-sessions.md.
     #[arg(long, value_name = "FILE")]
     pub(crate) key_file: Option<PathBuf>,
+    /// Serve the transfer's figures for Prometheus at http://ADDR/metrics while it runs (OpenMetrics text,
+    /// refreshed once a second): a send's bytes, rate and every receiver's rate, loss and RTT; a receive's bytes,
+    /// repairs and NAKs (docs/transfer.md, "Watching a send"). A local address, e.g. 127.0.0.1:9464.
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) metrics: Option<SocketAddr>,
 }
 
 impl CommonArgs {
@@ -171,6 +177,14 @@ impl CommonArgs {
             encrypt,
             identity: [0; 16],
         }))
+    }
+
+    /// The metrics endpoint of `--metrics`, listening, when asked for.
+    pub(crate) fn serve_metrics(&self) -> Result<Option<MetricsEndpoint>, String> {
+        self.metrics
+            .map(MetricsEndpoint::serve)
+            .transpose()
+            .map_err(|e| e.to_string())
     }
 
     pub(crate) fn group_options(&self) -> GroupOptions {

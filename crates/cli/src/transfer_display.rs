@@ -1,6 +1,7 @@
 //! What `convoy send` and `convoy recv` show while they run: a progress bar and messages on standard error, and
 //! the `--stats-json` file at the end.
 
+use convoy_transfer::metrics::MetricsEndpoint;
 use convoy_transfer::{Observer, Progress};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -12,6 +13,13 @@ pub(crate) struct Display {
 }
 
 impl Display {
+    /// Say where the metrics are served, when they are (`--metrics`).
+    pub(crate) fn announce_metrics(&mut self, metrics: Option<&MetricsEndpoint>) {
+        if let Some(m) = metrics {
+            self.message(&format!("metrics at http://{}/metrics", m.local_addr()));
+        }
+    }
+
     pub(crate) fn new(quiet: bool) -> Self {
         let bar = (!quiet).then(|| {
             let b = ProgressBar::new(0);

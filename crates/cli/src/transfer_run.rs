@@ -7,6 +7,7 @@ use crate::transfer_display::{write_json, Display};
 use convoy_proto::cc::pgmcc::StartUp;
 use convoy_proto::cc::CcConfig;
 use convoy_proto::sender::SenderStats;
+use convoy_transfer::metrics::MetricsEndpoint;
 use convoy_transfer::receive::{self, RecvOptions, RecvReport};
 use convoy_transfer::setup::{self, SinkSetup, SourceSetup};
 use convoy_transfer::sink::Output;
@@ -69,7 +70,15 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         );
         return finish_trace("send", tx.finish_packet_trace(), code);
     }
+    let metrics = match args.common.serve_metrics() {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("convoy send: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
     let mut display = Display::new(args.common.quiet);
+    display.announce_metrics(metrics.as_ref());
     display.message(&format!(
         "sending to {} via {} as {} ({})",
         args.common.group,
@@ -85,6 +94,7 @@ pub fn run_send(args: &SendArgs) -> ExitCode {
         resume: args.resume,
         resume_wait: args.resume_wait,
         status_file: args.status_file.clone(),
+        metrics: metrics.as_ref().map(MetricsEndpoint::page),
     };
     let result = source::send(&mut tx, &input, &opts, &mut display);
     display.finish();
@@ -242,7 +252,15 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
         let code = raw_cmd::recv(&mut rx, args.timeout, args.start_timeout, args.common.quiet);
         return finish_trace("recv", rx.finish_packet_trace(), code);
     }
+    let metrics = match args.common.serve_metrics() {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("convoy recv: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
     let mut display = Display::new(args.common.quiet || args.stdout);
+    display.announce_metrics(metrics.as_ref());
     display.message(&format!(
         "receiving {} via {} as {}",
         args.common.group,
@@ -253,6 +271,7 @@ pub fn run_recv(args: &RecvArgs) -> ExitCode {
         output,
         timeout: args.timeout,
         start_timeout: args.start_timeout,
+        metrics: metrics.as_ref().map(MetricsEndpoint::page),
         ..RecvOptions::default()
     };
     let result = receive::receive(&mut rx, &opts, &mut display);

@@ -39,6 +39,7 @@ pub mod key_file;
 pub mod live_status;
 pub mod loopback_bench;
 pub mod message;
+pub mod metrics;
 pub mod plan;
 pub mod queued_writer;
 pub mod raw;

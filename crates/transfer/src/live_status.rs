@@ -6,6 +6,7 @@
 //! the controller credits it with (pgmcc's throughput equation, TFMCC's reported rate, aimd's capacity), its loss
 //! and RTT. The limiting receiver is the one the controller follows (pgmcc's acker, TFMCC's CLR, aimd's agent).
 
+use crate::metrics::{Metric, MetricsPage};
 use convoy_proto::cc::{CcEvent, CcSnapshot};
 use std::collections::BTreeMap;
 use std::io;
@@ -49,6 +50,7 @@ impl Heard {
 pub struct LiveStatus {
     heard: BTreeMap<IpAddr, Heard>,
     file: Option<PathBuf>,
+    metrics: Option<MetricsPage>,
     started: Instant,
     written: Option<Instant>,
 }
@@ -82,11 +84,12 @@ pub struct ReceiverLine {
 }
 
 impl LiveStatus {
-    /// Figures kept for the progress line, and the status file at `file` when given.
-    pub fn new(file: Option<PathBuf>) -> Self {
+    /// Figures kept for the progress line, the status file at `file` and the metrics `page` when given.
+    pub fn new(file: Option<PathBuf>, metrics: Option<MetricsPage>) -> Self {
         LiveStatus {
             heard: BTreeMap::new(),
             file,
+            metrics,
             started: Instant::now(),
             written: None,
         }
@@ -114,8 +117,8 @@ impl LiveStatus {
         Some((addr, self.heard.get(&addr).copied().unwrap_or_default()))
     }
 
-    /// Rewrite the status file if one is asked for and [`STATUS_INTERVAL`] has passed (or `now_anyway`, at the
-    /// end). `receivers` are the receivers' states from their status reports.
+    /// Rewrite the status file and the metrics page, where asked for, if [`STATUS_INTERVAL`] has passed (or
+    /// `now_anyway`, at the end). `receivers` are the receivers' states from their status reports.
     pub fn write_if_due(
         &mut self,
         progress: &SendProgress,
@@ -123,23 +126,32 @@ impl LiveStatus {
         receivers: &[(IpAddr, &'static str)],
         now_anyway: bool,
     ) -> io::Result<()> {
-        let Some(file) = &self.file else {
+        if self.file.is_none() && self.metrics.is_none() {
             return Ok(());
-        };
+        }
         if !now_anyway && self.written.is_some_and(|t| t.elapsed() < STATUS_INTERVAL) {
             return Ok(());
         }
         self.written = Some(Instant::now());
-        let json = self.render(progress, snapshot, receivers);
-        write_atomically(file, &json)
+        let status = self.status(progress, snapshot, receivers);
+        if let Some(page) = &self.metrics {
+            page.publish(&status.metrics());
+        }
+        match &self.file {
+            Some(file) => {
+                let json = serde_json::to_string_pretty(&status).unwrap_or_default() + "\n";
+                write_atomically(file, &json)
+            }
+            None => Ok(()),
+        }
     }
 
-    fn render(
+    fn status(
         &self,
         progress: &SendProgress,
         snapshot: &CcSnapshot,
         receivers: &[(IpAddr, &'static str)],
-    ) -> String {
+    ) -> SendStatus {
         let mut lines: Vec<ReceiverLine> = receivers
             .iter()
             .map(|&(addr, state)| ReceiverLine {
@@ -162,20 +174,128 @@ impl LiveStatus {
             state: "limiting",
             heard,
         });
-        let status = serde_json::json!({
-            "seconds": self.started.elapsed().as_secs_f64(),
-            "transfer_id": progress.transfer_id,
-            "bytes": progress.bytes,
-            "total": progress.total,
-            "rate_bps": snapshot.rate_bps.map(|r| r * 8.0),
-            "window": snapshot.window,
-            "srtt_s": snapshot.srtt_s,
-            "repairs": progress.repairs,
-            "refused": progress.refused,
-            "limiting": limiting,
-            "receivers": lines,
-        });
-        serde_json::to_string_pretty(&status).unwrap_or_default() + "\n"
+        SendStatus {
+            seconds: self.started.elapsed().as_secs_f64(),
+            progress: progress.clone(),
+            rate_bps: snapshot.rate_bps.map(|r| r * 8.0),
+            window: snapshot.window,
+            srtt_s: snapshot.srtt_s,
+            limiting,
+            receivers: lines,
+        }
+    }
+}
+
+/// What the status file holds, and what the metrics page shows.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct SendStatus {
+    /// Seconds since the send began.
+    pub seconds: f64,
+    /// Bytes, total, repairs, refusals.
+    #[serde(flatten)]
+    pub progress: SendProgress,
+    /// The controller's rate, bit/s (rate-based schemes).
+    pub rate_bps: Option<f64>,
+    /// pgmcc's window, packets.
+    pub window: Option<f64>,
+    /// The smoothed RTT the controller keeps, seconds.
+    pub srtt_s: Option<f64>,
+    /// The receiver the controller follows.
+    pub limiting: Option<ReceiverLine>,
+    /// Every receiver heard from.
+    pub receivers: Vec<ReceiverLine>,
+}
+
+impl SendStatus {
+    /// The same figures as Prometheus metrics ([`crate::metrics`]).
+    pub fn metrics(&self) -> Vec<Metric> {
+        let p = &self.progress;
+        let mut m = vec![
+            Metric::gauge(
+                "convoy_send_transfer_id",
+                "The transfer being sent.",
+                p.transfer_id.into(),
+            ),
+            Metric::counter(
+                "convoy_send_bytes",
+                "File or stream bytes sent once.",
+                p.bytes as f64,
+            ),
+            Metric::counter(
+                "convoy_send_repairs",
+                "Repairs sent (RDATA and parity).",
+                p.repairs as f64,
+            ),
+            Metric::counter(
+                "convoy_send_refused",
+                "Packets refused by the session's authentication.",
+                p.refused as f64,
+            ),
+        ];
+        let optional = [
+            (
+                "convoy_send_total_bytes",
+                "Bytes the transfer holds, when known.",
+                p.total.map(|t| t as f64),
+            ),
+            (
+                "convoy_send_rate_bits_per_second",
+                "The controller's rate (rate-based schemes).",
+                self.rate_bps,
+            ),
+            ("convoy_send_window_packets", "pgmcc's window.", self.window),
+            (
+                "convoy_send_srtt_seconds",
+                "The controller's smoothed RTT.",
+                self.srtt_s,
+            ),
+        ];
+        m.extend(
+            optional
+                .into_iter()
+                .filter_map(|(name, help, v)| Some(Metric::gauge(name, help, v?))),
+        );
+        if let Some(l) = &self.limiting {
+            m.push(
+                Metric::gauge(
+                    "convoy_send_limiting_receiver",
+                    "1 for the receiver the controller follows.",
+                    1.0,
+                )
+                .with("addr", l.addr),
+            );
+        }
+        for r in &self.receivers {
+            m.push(
+                Metric::gauge("convoy_receiver_state", "1 for each receiver's state.", 1.0)
+                    .with("addr", r.addr)
+                    .with("state", r.state),
+            );
+            let h = &r.heard;
+            let figures = [
+                (
+                    "convoy_receiver_rate_bits_per_second",
+                    "The rate the controller credits the receiver with.",
+                    h.rate_bps,
+                ),
+                (
+                    "convoy_receiver_loss_ratio",
+                    "The receiver's loss rate as last reported.",
+                    h.loss,
+                ),
+                (
+                    "convoy_receiver_rtt_seconds",
+                    "The receiver's RTT as last reported.",
+                    h.rtt_s,
+                ),
+            ];
+            for (name, help, v) in figures {
+                if let Some(v) = v {
+                    m.push(Metric::gauge(name, help, v).with("addr", r.addr));
+                }
+            }
+        }
+        m
     }
 }
 
@@ -210,7 +330,7 @@ mod tests {
 
     #[test]
     fn the_limiting_receiver_is_the_one_the_controller_follows_with_its_last_figures() {
-        let mut live = LiveStatus::new(None);
+        let mut live = LiveStatus::new(None, None);
         live.on_event(&report(2, Some(500_000.0), Some(0.01)));
         live.on_event(&report(3, Some(100_000.0), Some(0.05)));
         live.on_event(&report(3, Some(125_000.0), None));
@@ -242,7 +362,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("convoy-live-status-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("status.json");
-        let mut live = LiveStatus::new(Some(file.clone()));
+        let mut live = LiveStatus::new(Some(file.clone()), None);
         live.on_event(&report(2, Some(250_000.0), Some(0.0)));
         let progress = SendProgress {
             transfer_id: 7,

@@ -2,6 +2,7 @@
 //! and 5 of the crate's protocol), progress for the user, and when to stop.
 
 use crate::message::TransferMode;
+use crate::metrics::{Metric, MetricsPage};
 use crate::refusals::RefusalLog;
 use crate::sink::{FileOutcome, Output, Sink};
 use crate::{exit, status, Observer, Progress, TransferError, ANNOUNCE_INTERVAL, REPORT_INTERVAL};
@@ -28,6 +29,8 @@ pub struct RecvOptions {
     /// Stop when this is set (a signal handler's flag: `convoy recv --keep` ends on SIGTERM), keeping what
     /// arrived verified, as when the source goes silent.
     pub stop: Option<Arc<AtomicBool>>,
+    /// Publish the receive's figures here once a second (`--metrics`, [`crate::metrics`]).
+    pub metrics: Option<MetricsPage>,
 }
 
 impl Default for RecvOptions {
@@ -38,6 +41,7 @@ impl Default for RecvOptions {
             start_timeout: None,
             report_linger: Duration::from_secs(10),
             stop: None,
+            metrics: None,
         }
     }
 }
@@ -110,6 +114,8 @@ struct Reception {
     is_acker: bool,
     had_manifest: bool,
     refusals: RefusalLog,
+    metrics: Option<MetricsPage>,
+    last_published: Option<Instant>,
 }
 
 impl Reception {
@@ -125,6 +131,8 @@ impl Reception {
             is_acker: false,
             had_manifest: false,
             refusals: RefusalLog::default(),
+            metrics: opts.metrics.clone(),
+            last_published: None,
         }
     }
 
@@ -243,6 +251,80 @@ impl Reception {
             acker: self.is_acker.then(|| "this receiver".to_string()),
             receivers: None,
         });
+        if self
+            .last_published
+            .is_none_or(|t| t.elapsed() >= crate::live_status::STATUS_INTERVAL)
+        {
+            self.publish_metrics(rx);
+        }
+    }
+
+    /// The receive's figures on the metrics page, when one is served.
+    fn publish_metrics(&mut self, rx: &NetReceiver) {
+        let Some(page) = &self.metrics else {
+            return;
+        };
+        self.last_published = Some(Instant::now());
+        let stats = rx.receiver().stats();
+        let mut m = vec![
+            Metric::gauge(
+                "convoy_recv_transfer_id",
+                "The transfer being received (0 before its manifest).",
+                self.token().into(),
+            ),
+            Metric::counter(
+                "convoy_recv_bytes",
+                "Bytes written by this transfer's receive.",
+                self.sink.bytes() as f64,
+            ),
+            Metric::counter(
+                "convoy_recv_resumed_bytes",
+                "Bytes found verified on disk, not received again.",
+                self.sink.resumed_bytes() as f64,
+            ),
+            Metric::counter(
+                "convoy_recv_odata_packets",
+                "Original data packets received.",
+                stats.odata as f64,
+            ),
+            Metric::counter(
+                "convoy_recv_repair_packets",
+                "Repair packets (RDATA) received.",
+                stats.rdata as f64,
+            ),
+            Metric::counter(
+                "convoy_recv_naks_sent",
+                "NAKs sent.",
+                stats.naks_sent as f64,
+            ),
+            Metric::counter(
+                "convoy_recv_refused",
+                "Packets refused by the session's authentication.",
+                stats.refused as f64,
+            ),
+            Metric::gauge(
+                "convoy_recv_acker",
+                "1 while this receiver is the one the controller follows.",
+                f64::from(u8::from(self.is_acker)),
+            ),
+            Metric::gauge(
+                "convoy_recv_complete",
+                "1 once every entry arrived verified.",
+                f64::from(u8::from(self.sink.is_complete())),
+            ),
+        ];
+        if let Some(m0) = self
+            .sink
+            .manifest()
+            .filter(|m| m.mode == TransferMode::Files)
+        {
+            m.push(Metric::gauge(
+                "convoy_recv_total_bytes",
+                "Bytes the transfer holds.",
+                m0.total_bytes() as f64,
+            ));
+        }
+        page.publish(&m);
     }
 
     /// Why the receive ends now, if it does: at once when told to stop; once done, at the FIN or after the
@@ -289,6 +371,7 @@ impl Reception {
 
     /// The report of a receive that ended for `end`; a receiver that gives up tells the source (best effort).
     fn finish(mut self, rx: &mut NetReceiver, end: String) -> Result<RecvReport, TransferError> {
+        self.publish_metrics(rx);
         let end = match self.refusals.last() {
             // Say why nothing (or not everything) came, when packets were refused.
             Some((from, reason)) if !self.sink.is_complete() => format!(

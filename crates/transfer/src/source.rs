@@ -3,6 +3,7 @@
 use super::blocks::{self, BlockLayout};
 use super::live_status::{LiveStatus, SendProgress};
 use super::message::{self, Entry, EntryKind, Manifest, TransferMode};
+use super::metrics::MetricsPage;
 use super::plan::{self, FileRepairs, Segment, SourceFile};
 use super::refusals::RefusalLog;
 use super::{exit, status, Observer, Progress, ReceiverOutcome, TransferError, MAX_RECEIVERS};
@@ -48,6 +49,8 @@ pub struct SendOptions {
     pub resume_wait: Duration,
     /// Rewrite a JSON status here once a second while the send runs (`--status-file`, [`crate::live_status`]).
     pub status_file: Option<PathBuf>,
+    /// Publish the same figures here once a second (`--metrics`, [`crate::metrics`]).
+    pub metrics: Option<MetricsPage>,
 }
 
 impl Default for SendOptions {
@@ -60,6 +63,7 @@ impl Default for SendOptions {
             resume: false,
             resume_wait: Duration::from_secs(5),
             status_file: None,
+            metrics: None,
         }
     }
 }
@@ -680,7 +684,7 @@ pub fn send(
         last_progress_report: std::time::Instant::now(),
         last_activity: std::time::Instant::now(),
         refusals: RefusalLog::default(),
-        live: LiveStatus::new(opts.status_file.clone()),
+        live: LiveStatus::new(opts.status_file.clone(), opts.metrics.clone()),
         status_error_told: false,
     };
     session.wait_for_receivers(opts)?;
