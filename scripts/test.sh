@@ -39,6 +39,8 @@ cargo test --release -p convoy --test netns -- --ignored --test-threads 1 --noca
 step "a fleet in namespaces (release: 30 MB to 20 receivers with 1% loss each, one behind 10 Mbit/s)"
 cargo test --release -p convoy --test netns_fleet twenty_lossy_receivers_one_behind_10mbit_byte_exact -- --ignored \
   --exact --nocapture
+step "shedding a slow receiver in namespaces (release: 100 MB to 10 receivers, one behind 1 Mbit/s, --min-rate)"
+cargo test --release -p convoy --test netns_shed -- --ignored --test-threads 1 --nocapture
 step "large loopback transfers (release: a 2 GB file to 3 receivers, a 1.5 GB stream to 2)"
 cargo test --release -p convoy --test loopback_large -- --ignored --test-threads 1 --nocapture
 step "docs"

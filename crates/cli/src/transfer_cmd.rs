@@ -270,6 +270,16 @@ pub struct SendArgs {
     /// Maximum rate of all data (PGM rate limiter), e.g. 500Mbit.
     #[arg(long, value_parser = parse_rate_bps)]
     pub(crate) rate_max: Option<u64>,
+    /// Shed slow receivers: a receiver whose rate, as the congestion controller credits it (pgmcc's TCP equation
+    /// at its loss and RTT, TFMCC's reported rate, aimd's capacity), stays below RATE for --min-rate-grace is
+    /// asked to leave; the session goes on at the others' pace. The shed receiver exits with code 5 keeping what
+    /// it verified, for a later --resume; this send exits 5 when everyone else completed (docs/transfer.md,
+    /// "Shedding a slow receiver"). E.g. 10Mbit.
+    #[arg(long, value_parser = parse_rate_bps, value_name = "RATE")]
+    pub(crate) min_rate: Option<u64>,
+    /// How long a receiver's reported rate must stay below --min-rate before it is shed.
+    #[arg(long, value_parser = parse_duration, default_value = "10s", requires = "min_rate")]
+    pub(crate) min_rate_grace: Duration,
     /// Maximum rate of repairs (default: half of --rate-max when given, else 100Mbit): a flood of
     /// NAKs cannot push repairs above it.
     #[arg(long, value_parser = parse_rate_bps)]

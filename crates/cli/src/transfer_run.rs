@@ -6,7 +6,7 @@ use crate::transfer_cmd::{cc_config, resolve_repairs, CcChoice, ParityChoice, Re
 use crate::transfer_display::{write_json, Display};
 use convoy_proto::cc::pgmcc::StartUp;
 use convoy_proto::cc::CcConfig;
-use convoy_proto::sender::SenderStats;
+use convoy_proto::sender::{MinRate, SenderStats};
 use convoy_transfer::metrics::MetricsEndpoint;
 use convoy_transfer::receive::{self, RecvOptions, RecvReport};
 use convoy_transfer::setup::{self, SinkSetup, SourceSetup};
@@ -148,6 +148,13 @@ fn send_setup(args: &SendArgs) -> Result<(SendInput, SourceSetup), String> {
         .auth(!args.no_encrypt)
         .map_err(|e| e.to_string())?;
     let cc = cc_config(&args.cc, args.rate, args.rto_min, args.pgmcc_start);
+    if args.min_rate.is_some() && !cc.controls_congestion() {
+        return Err(format!(
+            "--min-rate judges receivers by the rate a congestion controller credits them with; --cc {} has none \
+             (choose pgmcc, tfmcc or aimd)",
+            cc.name()
+        ));
+    }
     let parity = args.parity.resolve(&input, args.raw);
     let setup = SourceSetup {
         auth,
@@ -159,6 +166,10 @@ fn send_setup(args: &SendArgs) -> Result<(SendInput, SourceSetup), String> {
         feedback_timeout: (!args.feedback_timeout.is_zero()).then_some(args.feedback_timeout),
         packet_trace: args.common.packet_trace.clone(),
         parity,
+        min_rate: args.min_rate.map(|bps| MinRate {
+            rate_bps: bps as f64 / 8.0,
+            grace: args.min_rate_grace,
+        }),
     };
     Ok((input, setup))
 }
@@ -196,7 +207,14 @@ fn print_send_report(args: &SendArgs, s: &SenderStats, report: &SendReport) {
         );
     }
     for r in report.receivers.iter().filter(|r| r.state != "complete") {
-        eprintln!("receiver {} did not finish ({})", r.addr, r.state);
+        match r.state {
+            "shed" => eprintln!(
+                "receiver {} was shed at {:.2} Mbit/s (--min-rate): `convoy send --resume` to it completes it",
+                r.addr,
+                f64::from(r.detail) / 1e3
+            ),
+            state => eprintln!("receiver {} did not finish ({state})", r.addr),
+        }
     }
     if report.receivers.is_empty() && !args.fire_and_forget {
         eprintln!(

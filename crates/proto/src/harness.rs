@@ -156,6 +156,8 @@ pub struct ReceiverOutcome {
     pub finished: bool,
     /// Packets the path dropped.
     pub path_drops: u64,
+    /// When the source shed it ([`ReceiverEvent::Shed`]).
+    pub shed_at: Option<Instant>,
 }
 
 /// A sender event with its time and the controller state right after it.
@@ -458,6 +460,7 @@ impl Harness {
                     self.log(|| format!("R{i} lost {first_sqn}..={last_sqn}"));
                 }
                 ReceiverEvent::Finished => out.finished = true,
+                ReceiverEvent::Shed(_) => out.shed_at = out.shed_at.or(Some(self.now)),
                 other => self.log(|| format!("R{i} event {other:?}")),
             }
         }

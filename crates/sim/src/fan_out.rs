@@ -222,6 +222,7 @@ mod tests {
             rate_max: None,
             nak_elim_ivl: None,
             parity: None,
+            min_rate: None,
             repair_pacing: RepairPacing::RateLimit,
             rxw: None,
             keyed: None,

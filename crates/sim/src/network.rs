@@ -139,6 +139,8 @@ pub struct SessionSpec {
     pub keyed: Option<bool>,
     /// Parity repairs at the source (RFC 3208 §11; receivers learn of them from SPMs).
     pub parity: Option<convoy_proto::sender::ParityConfig>,
+    /// The session's minimum rate: receivers credited with less for the grace period are shed and leave.
+    pub min_rate: Option<convoy_proto::sender::MinRate>,
 }
 
 /// The keyed-session configuration of endpoint `endpoint` of session `spec` in a run seeded with `seed`: the
@@ -527,6 +529,7 @@ impl Network {
         }
         sc.repair_pacing = spec.repair_pacing;
         sc.parity = spec.parity;
+        sc.min_rate = spec.min_rate;
         sc.auth = session_auth(self.seed, &spec, "source");
         let receiver_addrs: Vec<_> = spec
             .receivers

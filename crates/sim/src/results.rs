@@ -46,6 +46,9 @@ pub struct FlowResult {
     pub receivers: Vec<ReceiverResult>,
     /// Acker / CLR / agent changes: time and the new receiver's name (`None`: election requested).
     pub switches: Vec<(f64, Option<String>)>,
+    /// Receivers shed for a rate below the session's minimum (`min_rate`): time, name, and the rate they were
+    /// credited with, bit/s.
+    pub sheds: Vec<(f64, String, f64)>,
     /// Feedback timeouts.
     pub timeouts: u64,
 }
@@ -114,6 +117,8 @@ struct FlowOutcome {
     receivers: Vec<ReceiverResult>,
     /// Acker / CLR / agent changes.
     switches: Vec<(f64, Option<String>)>,
+    /// Receivers shed.
+    sheds: Vec<(f64, String, f64)>,
     /// Feedback or retransmission timeouts.
     timeouts: u64,
 }
@@ -181,6 +186,7 @@ impl Network {
             goodput_bps: outcome.goodput,
             receivers: outcome.receivers,
             switches: outcome.switches,
+            sheds: outcome.sheds,
             timeouts: outcome.timeouts,
         })
     }
@@ -213,6 +219,17 @@ impl Network {
                 )
             })
             .collect();
+        let sheds = s
+            .record
+            .sheds
+            .iter()
+            .map(|(t, i, rate)| {
+                let name = i
+                    .and_then(|i| receivers.get(i))
+                    .map_or(String::new(), |r| r.name.clone());
+                (t.as_secs_f64(), name, rate * 8.0)
+            })
+            .collect();
         let goodput = if receivers.is_empty() { 0.0 } else { slowest };
         FlowOutcome {
             kind: kind.to_string(),
@@ -220,6 +237,7 @@ impl Network {
             goodput,
             receivers,
             switches,
+            sheds,
             timeouts: s.record.timeouts,
         }
     }
@@ -236,6 +254,7 @@ impl Network {
             goodput: bits_per_s(delivered, secs),
             receivers: Vec::new(),
             switches: Vec::new(),
+            sheds: Vec::new(),
             timeouts: s.tcp().map_or(0, |t| t.stats().timeouts),
         }
     }
@@ -252,6 +271,7 @@ impl Network {
             goodput: bits_per_s(received, secs),
             receivers: Vec::new(),
             switches: Vec::new(),
+            sheds: Vec::new(),
             timeouts: 0,
         }
     }

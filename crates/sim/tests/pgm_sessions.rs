@@ -60,6 +60,7 @@ fn session(name: &str, source: NodeId, receivers: &[(&str, NodeId, f64)], c: f64
         rxw: None,
         keyed: None,
         parity: None,
+        min_rate: None,
     }
 }
 

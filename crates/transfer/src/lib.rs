@@ -44,6 +44,7 @@ pub mod plan;
 pub mod queued_writer;
 pub mod raw;
 pub mod receive;
+mod receiver_table;
 pub mod refusals;
 pub mod setup;
 pub mod sink;
@@ -87,6 +88,9 @@ pub mod exit {
     pub const LOCAL_IO: u8 = 3;
     /// An input file changed while it was being sent.
     pub const INPUT_CHANGED: u8 = 4;
+    /// Shed for a rate below the session's minimum (`convoy send --min-rate`): this receiver was asked to leave
+    /// (recv; its verified blocks are kept for `--resume`) / every receiver completed but those shed (send).
+    pub const SHED: u8 = 5;
 }
 
 /// What one receiver told the source, last.

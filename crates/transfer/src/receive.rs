@@ -112,6 +112,8 @@ struct Reception {
     /// The source's FIN arrived.
     fin: bool,
     is_acker: bool,
+    /// The source shed this receiver ([`ReceiverEvent::Shed`]).
+    shed: bool,
     had_manifest: bool,
     refusals: RefusalLog,
     metrics: Option<MetricsPage>,
@@ -129,6 +131,7 @@ impl Reception {
             done_at: None,
             fin: false,
             is_acker: false,
+            shed: false,
             had_manifest: false,
             refusals: RefusalLog::default(),
             metrics: opts.metrics.clone(),
@@ -160,6 +163,16 @@ impl Reception {
                 }
             }
             ReceiverEvent::Cc(ReceiverCcEvent::AckerRole(a)) => self.is_acker = a,
+            ReceiverEvent::Shed(leave) => {
+                self.shed = true;
+                return Some(format!(
+                    "shed by the source: the rate this receiver was credited with, {:.2} Mbit/s, stayed below the \
+                     session's minimum of {:.2} Mbit/s (convoy send --min-rate); what arrived verified is kept \
+                     for convoy send --resume",
+                    f64::from(leave.rate_kbps) / 1e3,
+                    f64::from(leave.min_rate_kbps) / 1e3
+                ));
+            }
             ReceiverEvent::Cc(ReceiverCcEvent::MustLeave) => {
                 // RFC 4654 §4.4: a TFMCC receiver whose path cannot carry one packet per 8 s for 120 s must leave,
                 // or the whole session would crawl at its pace.
@@ -391,6 +404,8 @@ impl Reception {
             exit::OK
         } else if self.sink.local_failure() {
             exit::LOCAL_IO
+        } else if self.shed {
+            exit::SHED
         } else {
             exit::INCOMPLETE
         };

@@ -8,7 +8,7 @@ use super::source::SendReport;
 use convoy_net::{GroupOptions, NetReceiver, NetSender};
 use convoy_proto::auth::AuthConfig;
 use convoy_proto::cc::CcConfig;
-use convoy_proto::sender::ParityConfig;
+use convoy_proto::sender::{MinRate, ParityConfig};
 use convoy_proto::{LateJoin, ReceiverConfig, RepairPacing, SenderConfig};
 use convoy_wire::Tsi;
 use std::io;
@@ -47,6 +47,8 @@ pub struct SourceSetup {
     pub auth: Option<AuthConfig>,
     /// Parity repairs (`convoy send --parity`; RFC 3208 §11).
     pub parity: Option<ParityConfig>,
+    /// The session's minimum rate (`convoy send --min-rate`, `--min-rate-grace`).
+    pub min_rate: Option<MinRate>,
 }
 
 /// `auth` with a fresh random identity from the operating system ([`convoy_proto::auth::AuthConfig::identity`]).
@@ -75,6 +77,7 @@ impl SourceSetup {
         c.txw_max_packets = self.txw_packets.max(1);
         c.repair_pacing = self.repair_pacing;
         c.parity = self.parity;
+        c.min_rate = self.min_rate;
     }
 
     /// Open the source on `group`.
@@ -141,16 +144,24 @@ impl SinkSetup {
 }
 
 /// The exit code of a send: [`exit::OK`] when every receiver heard from completed, at least `wait_receivers`
-/// were heard and, unless `fire_and_forget`, at least one was; else [`exit::INCOMPLETE`].
+/// were heard and, unless `fire_and_forget`, at least one was; [`exit::SHED`] when so but for receivers shed;
+/// else [`exit::INCOMPLETE`].
 pub fn send_exit_code(report: &SendReport, wait_receivers: usize, fire_and_forget: bool) -> u8 {
     let complete = report
         .receivers
         .iter()
         .filter(|r| r.state == "complete")
         .count();
+    let shed = report
+        .receivers
+        .iter()
+        .filter(|r| r.state == "shed")
+        .count();
     let heard = report.receivers.len();
-    if complete < heard || heard < wait_receivers || (heard == 0 && !fire_and_forget) {
+    if complete + shed < heard || heard < wait_receivers || (heard == 0 && !fire_and_forget) {
         exit::INCOMPLETE
+    } else if shed > 0 {
+        exit::SHED
     } else {
         exit::OK
     }
@@ -259,6 +270,7 @@ mod tests {
             packet_trace: None,
             auth: None,
             parity: None,
+            min_rate: None,
         };
         let mut c = SenderConfig::new(ip(1), ip(2));
         setup.configure(&mut c);

@@ -5,17 +5,16 @@ use super::live_status::{LiveStatus, SendProgress};
 use super::message::{self, Entry, EntryKind, Manifest, TransferMode};
 use super::metrics::MetricsPage;
 use super::plan::{self, FileRepairs, Segment, SourceFile};
+use super::receiver_table::{Receivers, Report};
 use super::refusals::RefusalLog;
-use super::{exit, status, Observer, Progress, ReceiverOutcome, TransferError, MAX_RECEIVERS};
+use super::{exit, Observer, Progress, ReceiverOutcome, TransferError};
 use convoy_net::NetSender;
 use convoy_proto::cc::CcEvent;
 use convoy_proto::SenderEvent;
 use convoy_wire::BlockRange;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom};
-use std::net::IpAddr;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -177,106 +176,6 @@ fn hash_files(entries: &mut [Entry], files: &[SourceFile], block: u64) -> io::Re
     Ok(())
 }
 
-/// A receiver's last report.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Report {
-    token: u32,
-    state: u32,
-    detail: u32,
-    /// With `status::NEEDS`: the blocks it lacks.
-    needs: Vec<BlockRange>,
-}
-
-/// Receivers heard from.
-#[derive(Debug, Default)]
-struct Receivers {
-    table: BTreeMap<IpAddr, Report>,
-    cap_logged: bool,
-}
-
-impl Receivers {
-    /// Note a report; returns a log line when the cap is reached for the first time.
-    fn note(&mut self, from: IpAddr, report: Report) -> Option<String> {
-        if !self.table.contains_key(&from) && self.table.len() >= MAX_RECEIVERS {
-            if !self.cap_logged {
-                self.cap_logged = true;
-                return Some(format!(
-                    "receiver table full ({MAX_RECEIVERS}): ignoring reports from {from} and further new receivers"
-                ));
-            }
-            return None;
-        }
-        self.table.insert(from, report);
-        None
-    }
-
-    fn count(&self, transfer_id: u32, states: &[u32]) -> usize {
-        self.table
-            .values()
-            .filter(|r| r.token == transfer_id && states.contains(&r.state))
-            .count()
-    }
-
-    fn finished(&self, transfer_id: u32) -> usize {
-        self.count(transfer_id, &[status::COMPLETE, status::FAILED])
-    }
-
-    /// Receivers that said what they lack of this transfer (or that they need nothing more).
-    fn answered(&self, transfer_id: u32) -> usize {
-        self.count(
-            transfer_id,
-            &[status::NEEDS, status::COMPLETE, status::FAILED],
-        )
-    }
-
-    /// The union of what the receivers lack of blocks `0..total`: a receiver that did not answer lacks all.
-    fn needs(&self, transfer_id: u32, total: u32) -> Vec<BlockRange> {
-        let all = [BlockRange {
-            first: 0,
-            count: total,
-        }];
-        blocks::union(
-            self.table.values().map(|r| match r.state {
-                _ if r.token != transfer_id => &all[..],
-                status::NEEDS => &r.needs[..],
-                status::COMPLETE | status::FAILED => &[][..],
-                _ => &all[..],
-            }),
-            total,
-        )
-    }
-
-    /// Each receiver's state for the status file: joined (announced, or saying what it lacks), complete or failed.
-    fn states(&self, transfer_id: u32) -> Vec<(IpAddr, &'static str)> {
-        self.table
-            .iter()
-            .map(|(addr, r)| {
-                let state = match r.state {
-                    status::COMPLETE if r.token == transfer_id => "complete",
-                    status::FAILED if r.token == transfer_id => "failed",
-                    _ => "joined",
-                };
-                (*addr, state)
-            })
-            .collect()
-    }
-
-    fn outcomes(&self, transfer_id: u32) -> Vec<ReceiverOutcome> {
-        self.table
-            .iter()
-            .map(|(addr, r)| ReceiverOutcome {
-                addr: *addr,
-                state: match r.state {
-                    status::COMPLETE if r.token == transfer_id => "complete",
-                    status::FAILED if r.token == transfer_id => "failed",
-                    _ => "incomplete",
-                },
-                detail: r.detail,
-            })
-            .collect()
-    }
-}
-
 /// The send in progress.
 struct Session<'a> {
     tx: &'a mut NetSender,
@@ -325,6 +224,16 @@ impl Session<'_> {
                     }
                 }
                 SenderEvent::Cc(CcEvent::Timeout { .. }) => self.timeouts += 1,
+                SenderEvent::Shed(shed) => {
+                    self.observer.message(&format!(
+                        "shed {}: its rate, {:.2} Mbit/s, stayed below the minimum of {:.2} Mbit/s (--min-rate); \
+                         the session goes on without it",
+                        shed.receiver,
+                        shed.rate_bps * 8e-6,
+                        shed.min_rate_bps * 8e-6
+                    ));
+                    self.receivers.shed(shed);
+                }
                 SenderEvent::Refused { from, reason } => {
                     let now = std::time::Instant::now();
                     if let Some(line) = self.refusals.note(from, reason, now) {
@@ -729,73 +638,4 @@ pub fn send(
         closed,
         closing_seconds,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::net::Ipv4Addr;
-
-    fn report(token: u32, state: u32) -> Report {
-        Report {
-            token,
-            state,
-            detail: 0,
-            needs: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn the_receiver_table_is_capped_with_one_log_line() {
-        let mut r = Receivers::default();
-        let ip = |i: u32| IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i));
-        for i in 0..MAX_RECEIVERS as u32 {
-            assert!(r.note(ip(i), report(1, status::JOINED)).is_none());
-        }
-        let line = r.note(ip(999_999), report(1, status::JOINED));
-        assert!(line.is_some_and(|l| l.contains("receiver table full")));
-        assert!(
-            r.note(ip(999_998), report(1, status::JOINED)).is_none(),
-            "logged once"
-        );
-        assert_eq!(r.table.len(), MAX_RECEIVERS);
-        // Known receivers still update.
-        r.note(ip(0), report(1, status::COMPLETE));
-        assert_eq!(r.finished(1), 1);
-        assert_eq!(
-            r.finished(2),
-            0,
-            "reports about another transfer do not count"
-        );
-    }
-
-    #[test]
-    fn the_needs_are_the_union_and_silent_receivers_need_everything() {
-        let mut r = Receivers::default();
-        let ip = |i: u32| IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i));
-        let needs = |first, count| Report {
-            needs: vec![BlockRange { first, count }],
-            ..report(7, status::NEEDS)
-        };
-        r.note(ip(1), needs(0, 2));
-        r.note(ip(2), needs(5, 3));
-        r.note(ip(3), report(7, status::COMPLETE));
-        assert_eq!(r.answered(7), 3);
-        assert_eq!(
-            r.needs(7, 10),
-            vec![
-                BlockRange { first: 0, count: 2 },
-                BlockRange { first: 5, count: 3 }
-            ]
-        );
-        r.note(ip(4), report(7, status::JOINED));
-        assert_eq!(r.answered(7), 3);
-        assert_eq!(
-            r.needs(7, 10),
-            vec![BlockRange {
-                first: 0,
-                count: 10
-            }]
-        );
-    }
 }

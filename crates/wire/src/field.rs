@@ -182,6 +182,13 @@ pub mod option {
     /// OPT_CONVOY_AUTH: the AEAD tag.
     pub const AUTH_TAG: Field = 28..44;
 
+    /// OPT_CONVOY_LEAVE: the session's minimum rate (kbit/s).
+    pub const CONVOY_LEAVE_MIN_RATE: Field = 4..8;
+    /// OPT_CONVOY_LEAVE: the rate credited to the receiver asked to leave (kbit/s).
+    pub const CONVOY_LEAVE_RATE: Field = 8..12;
+    /// OPT_CONVOY_LEAVE: where the receiver's NLA starts (it ends the option).
+    pub const CONVOY_LEAVE_NLA: usize = 12;
+
     /// OPT_CONVOY_NEEDS: bytes per range, after the 4-byte TLV header.
     pub const CONVOY_NEEDS_ENTRY_LEN: usize = 8;
     /// OPT_CONVOY_NEEDS, within one range: its first block.

@@ -136,6 +136,7 @@
 //! | 0x33 | OPT_CONVOY_RECEIVER_STATUS | 16 | `[4]` u32 token, `[8]` u32 state, `[12]` u32 detail | `receiver_status` |
 //! | 0x3B | OPT_CONVOY_NEEDS | 4+8N, 1 ≤ N ≤ 31 | `[4+8i]` u32 first block, `[8+8i]` u32 count | `needs` |
 //! | 0x3C | OPT_CONVOY_AUTH | 44 | `[3]` 0x01 payload encrypted, `[4]` 16-byte sender identity, `[20]` u64 counter, `[28]` 16-byte AEAD tag | `auth` |
+//! | 0x3E | OPT_CONVOY_LEAVE | 20 / 32 | `[4]` u32 the session's minimum rate (kbit/s), `[8]` u32 the receiver's credited rate (kbit/s), `[12]` the receiver's NLA (IPv4 / IPv6); on ODATA and SPMs | `leave` |
 //! | 0x3D | OPT_CONVOY_PARITY_CODE | 4 | `[3]` the parity code, 1 = Convoy's Reed–Solomon over GF(2^16) ([`options::PARITY_CODE_RS16`]); on SPMs beside OPT_PARITY_PRM | `parity.code` |
 //!
 //! OPT_CONVOY_RECEIVER_STATUS (Convoy's own, see below) rides on an SPMR sent unicast to the
@@ -159,15 +160,15 @@
 //! Option types 0x30–0x3F are reserved for Convoy: 0x30–0x32 and 0x39–0x3A are pgmcc's (above), 0x33 is
 //! OPT_CONVOY_RECEIVER_STATUS, 0x34–0x35 are TFMCC's ([`cc::tfmcc`]), 0x36–0x38 aimd's ([`cc::aimd`]), 0x3B is
 //! OPT_CONVOY_NEEDS, 0x3C OPT_CONVOY_AUTH (a keyed session's tag: [`AuthOption`]), 0x3D
-//! OPT_CONVOY_PARITY_CODE (the parity code, [`ParityOptions::code`]), 0x3E–0x3F are left for later schemes'
-//! modules. Other implementations skip them (Wireshark shows them as unknown). All are receiver-significant
+//! OPT_CONVOY_PARITY_CODE (the parity code, [`ParityOptions::code`]), 0x3E OPT_CONVOY_LEAVE (a receiver asked
+//! to leave: [`LeaveOption`]); 0x3F is left for a later scheme's module. Other implementations skip them (Wireshark shows them as unknown). All are receiver-significant
 //! (not network-significant), byte 2 is zero.
 //!
 //! ## Emission
 //!
 //! [`PacketRepr::emit`] writes OPT_LENGTH, then OPT_NAK_LIST (network-significant options come
 //! first, §9.1), OPT_FRAGMENT, OPT_JOIN, OPT_SYN, OPT_FIN, OPT_RST, the schemes' options
-//! (registration order, each scheme's by type code), OPT_CONVOY_RECEIVER_STATUS, OPT_CONVOY_NEEDS and OPT_CONVOY_AUTH; OPT_END on
+//! (registration order, each scheme's by type code), OPT_CONVOY_RECEIVER_STATUS, OPT_CONVOY_NEEDS, OPT_CONVOY_LEAVE and OPT_CONVOY_AUTH; OPT_END on
 //! the last one; bytes 2 and 3
 //! zero except OPT_RST's byte 3. An empty `nak_list` writes no OPT_NAK_LIST; options all unset
 //! write no options at all (not even OPT_LENGTH).
@@ -203,7 +204,8 @@ pub use error::{EmitError, EmitErrorKind, ParseError, ParseErrorKind};
 pub use field::{MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS};
 pub use header::{flags, Header};
 pub use option_values::{
-    AuthOption, BlockRange, FragmentOption, ParityOptions, ParityParams, ReceiverStatus,
+    AuthOption, BlockRange, FragmentOption, LeaveOption, ParityOptions, ParityParams,
+    ReceiverStatus,
 };
 pub use options::{
     opt, NakList, NeedList, Options, PgmOption, RawOption, RawOptions, AUTH_ENCRYPTED,

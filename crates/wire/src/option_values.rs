@@ -113,3 +113,18 @@ impl ParityOptions {
             + usize::from(self.code.is_some())
     }
 }
+
+/// 0x3E OPT_CONVOY_LEAVE (20 bytes with an IPv4 NLA, 32 with IPv6): the source asks one receiver to leave the
+/// session because the rate its controller credits it with stayed below the session's minimum
+/// (`convoy send --min-rate`, docs/transfer.md "Shedding a slow receiver"). The TFMCC paper's §1: "applications
+/// using a single-rate scheme would use application-specific thresholds at which a receiver is compelled to
+/// leave". Carried on ODATA and SPMs; a receiver that finds its own address leaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LeaveOption {
+    /// The session's minimum rate, kbit/s.
+    pub min_rate_kbps: u32,
+    /// The rate the source's controller last credited the receiver with, kbit/s.
+    pub rate_kbps: u32,
+    /// The receiver asked to leave.
+    pub receiver: std::net::IpAddr,
+}

@@ -23,7 +23,7 @@ use crate::cc::{CcOption, CcOptions};
 use crate::field::{be16, be32, byte, option as field};
 use crate::field::{MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS};
 use crate::{
-    AuthOption, FragmentOption, PacketType, ParityParams, ParseError, ParseErrorKind,
+    AuthOption, FragmentOption, LeaveOption, PacketType, ParityParams, ParseError, ParseErrorKind,
     ReceiverStatus,
 };
 
@@ -84,6 +84,9 @@ pub mod opt {
     /// OPT_CONVOY_PARITY_CODE: the code of the source's parity packets, on SPMs beside OPT_PARITY_PRM
     /// ([`crate::ParityOptions::code`]).
     pub const CONVOY_PARITY_CODE: u8 = 0x3D;
+    /// OPT_CONVOY_LEAVE: the source asks a receiver below the session's minimum rate to leave
+    /// ([`crate::LeaveOption`]; on ODATA and SPMs).
+    pub const CONVOY_LEAVE: u8 = 0x3E;
     /// Last type code reserved for Convoy.
     pub const CONVOY_LAST: u8 = 0x3F;
     /// OPT_INVALID: written by a network element that invalidates an option (skipped).
@@ -114,6 +117,7 @@ pub mod opt {
             CONVOY_NEEDS => "OPT_CONVOY_NEEDS",
             CONVOY_AUTH => "OPT_CONVOY_AUTH",
             CONVOY_PARITY_CODE => "OPT_CONVOY_PARITY_CODE",
+            CONVOY_LEAVE => "OPT_CONVOY_LEAVE",
             INVALID => "OPT_INVALID",
             t => match crate::cc::CcOptions::type_name(t) {
                 Some(name) => name,
@@ -469,6 +473,8 @@ pub enum PgmOption<'a> {
     Needs(NeedList<'a>),
     /// 0x3C OPT_CONVOY_AUTH: a keyed session's authentication tag.
     Auth(crate::AuthOption),
+    /// 0x3E OPT_CONVOY_LEAVE: a receiver asked to leave.
+    Leave(crate::LeaveOption),
 }
 
 /// The value of OPT_CONVOY_NEEDS: `(first, count)` pairs of big-endian u32s.
@@ -609,6 +615,22 @@ fn decode_needs<'a>(
     Ok(NeedList { bytes: raw.value() })
 }
 
+/// 0x3E OPT_CONVOY_LEAVE: 12 bytes then the receiver's NLA, which ends the option (20 or 32 bytes).
+fn decode_leave(raw: &RawOption<'_>, pt: Option<PacketType>) -> Result<LeaveOption, ParseError> {
+    let view = crate::cc::SchemeOption {
+        bytes: raw.bytes(),
+        offset: raw.offset(),
+        packet_type: pt,
+        name: raw.name(),
+    };
+    let receiver = view.nla_at(field::CONVOY_LEAVE_NLA, "20 (IPv4 NLA) or 32 (IPv6 NLA)")?;
+    Ok(LeaveOption {
+        min_rate_kbps: view.u32_at(field::CONVOY_LEAVE_MIN_RATE),
+        rate_kbps: view.u32_at(field::CONVOY_LEAVE_RATE),
+        receiver,
+    })
+}
+
 impl<'a> PgmOption<'a> {
     /// Decode a raw option. Known options must have their exact length (and a known AFI);
     /// unknown types decode as [`PgmOption::Unknown`].
@@ -672,6 +694,7 @@ impl<'a> PgmOption<'a> {
             }
             opt::CONVOY_AUTH => Self::Auth(decode_auth(&raw, pt)?),
             opt::CONVOY_NEEDS => Self::Needs(decode_needs(&raw, pt)?),
+            opt::CONVOY_LEAVE => Self::Leave(decode_leave(&raw, pt)?),
             _ => match CcOptions::decode(raw.bytes(), raw.offset(), pt) {
                 Some(cc) => Self::Cc(cc?),
                 None => Self::Unknown(raw),
@@ -696,6 +719,7 @@ impl<'a> PgmOption<'a> {
             Self::ReceiverStatus(_) => opt::CONVOY_RECEIVER_STATUS,
             Self::Needs(_) => opt::CONVOY_NEEDS,
             Self::Auth(_) => opt::CONVOY_AUTH,
+            Self::Leave(_) => opt::CONVOY_LEAVE,
             Self::Cc(c) => c.option_type(),
             Self::Unknown(raw) => raw.option_type(),
         }

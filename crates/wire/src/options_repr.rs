@@ -5,14 +5,17 @@
 //! receiver-only on ODATA, and early there too), then OPT_PARITY_GRP, OPT_CONVOY_PARITY_CODE, OPT_FRAGMENT, OPT_JOIN, OPT_SYN,
 //! OPT_FIN, OPT_RST,
 //! the congestion-control schemes' options ([`crate::cc`]: schemes in registration order) and
-//! OPT_CONVOY_RECEIVER_STATUS, OPT_CONVOY_NEEDS and OPT_CONVOY_AUTH (last, so its tag sits at the end of
+//! OPT_CONVOY_RECEIVER_STATUS, OPT_CONVOY_NEEDS, OPT_CONVOY_LEAVE and OPT_CONVOY_AUTH (last, so its tag sits at the end of
 //! the options). The END bit is set
 //! on the last option; bytes 2 and 3 are zero except OPT_RST's byte 3. An empty `nak_list` is
 //! not emitted.
 
 use crate::cc::CcOptions;
 use crate::field::{option as field, put16, put32, MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS};
-use crate::option_values::{AuthOption, BlockRange, FragmentOption, ParityOptions, ReceiverStatus};
+use crate::nla;
+use crate::option_values::{
+    AuthOption, BlockRange, FragmentOption, LeaveOption, ParityOptions, ReceiverStatus,
+};
 use crate::options::{opt, Options, PgmOption, OP_ENCODED, PARITY_PRM_OND, PARITY_PRM_PRO};
 use crate::packet_type::PacketType;
 use crate::{EmitError, EmitErrorKind};
@@ -43,6 +46,8 @@ pub struct OptionsRepr {
     /// 0x3B OPT_CONVOY_NEEDS: block ranges a receiver lacks, at most [`crate::MAX_NEEDS`], beside its status
     /// report; empty means the option is absent.
     pub needs: Vec<BlockRange>,
+    /// 0x3E OPT_CONVOY_LEAVE: the source asks this receiver to leave (on ODATA and SPMs).
+    pub leave: Option<LeaveOption>,
     /// 0x3C OPT_CONVOY_AUTH: a keyed session's authentication, always the last option.
     pub auth: Option<AuthOption>,
     /// The congestion-control schemes' options ([`crate::cc`]).
@@ -78,6 +83,7 @@ impl OptionsRepr {
             + usize::from(self.receiver_status.is_some())
             + usize::from(!self.needs.is_empty())
             + usize::from(self.auth.is_some())
+            + usize::from(self.leave.is_some())
             + self.parity.count()
             + self.cc.iter().count();
         if n == 0 {
@@ -109,6 +115,9 @@ impl OptionsRepr {
             len += 4 + field::CONVOY_NEEDS_ENTRY_LEN * self.needs.len();
         }
         len += self.auth.map_or(0, |_| field::AUTH_LEN);
+        len += self
+            .leave
+            .map_or(0, |l| field::CONVOY_LEAVE_NLA + nla::nla_len(&l.receiver));
         len + self.cc.iter().map(|c| c.wire_len()).sum::<usize>()
     }
 
@@ -189,6 +198,7 @@ impl OptionsRepr {
                 PgmOption::ReceiverStatus(s) => r.receiver_status = Some(s),
                 PgmOption::Needs(l) => r.needs = l.iter().collect(),
                 PgmOption::Auth(a) => r.auth = Some(a),
+                PgmOption::Leave(l) => r.leave = Some(l),
                 PgmOption::Cc(c) => r.cc.insert(c),
             }
         }
@@ -259,6 +269,17 @@ impl OptionsRepr {
                 put32(w.buf, e + field::CONVOY_NEEDS_FIRST.start, r.first);
                 put32(w.buf, e + field::CONVOY_NEEDS_COUNT.start, r.count);
             }
+        }
+        if let Some(l) = self.leave {
+            let len = field::CONVOY_LEAVE_NLA + nla::nla_len(&l.receiver);
+            let at = w.header(opt::CONVOY_LEAVE, len);
+            put32(
+                w.buf,
+                at + field::CONVOY_LEAVE_MIN_RATE.start,
+                l.min_rate_kbps,
+            );
+            put32(w.buf, at + field::CONVOY_LEAVE_RATE.start, l.rate_kbps);
+            nla::emit(w.buf, at + field::CONVOY_LEAVE_NLA, &l.receiver);
         }
         if let Some(a) = self.auth {
             let at = w.header(opt::CONVOY_AUTH, field::AUTH_LEN);

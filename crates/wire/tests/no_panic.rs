@@ -6,8 +6,9 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use convoy_wire::{
     checksum, AuthOption, BlockRange, BodyRepr, CcOptions, FragmentOption, Gsi, Header,
-    OptionsRepr, Packet, PacketRepr, PacketType, ParityOptions, ParityParams, PgmOption, PgmccData,
-    PgmccFeedback, PgmccOptions, ReceiverStatus, MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS,
+    LeaveOption, OptionsRepr, Packet, PacketRepr, PacketType, ParityOptions, ParityParams,
+    PgmOption, PgmccData, PgmccFeedback, PgmccOptions, ReceiverStatus, MAX_NAK_LIST, MAX_NEEDS,
+    MAX_OPTIONS,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -131,6 +132,11 @@ fn options(rng: &mut ChaCha8Rng) -> OptionsRepr {
             sender: [rng.next_u32() as u8; 16],
             counter: u64::from(rng.next_u32()),
             tag: [rng.next_u32() as u8; 16],
+        }),
+        leave: chance(rng, 3).then(|| LeaveOption {
+            min_rate_kbps: rng.next_u32(),
+            rate_kbps: rng.next_u32(),
+            receiver: ip(rng),
         }),
         needs: (0..below(rng, 4) * below(rng, MAX_NEEDS + 1) / 3)
             .map(|_| BlockRange {

@@ -5,8 +5,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use convoy_wire::{
     AuthOption, BlockRange, BodyRepr, CcOptions, DetachedRepr, EmitErrorKind, FragmentOption, Gsi,
-    OptionsRepr, Packet, PacketRepr, ParityOptions, ParityParams, PgmOption, PgmccData,
-    PgmccFeedback, PgmccOptions, ReceiverStatus, MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS,
+    LeaveOption, OptionsRepr, Packet, PacketRepr, ParityOptions, ParityParams, PgmOption,
+    PgmccData, PgmccFeedback, PgmccOptions, ReceiverStatus, MAX_NAK_LIST, MAX_NEEDS, MAX_OPTIONS,
 };
 use proptest::collection::vec;
 use proptest::option::of;
@@ -116,6 +116,13 @@ fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
             counter,
             tag,
         }));
+    let leave = of((any::<u32>(), any::<u32>(), ip()).prop_map(
+        |(min_rate_kbps, rate_kbps, receiver)| LeaveOption {
+            min_rate_kbps,
+            rate_kbps,
+            receiver,
+        },
+    ));
     let pgmcc = (
         data,
         feedback,
@@ -166,7 +173,7 @@ fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
         any::<bool>(),
         any::<bool>(),
         of(any::<u8>()),
-        (status, needs, auth),
+        (status, needs, auth, leave),
         (pgmcc, parity),
     )
         .prop_map(
@@ -177,7 +184,7 @@ fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
                 syn,
                 fin,
                 rst,
-                (receiver_status, needs, auth),
+                (receiver_status, needs, auth, leave),
                 (cc, parity),
             )| {
                 OptionsRepr {
@@ -190,6 +197,7 @@ fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
                     receiver_status,
                     needs,
                     auth,
+                    leave,
                     cc,
                     parity,
                 }
@@ -258,6 +266,7 @@ fn every_option_at_once_is_too_many() {
             detail: 3,
         }),
         needs: vec![BlockRange { first: 1, count: 1 }],
+        leave: None,
         auth: Some(AuthOption {
             encrypted: false,
             sender: [1; 16],

@@ -113,7 +113,7 @@ impl Lab {
     }
 
     /// Limit the bridge's port toward receiver `host` with a token bucket (`tc tbf`): `rate` (e.g. "20mbit"),
-    /// a queue of `limit_bytes`.
+    /// a queue of `limit_bytes`; a later call replaces the limit.
     pub fn shape(&self, host: usize, rate: &str, limit_bytes: u32) -> Result<(), String> {
         let limit = limit_bytes.to_string();
         run(&[
@@ -123,7 +123,7 @@ impl Lab {
             &self.switch(),
             "tc",
             "qdisc",
-            "add",
+            "replace",
             "dev",
             &format!("p{host}"),
             "root",

@@ -11,6 +11,7 @@ use super::semantic::{check_name, fail, fail_related, positive_rate, Res};
 use super::units::{Dur, Size};
 use convoy_proto::cc::CcConfig;
 use convoy_proto::rxw::RxwConfig;
+use convoy_proto::sender::{MinRate, DEFAULT_GRACE};
 use convoy_proto::{Instant, RepairPacing};
 use convoy_sim::agents::udp::UdpPattern;
 use convoy_sim::tcp::{TcpConfig, TcpVariant};
@@ -324,6 +325,7 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> 
     let payload = session_payload(s, &p)?;
     let receivers = session_receivers(cx, s, &p, source)?;
     check_repair_feedback(s, &cc, &p)?;
+    let min_rate = min_rate(s, &cc, &p)?;
     Ok(SessionSpec {
         name: s.name.clone(),
         source,
@@ -341,7 +343,34 @@ fn session(cx: &mut Ctx<'_>, s: &SessionFileSpec, i: usize) -> Res<SessionSpec> 
         rxw: s.rxw.as_ref().map(rxw_config),
         keyed: s.keyed.map(|k| k == KeyedSpec::Encrypted),
         parity: s.parity.map(|p| p.0),
+        min_rate,
     })
+}
+
+/// `min_rate` and `min_rate_grace` (10 s by default): only with a controller that credits receivers with rates.
+fn min_rate(s: &SessionFileSpec, cc: &CcConfig, p: &KeyPath) -> Res<Option<MinRate>> {
+    let Some(rate) = s.min_rate else {
+        if s.min_rate_grace.is_some() {
+            return fail(
+                &p.key("min_rate_grace"),
+                "`min_rate_grace` without `min_rate`",
+            );
+        }
+        return Ok(None);
+    };
+    if !cc.controls_congestion() {
+        return fail(
+            &p.key("min_rate"),
+            format!(
+                "`{}` credits receivers with no rate to judge them by",
+                cc.name()
+            ),
+        );
+    }
+    Ok(Some(MinRate {
+        rate_bps: rate.bytes_per_s() as f64,
+        grace: s.min_rate_grace.map_or(DEFAULT_GRACE, |d| d.0),
+    }))
 }
 
 /// The session's start (with its jitter drawn) and stop, after the run's start.

@@ -359,6 +359,11 @@ macro_rules! session_file_spec {
             pub rate_max: Option<Rate>,
             /// The source's NAK elimination interval ("0s" turns it off).
             pub nak_elim: Option<Dur>,
+            /// The session's minimum rate: a receiver the controller credits with less for `min_rate_grace` is
+            /// shed (asked to leave, and it does; docs/transfer.md "Shedding a slow receiver").
+            pub min_rate: Option<Rate>,
+            /// How long a receiver's rate must stay below `min_rate` (default 10 s).
+            pub min_rate_grace: Option<Dur>,
             /// How the source paces repairs: "rate-limit" (default), "controller-rate" or "controller".
             pub repairs: Option<crate::scenario::by_name::ByName<convoy_proto::RepairPacing>>,
             /// Parity repairs (RFC 3208 §11): "k" (on demand over groups of k) or "k+h" (and h pro-active parity

@@ -47,8 +47,22 @@ pub struct FlowSummary {
     pub receivers: Vec<ReceiverSummary>,
     /// Acker changes.
     pub switches: Vec<Switch>,
+    /// Receivers shed for a rate below the session's `min_rate` (absent when none was).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sheds: Vec<ShedSummary>,
     /// Feedback (pgmcc) or retransmission (TCP) timeouts.
     pub timeouts: u64,
+}
+
+/// A receiver shed (`min_rate`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ShedSummary {
+    /// When, seconds.
+    pub t: f64,
+    /// The receiver.
+    pub id: String,
+    /// The rate it was credited with, bit/s.
+    pub rate_bps: f64,
 }
 
 /// A throughput series.
@@ -153,6 +167,15 @@ pub fn summarize(
                 .map(|(t, to)| Switch {
                     t: *t,
                     to: to.clone(),
+                })
+                .collect(),
+            sheds: f
+                .sheds
+                .iter()
+                .map(|(t, id, rate_bps)| ShedSummary {
+                    t: *t,
+                    id: id.clone(),
+                    rate_bps: *rate_bps,
                 })
                 .collect(),
             timeouts: f.timeouts,

@@ -117,7 +117,8 @@ pub enum CcEvent {
         /// The rate the controller credits the receiver with, bytes per second: pgmcc the TCP equation's
         /// throughput at its loss and RTT (the acker election's measure, draft §2.4), TFMCC the rate it reports
         /// (X_r, RFC 4654 §3.3), aimd its capacity (Shi–Waldvogel §5.2) in packets of the mean size; `None`
-        /// while it is unbounded (no loss yet) or unknown.
+        /// while it is unbounded or unknown: no loss yet (a TFMCC receiver's report before its first loss is
+        /// twice its receive rate, the session's pace rather than its path's).
         rate_bps: Option<f64>,
     },
 }
@@ -167,6 +168,11 @@ pub trait SenderController: Send {
     /// options, or a packet type it uses — and ignores the rest. By default it ignores all (an open-loop
     /// controller, as the fixed rate).
     fn on_feedback(&mut self, _now: Instant, _from: IpAddr, _packet: &PacketRepr<'_>) {}
+    /// The session shed `receiver` (its rate stayed below the session's minimum: [`crate::sender::Shedding`]):
+    /// it stops being the acker, CLR or agent if it is one, with the controller's usual event for a follower
+    /// that left. None of its feedback reaches the controller again. By default nothing happens (a controller
+    /// that follows no receiver).
+    fn forget(&mut self, _now: Instant, _receiver: IpAddr) {}
     /// A deadline returned by [`SenderController::poll_timeout`] passed. By default nothing happens.
     fn on_timeout(&mut self, _now: Instant) {}
     /// The controller's next deadline; by default none.
@@ -309,6 +315,9 @@ pub trait Scheme: Clone + std::fmt::Debug + Default + PartialEq + Send + 'static
     /// Adapt the receiver half to a driver that reads several packets per system call (the real network);
     /// by default nothing changes.
     fn for_batched_reads(&mut self) {}
+    /// Make the sender half emit a [`CcEvent::Report`] for every receiver report, as the session's minimum rate
+    /// needs ([`crate::sender::Shedding`]); by default a scheme always does.
+    fn report_every_receiver(&mut self) {}
     /// Whether the scheme's feedback rides on NAKs, so that it cannot run with receivers that never ask for
     /// repairs ([`crate::rxw::RxwConfig::request_repairs`]); by default it does not.
     fn feedback_rides_on_naks(&self) -> bool {
@@ -422,6 +431,13 @@ macro_rules! schemes {
             pub fn for_batched_reads(&mut self) {
                 match self {
                     $( CcConfig::$variant(c) => c.for_batched_reads(), )*
+                }
+            }
+
+            /// See [`Scheme::report_every_receiver`].
+            pub fn report_every_receiver(&mut self) {
+                match self {
+                    $( CcConfig::$variant(c) => c.report_every_receiver(), )*
                 }
             }
         }

@@ -63,6 +63,7 @@ impl Receiver {
             && self.parity.is_none()
             && packet.options.auth.is_none()
             && packet.options.fragment.is_none()
+            && packet.options.leave.is_none()
             && packet.dest_port == self.dest_port
             && self.tsi == Some(tsi)
             && self.upstream.is_some()

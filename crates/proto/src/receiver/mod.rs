@@ -16,8 +16,8 @@ use crate::rxw::{Arrival, Delivery, Fragment, ReceiveWindow, Room, RxwConfig, Rx
 use crate::time::Instant;
 use crate::transmit::{Destination, Transmit};
 use convoy_wire::{
-    BlockRange, BodyRepr, DetachedRepr, Gsi, OptionsRepr, PacketRepr, PacketType, ParseError,
-    ReceiverStatus, Tsi,
+    BlockRange, BodyRepr, DetachedRepr, Gsi, LeaveOption, OptionsRepr, PacketRepr, PacketType,
+    ParseError, ReceiverStatus, Tsi,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
@@ -143,6 +143,10 @@ pub enum ReceiverEvent {
         /// Why.
         reason: AuthError,
     },
+    /// The source shed this receiver: its rate stayed below the session's minimum (0x3E OPT_CONVOY_LEAVE naming
+    /// this receiver, [`crate::sender::Shedding`]). From now on it sends neither feedback nor NAKs, only the
+    /// application's status reports; the application should close it.
+    Shed(LeaveOption),
 }
 
 /// Counters kept by the session (the window keeps its own, [`RxwStats`]). The three every in-order packet
@@ -213,6 +217,8 @@ pub struct Receiver {
     finished: bool,
     /// The controller half may still be swapped for the source's ([`ReceiverConfig::follow_source`]).
     follow_pending: bool,
+    /// The source asked this receiver to leave ([`ReceiverEvent::Shed`]).
+    shed: Option<LeaveOption>,
     fin_lead: Option<u32>,
     /// Opens what is received in a keyed session.
     opener: Option<Box<PacketOpener>>,
@@ -254,6 +260,7 @@ impl Receiver {
         let cc = config.cc.build_receiver(config.local_nla);
         Receiver {
             follow_pending: config.follow_source,
+            shed: None,
             rng: ChaCha8Rng::seed_from_u64(seed),
             cc,
             tsi: None,
@@ -463,6 +470,9 @@ impl Receiver {
             gsi: packet.gsi,
             source_port: packet.source_port,
         };
+        if let Some(leave) = packet.options.leave {
+            self.on_leave(tsi, leave);
+        }
         match packet.body {
             BodyRepr::Spm {
                 trail,
@@ -587,6 +597,14 @@ impl Receiver {
         self.drain(now);
     }
 
+    /// An OPT_CONVOY_LEAVE from the joined session that names this receiver sheds it, once.
+    fn on_leave(&mut self, tsi: Tsi, leave: LeaveOption) {
+        if self.shed.is_none() && leave.receiver == self.config.local_nla && self.tsi == Some(tsi) {
+            self.shed = Some(leave);
+            self.push_event(ReceiverEvent::Shed(leave));
+        }
+    }
+
     /// Move controller events into the event queue. Deliveries stay in the receive window, whose memory is
     /// bounded ([`RxwConfig::max_buffered_bytes`]), until [`Receiver::poll_event`] takes them.
     fn drain(&mut self, _now: Instant) {
@@ -628,6 +646,14 @@ impl Receiver {
     /// the packets are built out of line.
     fn next_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
         let path = self.upstream.as_ref()?;
+        if self.shed.is_some() {
+            // Shed: the source ignores its feedback and NAKs, so none goes, but the timers that would send them
+            // are spent all the same (or they would stay due). Only the application's last report goes.
+            while self.cc.poll_feedback(now, path).is_some() {}
+            while self.rxw.poll_nak(now).is_some() {}
+            self.naks.clear();
+            return self.status_out.is_some().then(|| self.emit_status(buf))?;
+        }
         if let Some(fb) = self.cc.poll_feedback(now, path) {
             return self.emit_feedback(fb, buf);
         }

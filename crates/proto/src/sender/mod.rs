@@ -6,118 +6,40 @@
 //! [`Sender::poll_event`].
 
 mod app_repair;
+mod config;
 mod parity_source;
 mod repair_elim;
 mod repair_pacing;
 mod repairs;
+mod shedding;
 mod spm;
 mod txw;
 
 pub use app_repair::{tsdu_of, MAX_APP_REPAIRS};
+pub use config::SenderConfig;
 pub use parity_source::{Held, NextParity, ParityConfig, ParityNak, ParityPacket, ParitySource};
 pub use repair_elim::RecentRepairs;
 use repair_pacing::RepairPace;
 pub use repair_pacing::RepairPacing;
+pub use shedding::{kbps, MinRate, Shed, Shedding, ADVERTISE_FOR, DEFAULT_GRACE};
 pub use spm::{SpmIntervals, SpmSchedule};
 pub use txw::{TransmitWindow, TxPacket, WriteError};
 
-use crate::auth::{AuthConfig, AuthError, PacketOpener, PacketSealer};
-use crate::cc::{CcConfig, CcEvent, CcSnapshot, Permit, SenderController};
+use crate::auth::{AuthError, PacketOpener, PacketSealer};
+use crate::cc::{CcEvent, CcSnapshot, Permit, SenderController};
 use crate::parity;
 use crate::time::Instant;
 use crate::token_bucket::TokenBucket;
 use crate::transmit::{Destination, Transmit};
 use app_repair::AppRepairs;
 use convoy_wire::{
-    BlockRange, BodyRepr, Gsi, OptionsRepr, PacketRepr, PacketType, ParityOptions, ParseError,
+    BlockRange, BodyRepr, OptionsRepr, PacketRepr, PacketType, ParityOptions, ParseError,
     ReceiverStatus, Tsi,
 };
 use repairs::Confirm;
 use std::collections::{BTreeSet, VecDeque};
 use std::net::IpAddr;
 use std::time::Duration;
-
-/// Source configuration.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SenderConfig {
-    /// Global source identifier.
-    pub gsi: Gsi,
-    /// Data-source port (the TSI's port).
-    pub source_port: u16,
-    /// Data-destination port.
-    pub dest_port: u16,
-    /// This source's unicast address: the SPM path NLA, where NAKs and ACKs come to.
-    pub local_nla: IpAddr,
-    /// The multicast group.
-    pub group: IpAddr,
-    /// Largest TSDU (payload bytes per packet). pgmcc paper §4: 1400.
-    pub max_tsdu: usize,
-    /// First data sequence number (OpenPGM starts at 0).
-    pub initial_sqn: u32,
-    /// Packets kept for repair (the transmit window size).
-    pub txw_max_packets: usize,
-    /// Bytes the application may queue ahead of the controller.
-    pub send_queue_bytes: usize,
-    /// PGM rate limiter on all data (ODATA and RDATA), bytes per second of whole packets; `None` = unlimited.
-    pub rate_max: Option<u64>,
-    /// Separate cap on repairs (RDATA), bytes per second; `None` = only `rate_max` applies.
-    pub repair_rate_max: Option<u64>,
-    /// Whether repairs need the controller's permit ([`RepairPacing`]; the paper's `RateLimit` by default).
-    pub repair_pacing: RepairPacing,
-    /// SPM timing.
-    pub spm: SpmIntervals,
-    /// After close, how long without repair requests before the session ends. Longer than the receivers'
-    /// NAK_RDATA_IVL (2 s by default) by a NAK back-off and a round trip: a receiver whose last repair was lost
-    /// asks again that long after the NCF, and the source must still be there (3 s by default).
-    pub linger: Duration,
-    /// Congestion control.
-    pub cc: CcConfig,
-    /// After an NCF or RDATA for a sequence number, NAKs for it within twice the controller's smoothed RTT,
-    /// at most this interval (all of it when the controller has no RTT), get neither again
-    /// ([`RecentRepairs`]; the source's counterpart of RFC 3208 §7.4's NAK_ELIM_IVL). Must stay below the
-    /// receivers' NAK_RPT_IVL and NAK_RDATA_IVL (2 s by default). One repair per loss: each repair goes once
-    /// per round however many receivers ask, the NCF telling the others it comes; a NAK that crossed it on the
-    /// way is counted ([`SenderStats::nak_sqns_eliminated`]), not answered twice. The same window counts recent
-    /// parity as answering a parity NAK (module `parity_source`). 250 ms by default; zero answers every NAK, as
-    /// OpenPGM's source does. It trades repair traffic for delay: with 200 receivers behind a source whose own
-    /// link overflows, 250 ms cut repairs 50-fold but a repair lost at that link then costs the receivers a
-    /// NAK_RDATA_IVL wait (`print_star_repairs` in convoy-sim's tests); with 100 receivers each losing 1%
-    /// (compare-matrix's uncorrelated-loss row) it took the source's bytes per delivered byte from 2.2 to 1.9.
-    pub nak_elim_ivl: Duration,
-    /// A keyed session: seal every packet sent, refuse every packet received that does not open
-    /// ([`crate::auth`]). `None`: unauthenticated, refusing keyed packets.
-    pub auth: Option<AuthConfig>,
-    /// Parity (RFC 3208 §11, module `parity_source`): transmission groups of k packets, announced on SPMs, with
-    /// pro-active parity after each group and on-demand parity for parity NAKs. With parity the first sequence
-    /// number is rounded up to a multiple of k. `None`: selective repairs only.
-    pub parity: Option<ParityConfig>,
-}
-
-impl SenderConfig {
-    /// A configuration with Convoy's defaults for the given addresses.
-    pub fn new(local_nla: IpAddr, group: IpAddr) -> Self {
-        SenderConfig {
-            gsi: Gsi([0x43, 0x4f, 0x4e, 0x56, 0x4f, 0x59]),
-            source_port: 1000,
-            dest_port: 7500,
-            local_nla,
-            group,
-            max_tsdu: 1400,
-            initial_sqn: 0,
-            txw_max_packets: 20_000,
-            send_queue_bytes: 4 << 20,
-            rate_max: None,
-            repair_rate_max: None,
-            repair_pacing: RepairPacing::RateLimit,
-            spm: SpmIntervals::default(),
-            linger: Duration::from_secs(3),
-            cc: CcConfig::default(),
-            nak_elim_ivl: Duration::from_millis(250),
-            auth: None,
-            parity: None,
-        }
-    }
-}
 
 /// Something the application should know.
 #[derive(Clone, Debug, PartialEq)]
@@ -158,6 +80,9 @@ pub enum SenderEvent {
         /// The blocks it says it lacks (0x3B OPT_CONVOY_NEEDS; empty without the option).
         needs: Vec<BlockRange>,
     },
+    /// A receiver stayed below the session's minimum rate for the grace period ([`SenderConfig::min_rate`]):
+    /// it is asked to leave, and neither followed nor repaired from now on.
+    Shed(Shed),
 }
 
 /// Counters.
@@ -205,6 +130,8 @@ pub struct SenderStats {
     pub refused: u64,
     /// Valid packets for another session or of a type a source ignores.
     pub ignored: u64,
+    /// NAKs and ACKs from shed receivers, ignored ([`SenderEvent::Shed`]).
+    pub from_shed: u64,
     /// PGM bytes of every packet sent (headers and options included; not the IP and UDP headers around them).
     pub pgm_bytes_sent: u64,
     /// Datagrams received, whatever they held.
@@ -246,6 +173,8 @@ pub struct Sender {
     recent_repairs: RecentRepairs,
     app_repairs: AppRepairs,
     events: VecDeque<SenderEvent>,
+    /// The minimum-rate policy, when the session has one.
+    shedding: Option<Shedding>,
     tokens_signalled: bool,
     /// Repairs sent since the last ODATA (under the controller, waiting ODATA gets a permit after
     /// [`REPAIRS_PER_ODATA`] of them).
@@ -276,6 +205,10 @@ impl Sender {
             let k = p.group_size.max(1);
             config.initial_sqn = config.initial_sqn.wrapping_add(k - 1) & !(k - 1);
         }
+        if config.min_rate.is_some() {
+            // The minimum rate judges every receiver's report.
+            config.cc.report_every_receiver();
+        }
         let cc = config.cc.build_sender(now);
         let burst = |rate: u64| rate / 50 + 2 * config.max_tsdu as u64 + 100;
         Sender {
@@ -301,6 +234,7 @@ impl Sender {
             recent_repairs: RecentRepairs::new(config.nak_elim_ivl),
             app_repairs: AppRepairs::default(),
             events: VecDeque::new(),
+            shedding: config.min_rate.map(Shedding::new),
             tokens_signalled: false,
             repairs_in_a_row: 0,
             closing: false,
@@ -443,7 +377,16 @@ impl Sender {
 
     fn drain_cc_events(&mut self) {
         while let Some(e) = self.cc.poll_event() {
+            let shed = self
+                .shedding
+                .as_mut()
+                .and_then(|s| s.on_event(self.now, &e));
             self.push_event(SenderEvent::Cc(e));
+            if let Some(shed) = shed {
+                // Its acker, CLR or agent role ends now; the controller's events about that follow.
+                self.cc.forget(self.now, shed.receiver);
+                self.push_event(SenderEvent::Shed(shed));
+            }
         }
         if self.config.repair_pacing == RepairPacing::ControllerRate {
             self.repair_pace.follow(self.now, &self.cc.snapshot());
@@ -490,6 +433,15 @@ impl Sender {
         // Upstream packets carry our data-source port as destination port and our GSI (RFC 3208 §8).
         if packet.gsi != self.config.gsi || packet.dest_port != self.config.source_port {
             self.stats.ignored += 1;
+            return;
+        }
+        let from_shed = self
+            .shedding
+            .as_mut()
+            .is_some_and(|s| s.heard_from(now, from));
+        if from_shed && !matches!(packet.body, BodyRepr::Spmr) {
+            // Shed: its NAKs get no repair and its reports reach no controller (module `shedding`).
+            self.stats.from_shed += 1;
             return;
         }
         match packet.body {
@@ -666,6 +618,10 @@ impl Sender {
                         ..ParityOptions::default()
                     }
                 }),
+            leave: self
+                .shedding
+                .as_mut()
+                .and_then(|s| s.leave_option(now, true)),
             ..OptionsRepr::default()
         };
         let repr = self.downstream(body, options, &[]);
@@ -708,6 +664,10 @@ impl Sender {
                 curr_tg_size,
                 ..ParityOptions::default()
             },
+            leave: self
+                .shedding
+                .as_mut()
+                .and_then(|s| s.leave_option(now, false)),
             ..OptionsRepr::default()
         };
         let payload_len = packet.payload.len();

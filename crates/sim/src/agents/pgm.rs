@@ -33,6 +33,9 @@ pub struct SenderRecord {
     pub naks_from: Vec<u64>,
     /// The controller's milestones in order: when, which ([`CcEvent::Milestone`]'s `what`) and its value.
     pub milestones: Vec<(Instant, &'static str, f64)>,
+    /// Receivers shed for a rate below the session's minimum (`min_rate`): when, which (scenario order) and
+    /// the rate they were credited with, bytes per second.
+    pub sheds: Vec<(Instant, Option<usize>, f64)>,
     /// Controller samples.
     pub samples: Vec<CcSample>,
     /// Time–sequence trace, when enabled.
@@ -108,6 +111,7 @@ impl PgmSenderAgent {
                 loss_reductions: 0,
                 naks_from: vec![0; setup.receivers.len()],
                 milestones: Vec::new(),
+                sheds: Vec::new(),
                 samples: Vec::new(),
                 trace: setup.trace.then(SeqTrace::default),
             },
@@ -269,6 +273,10 @@ impl PgmSenderAgent {
                     cause: convoy_proto::cc::ReductionCause::Loss,
                     ..
                 }) => self.record.loss_reductions += 1,
+                SenderEvent::Shed(shed) => {
+                    let idx = self.receiver_index.get(&shed.receiver).copied();
+                    self.record.sheds.push((now, idx, shed.rate_bps));
+                }
                 _ => {}
             }
         }
@@ -287,7 +295,8 @@ pub struct ReceiverRecord {
     pub odata_span: Option<(u32, u32)>,
     /// ODATA sequence numbers in arrival order, when recording is on (boxed: usually off).
     pub arrivals: Option<Box<Vec<u32>>>,
-    /// When its controller required it to leave (TFMCC's 120 s rule, RFC 4654 §4.4); it then leaves at once.
+    /// When it was told to leave: by its controller (TFMCC's 120 s rule, RFC 4654 §4.4) or by the source, which
+    /// shed it (`min_rate`, 0x3E OPT_CONVOY_LEAVE); it then leaves at once.
     pub told_to_leave: Option<Instant>,
     /// APDU bytes delivered per interval.
     pub delivered_bins: Bins,
@@ -523,7 +532,8 @@ impl PgmReceiverAgent {
                 ReceiverEvent::Cc(ReceiverCcEvent::RttMeasured) => {
                     self.record.rtt_measured.get_or_insert(now);
                 }
-                ReceiverEvent::Cc(ReceiverCcEvent::MustLeave) => {
+                // The receiver leaves when its controller requires it, or when the source sheds it.
+                ReceiverEvent::Cc(ReceiverCcEvent::MustLeave) | ReceiverEvent::Shed(_) => {
                     self.record.told_to_leave.get_or_insert(now);
                 }
                 _ => {}

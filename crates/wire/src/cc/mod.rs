@@ -330,6 +330,7 @@ mod tests {
                             | opt::CONVOY_NEEDS
                             | opt::CONVOY_AUTH
                             | opt::CONVOY_PARITY_CODE
+                            | opt::CONVOY_LEAVE
                             | opt::INVALID
                 ),
                 "{name} ({t:#04x}) collides with an RFC 3208 or session option"

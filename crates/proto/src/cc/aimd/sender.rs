@@ -358,6 +358,18 @@ impl SenderController for AimdSender {
         }
     }
 
+    /// A shed agent goes as a silent one does (§5.1), without the halving: every receiver may notify again,
+    /// and the first to do so takes over.
+    fn forget(&mut self, _now: Instant, receiver: IpAddr) {
+        if let Some(a) = self.agent.filter(|a| a.addr == receiver) {
+            self.agent = None;
+            self.push(CcEvent::AckerChanged {
+                from: Some(a.addr),
+                to: None,
+            });
+        }
+    }
+
     fn on_timeout(&mut self, now: Instant) {
         if self.silence_due().is_none_or(|due| now < due) {
             return;

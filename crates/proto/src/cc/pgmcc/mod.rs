@@ -399,6 +399,10 @@ impl Scheme for PgmccConfig {
     }
 
     /// One ACK per batch of packets read together ([`PgmccConfig::ack_per_batch`]).
+    fn report_every_receiver(&mut self) {
+        self.report_events = true;
+    }
+
     fn for_batched_reads(&mut self) {
         self.ack_per_batch = true;
     }

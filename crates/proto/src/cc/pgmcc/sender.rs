@@ -520,6 +520,17 @@ impl SenderController for PgmccSender {
         }
     }
 
+    /// A shed acker goes as a leaving one does (draft §2.3.2): the next report elects another.
+    fn forget(&mut self, _now: Instant, receiver: IpAddr) {
+        if self.election.acker() == Some(receiver) {
+            self.election.clear();
+            self.push(CcEvent::AckerChanged {
+                from: Some(receiver),
+                to: None,
+            });
+        }
+    }
+
     fn on_feedback(&mut self, now: Instant, from: IpAddr, packet: &PacketRepr<'_>) {
         if let Some(feedback) = Feedback::read(from, packet) {
             self.on_report(now, &feedback);

@@ -392,11 +392,13 @@ impl TfmccSender {
         } else {
             x_r
         };
+        // Before its first loss a receiver reports twice its receive rate (the slowstart report, §3.6, RFC 4654
+        // §4.4): the session's own pace, not what its path allows, so it is credited with no rate yet.
         self.push(CcEvent::Report {
             receiver: f.reporter,
             loss: None,
             rtt_s: Some(rtt.as_secs_f64()),
-            rate_bps: Some(x_adj),
+            rate_bps: f.have_loss.then_some(x_adj),
         });
         self.r_peak = self.r_peak.max(rtt);
         self.rtt_bound = self.rtt_bound.max(rtt);
@@ -540,6 +542,19 @@ impl SenderController for TfmccSender {
     fn on_feedback(&mut self, now: Instant, _from: IpAddr, packet: &PacketRepr<'_>) {
         if let Some(f) = packet.options.cc.tfmcc.feedback {
             self.on_report(now, &f);
+        }
+    }
+
+    /// A shed CLR goes as a silent one does (§3.3), without the halving: the next report takes over, with no
+    /// increase for a round.
+    fn forget(&mut self, now: Instant, receiver: IpAddr) {
+        if let Some(c) = self.clr.filter(|c| c.addr == receiver) {
+            self.clr = None;
+            self.hold_until = Some(now + self.round_len());
+            self.push(CcEvent::AckerChanged {
+                from: Some(c.addr),
+                to: None,
+            });
         }
     }
 
