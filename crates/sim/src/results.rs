@@ -46,11 +46,23 @@ pub struct FlowResult {
     pub receivers: Vec<ReceiverResult>,
     /// Acker / CLR / agent changes: time and the new receiver's name (`None`: election requested).
     pub switches: Vec<(f64, Option<String>)>,
-    /// Receivers shed for a rate below the session's minimum (`min_rate`): time, name, and the rate they were
-    /// credited with, bit/s.
-    pub sheds: Vec<(f64, String, f64)>,
+    /// Receivers shed for a rate below the session's minimum (`min_rate`).
+    pub sheds: Vec<ShedResult>,
     /// Feedback timeouts.
     pub timeouts: u64,
+}
+
+/// A receiver the source shed (`min_rate`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShedResult {
+    /// When, seconds.
+    pub t: f64,
+    /// The receiver's name.
+    pub receiver: String,
+    /// The rate it was credited with, bit/s.
+    pub rate_bps: f64,
+    /// How long its reports had been below the minimum, seconds.
+    pub below_s: f64,
 }
 
 /// One link direction's outcome.
@@ -118,7 +130,7 @@ struct FlowOutcome {
     /// Acker / CLR / agent changes.
     switches: Vec<(f64, Option<String>)>,
     /// Receivers shed.
-    sheds: Vec<(f64, String, f64)>,
+    sheds: Vec<ShedResult>,
     /// Feedback or retransmission timeouts.
     timeouts: u64,
 }
@@ -223,11 +235,13 @@ impl Network {
             .record
             .sheds
             .iter()
-            .map(|(t, i, rate)| {
-                let name = i
+            .map(|(t, i, shed)| ShedResult {
+                t: t.as_secs_f64(),
+                receiver: i
                     .and_then(|i| receivers.get(i))
-                    .map_or(String::new(), |r| r.name.clone());
-                (t.as_secs_f64(), name, rate * 8.0)
+                    .map_or(String::new(), |r| r.name.clone()),
+                rate_bps: shed.rate_bps * 8.0,
+                below_s: shed.below_for.as_secs_f64(),
             })
             .collect();
         let goodput = if receivers.is_empty() { 0.0 } else { slowest };

@@ -224,11 +224,13 @@ mod tests {
             receiver: ip(1),
             rate_bps: 125_000.0,
             min_rate_bps: 1_250_000.0,
+            below_for: std::time::Duration::from_secs(10),
         });
         r.shed(Shed {
             receiver: ip(3),
             rate_bps: 1.0,
             min_rate_bps: 1_250_000.0,
+            below_for: std::time::Duration::from_secs(10),
         });
         assert_eq!(r.finished(7), 3, "shed receivers count as finished");
         assert_eq!(r.answered(7), 3);

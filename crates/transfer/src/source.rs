@@ -226,11 +226,12 @@ impl Session<'_> {
                 SenderEvent::Cc(CcEvent::Timeout { .. }) => self.timeouts += 1,
                 SenderEvent::Shed(shed) => {
                     self.observer.message(&format!(
-                        "shed {}: its rate, {:.2} Mbit/s, stayed below the minimum of {:.2} Mbit/s (--min-rate); \
-                         the session goes on without it",
+                        "shed {}: its rate, {:.2} Mbit/s, stayed below the minimum of {:.2} Mbit/s for {:.1} s \
+                         (--min-rate); the session goes on without it",
                         shed.receiver,
                         shed.rate_bps * 8e-6,
-                        shed.min_rate_bps * 8e-6
+                        shed.min_rate_bps * 8e-6,
+                        shed.below_for.as_secs_f64()
                     ));
                     self.receivers.shed(shed);
                 }

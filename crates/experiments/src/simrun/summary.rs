@@ -63,6 +63,8 @@ pub struct ShedSummary {
     pub id: String,
     /// The rate it was credited with, bit/s.
     pub rate_bps: f64,
+    /// How long its reports had been below the minimum, seconds.
+    pub below_s: f64,
 }
 
 /// A throughput series.
@@ -172,10 +174,11 @@ pub fn summarize(
             sheds: f
                 .sheds
                 .iter()
-                .map(|(t, id, rate_bps)| ShedSummary {
-                    t: *t,
-                    id: id.clone(),
-                    rate_bps: *rate_bps,
+                .map(|x| ShedSummary {
+                    t: x.t,
+                    id: x.receiver.clone(),
+                    rate_bps: x.rate_bps,
+                    below_s: x.below_s,
                 })
                 .collect(),
             timeouts: f.timeouts,

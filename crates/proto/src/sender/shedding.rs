@@ -55,6 +55,8 @@ pub struct Shed {
     pub rate_bps: f64,
     /// The session's minimum, bytes per second.
     pub min_rate_bps: f64,
+    /// How long its reports had been below the minimum: from the first of them to the one that shed it.
+    pub below_for: Duration,
 }
 
 /// A receiver shed: its rate when shed, and until when ODATA names it.
@@ -132,6 +134,7 @@ impl Shedding {
             receiver,
             rate_bps: rate,
             min_rate_bps: self.policy.rate_bps,
+            below_for: now.saturating_duration_since(since),
         })
     }
 
@@ -212,6 +215,7 @@ mod tests {
         let shed = s.on_event(at(10_000), &report(9, Some(100_000.0))).unwrap();
         assert_eq!(shed.receiver, ip(9));
         assert_eq!(shed.rate_bps, 100_000.0);
+        assert_eq!(shed.below_for, Duration::from_secs(10));
         assert!(s.is_shed(ip(9)));
         assert_eq!(s.on_event(at(20_000), &report(9, Some(1.0))), None, "once");
     }

@@ -5,6 +5,7 @@ use crate::ids::{AgentId, FlowId, GroupId, NodeId};
 use crate::observe::{Bins, CcSample, SeqMark, SeqTrace};
 use crate::packet::{Body, Dest, Packet, PgmDatagram, UDP_IP_OVERHEAD};
 use convoy_proto::cc::{CcEvent, ReceiverCcEvent};
+use convoy_proto::sender::Shed;
 use convoy_proto::{Destination, InOrder, Instant, Receiver, ReceiverEvent, Sender, SenderEvent};
 use convoy_wire::{BodyRepr, Header, PacketType};
 use std::collections::BTreeMap;
@@ -33,9 +34,9 @@ pub struct SenderRecord {
     pub naks_from: Vec<u64>,
     /// The controller's milestones in order: when, which ([`CcEvent::Milestone`]'s `what`) and its value.
     pub milestones: Vec<(Instant, &'static str, f64)>,
-    /// Receivers shed for a rate below the session's minimum (`min_rate`): when, which (scenario order) and
-    /// the rate they were credited with, bytes per second.
-    pub sheds: Vec<(Instant, Option<usize>, f64)>,
+    /// Receivers shed for a rate below the session's minimum (`min_rate`): when, which (scenario order), and
+    /// what the source said of it.
+    pub sheds: Vec<(Instant, Option<usize>, Shed)>,
     /// Controller samples.
     pub samples: Vec<CcSample>,
     /// Time–sequence trace, when enabled.
@@ -275,7 +276,7 @@ impl PgmSenderAgent {
                 }) => self.record.loss_reductions += 1,
                 SenderEvent::Shed(shed) => {
                     let idx = self.receiver_index.get(&shed.receiver).copied();
-                    self.record.sheds.push((now, idx, shed.rate_bps));
+                    self.record.sheds.push((now, idx, shed));
                 }
                 _ => {}
             }

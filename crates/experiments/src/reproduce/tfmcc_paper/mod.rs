@@ -11,6 +11,7 @@
 //! sender's payload rate in 1 s bins.
 
 mod feedback;
+mod min_rate;
 mod rtt_change;
 mod scaling;
 mod sharing;
@@ -367,7 +368,7 @@ pub const TFMCC_FEEDBACK: Experiment = Experiment {
 
 /// The TFMCC paper's experiments.
 pub fn experiments() -> Vec<Experiment> {
-    vec![TFMCC_FIG7_SCALING, TFMCC_FIG9_FAIRNESS, TFMCC_FIG10_TAIL_CIRCUITS, TFMCC_FIG11_RESPONSIVENESS, TFMCC_FIG12_INITIAL_RTT, TFMCC_FIG13_RTT_CHANGE, TFMCC_FIG14_SLOWSTART, TFMCC_FIG15_LATE_JOIN, TFMCC_FEEDBACK]
+    vec![TFMCC_FIG7_SCALING, TFMCC_FIG9_FAIRNESS, TFMCC_FIG10_TAIL_CIRCUITS, TFMCC_FIG11_RESPONSIVENESS, TFMCC_FIG12_INITIAL_RTT, TFMCC_FIG13_RTT_CHANGE, TFMCC_FIG14_SLOWSTART, TFMCC_FIG15_LATE_JOIN, min_rate::TFMCC_MIN_RATE, TFMCC_FEEDBACK]
 }
 
 const FEEDBACK_NOTE: &str = "A model of one round (crates/experiments/src/reproduce/tfmcc_paper/feedback.rs gives its \
