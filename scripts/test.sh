@@ -41,6 +41,8 @@ cargo test --release -p convoy --test netns_fleet twenty_lossy_receivers_one_beh
   --exact --nocapture
 step "shedding a slow receiver in namespaces (release: 100 MB to 10 receivers, one behind 1 Mbit/s, --min-rate)"
 cargo test --release -p convoy --test netns_shed -- --ignored --test-threads 1 --nocapture
+step "the limiting receiver named when the slow path moves (release, namespaces)"
+cargo test --release -p convoy --test netns_limiting -- --ignored --nocapture
 step "large loopback transfers (release: a 2 GB file to 3 receivers, a 1.5 GB stream to 2)"
 cargo test --release -p convoy --test loopback_large -- --ignored --test-threads 1 --nocapture
 step "docs"
