@@ -8,6 +8,7 @@
 
 use crate::metrics::{Metric, MetricsPage};
 use convoy_proto::cc::{CcEvent, CcSnapshot};
+use convoy_proto::sender::Shed;
 use std::collections::BTreeMap;
 use std::io;
 use std::net::IpAddr;
@@ -49,6 +50,7 @@ impl Heard {
 #[derive(Debug)]
 pub struct LiveStatus {
     heard: BTreeMap<IpAddr, Heard>,
+    shed: BTreeMap<IpAddr, ShedLine>,
     file: Option<PathBuf>,
     metrics: Option<MetricsPage>,
     started: Instant,
@@ -81,6 +83,30 @@ pub struct ReceiverLine {
     /// The figures it last reported to the controller.
     #[serde(flatten)]
     pub heard: Heard,
+    /// Why it was shed, if it was (`convoy send --min-rate`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shed: Option<ShedLine>,
+}
+
+/// A shed receiver in the status file.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct ShedLine {
+    /// The rate it was credited with when shed, bit/s.
+    pub rate_bps: f64,
+    /// The session's minimum, bit/s.
+    pub min_rate_bps: f64,
+    /// How long its reports had been below the minimum, seconds.
+    pub below_s: f64,
+}
+
+impl From<Shed> for ShedLine {
+    fn from(s: Shed) -> Self {
+        ShedLine {
+            rate_bps: s.rate_bps * 8.0,
+            min_rate_bps: s.min_rate_bps * 8.0,
+            below_s: s.below_for.as_secs_f64(),
+        }
+    }
 }
 
 impl LiveStatus {
@@ -88,6 +114,7 @@ impl LiveStatus {
     pub fn new(file: Option<PathBuf>, metrics: Option<MetricsPage>) -> Self {
         LiveStatus {
             heard: BTreeMap::new(),
+            shed: BTreeMap::new(),
             file,
             metrics,
             started: Instant::now(),
@@ -109,6 +136,11 @@ impl LiveStatus {
             h.rtt_s = rtt_s.or(h.rtt_s);
             h.rate_bps = rate_bps.map(|r| r * 8.0);
         }
+    }
+
+    /// Keep why a receiver was shed, for its line.
+    pub fn on_shed(&mut self, shed: Shed) {
+        self.shed.insert(shed.receiver, shed.into());
     }
 
     /// The receiver the controller follows, with what it last reported.
@@ -158,6 +190,7 @@ impl LiveStatus {
                 addr,
                 state,
                 heard: self.heard.get(&addr).copied().unwrap_or_default(),
+                shed: self.shed.get(&addr).copied(),
             })
             .collect();
         for (addr, heard) in &self.heard {
@@ -166,6 +199,7 @@ impl LiveStatus {
                     addr: *addr,
                     state: "reporting",
                     heard: *heard,
+                    shed: None,
                 });
             }
         }
@@ -173,6 +207,7 @@ impl LiveStatus {
             addr,
             state: "limiting",
             heard,
+            shed: None,
         });
         SendStatus {
             seconds: self.started.elapsed().as_secs_f64(),

@@ -234,6 +234,7 @@ impl Session<'_> {
                         shed.below_for.as_secs_f64()
                     ));
                     self.receivers.shed(shed);
+                    self.live.on_shed(shed);
                 }
                 SenderEvent::Refused { from, reason } => {
                     let now = std::time::Instant::now();
