@@ -74,6 +74,17 @@ fn receiver_in(status: &serde_json::Value, addr: &str) -> Option<(String, Option
         })
 }
 
+/// `convoy recv` on every receiver host, receiver K into `dir/outK`.
+fn receivers(lab: &Lab, dir: &Scratch) -> (Vec<PathBuf>, Vec<Guard>) {
+    let outs: Vec<PathBuf> = (1..=RECEIVERS)
+        .map(|i| dir.0.join(format!("out{i}")))
+        .collect();
+    let rx = (1..=RECEIVERS)
+        .map(|i| recv(lab, i, &outs[i - 1], &[]))
+        .collect();
+    (outs, rx)
+}
+
 #[test]
 #[ignore = "long (about a minute): run by scripts/test.sh"]
 fn a_receiver_below_the_minimum_is_shed_and_completes_later_with_resume() {
@@ -81,12 +92,7 @@ fn a_receiver_below_the_minimum_is_shed_and_completes_later_with_resume() {
     let cc = controller();
     let dir = Scratch::new(&format!("netns-shed-{cc}"));
     let src = file(&dir, "data.bin", file_len(100_000_000));
-    let outs: Vec<PathBuf> = (1..=RECEIVERS)
-        .map(|i| dir.0.join(format!("out{i}")))
-        .collect();
-    let mut rx: Vec<Guard> = (1..=RECEIVERS)
-        .map(|i| recv(&lab, i, &outs[i - 1], &[]))
-        .collect();
+    let (outs, mut rx) = receivers(&lab, &dir);
     let (stats, status) = (dir.0.join("send.json"), dir.0.join("status.json"));
     let grace = format!("{GRACE_S}s");
     let mut tx = send(
@@ -220,12 +226,7 @@ fn without_a_minimum_the_lab_runs_at_the_slow_receivers_pace() {
     let cc = controller();
     let dir = Scratch::new(&format!("netns-noshed-{cc}"));
     let src = file(&dir, "data.bin", 4_000_000);
-    let outs: Vec<PathBuf> = (1..=RECEIVERS)
-        .map(|i| dir.0.join(format!("out{i}")))
-        .collect();
-    let mut rx: Vec<Guard> = (1..=RECEIVERS)
-        .map(|i| recv(&lab, i, &outs[i - 1], &[]))
-        .collect();
+    let (outs, mut rx) = receivers(&lab, &dir);
     let stats = dir.0.join("send.json");
     let mut tx = send(
         &lab,

@@ -7,6 +7,7 @@ use super::super::data::RunData;
 use super::super::experiment::{Ctx, Experiment, RunPlan};
 use super::super::measure::kbps;
 use super::super::verdict::{trim, Check};
+use super::sharing::late_receiver;
 use super::{need, session_spec, span, EXP, SESSION};
 
 /// The run without a threshold.
@@ -47,17 +48,6 @@ const NOTE: &str = "Not a paper figure: the paper names the remedy (§1) without
     tried (1–5). The return to 800 kbit/s after the shed is reported, not judged: it is TFMCC's own return after \
     its CLR goes, slow for the reason tfmcc-fig15-late-join's note traces (R_max keeps the departed receiver's \
     RTT and forgets it by 10% a round).";
-
-/// The late receiver: (name, join, leave) in seconds.
-fn late_receiver(r: &RunData) -> Result<(String, f64, f64), String> {
-    let x = session_spec(r)?
-        .receivers
-        .iter()
-        .max_by_key(|x| x.join)
-        .ok_or("no receivers")?;
-    let leave = x.leave.ok_or("the late receiver never leaves")?;
-    Ok((x.name.clone(), x.join.as_secs_f64(), leave.as_secs_f64()))
-}
 
 fn judge(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
     let r = need(ctx, "")?;

@@ -417,7 +417,7 @@ pub fn fig15(ctx: &Ctx<'_>) -> Result<Vec<Check>, String> {
 }
 
 /// The session's receiver that joins last: (name, join, leave) in seconds.
-fn late_receiver(r: &RunData) -> Result<(String, f64, f64), String> {
+pub(super) fn late_receiver(r: &RunData) -> Result<(String, f64, f64), String> {
     let x = session_spec(r)?
         .receivers
         .iter()
