@@ -1,6 +1,8 @@
 //! The source's configuration ([`SenderConfig`]).
 
 use super::{MinRate, ParityConfig, RepairPacing, SpmIntervals};
+#[cfg(doc)]
+use super::{RecentRepairs, SenderStats};
 use crate::auth::AuthConfig;
 use crate::cc::CcConfig;
 use convoy_wire::Gsi;
