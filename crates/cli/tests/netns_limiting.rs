@@ -8,10 +8,10 @@
 mod common;
 
 use common::lab::Lab;
-use common::lab_transfer::{file, receivers_have_copies, recv, send};
+use common::lab_transfer::{file, receivers_have_copies, recv, send, watch_status};
 use common::{wait, Guard, Scratch};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The paths change once the status has named receiver 1 this many times in a row, this long after the send
 /// began at the earliest: the controller then follows the slow path (TFMCC's slowstart, which follows nobody's
@@ -51,30 +51,18 @@ fn the_limiting_receiver_follows_the_slow_path_when_it_moves() {
     // (seconds since the send began, the limiting receiver named)
     let mut named: Vec<(f64, Option<String>)> = Vec::new();
     let mut changed_at = None;
-    let started = Instant::now();
-    while tx.0.as_mut().unwrap().try_wait().unwrap().is_none()
-        && started.elapsed() < Duration::from_secs(300)
-    {
-        if let Some(v) = std::fs::read_to_string(&status)
-            .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        {
-            let t = v["seconds"].as_f64().unwrap_or(0.0);
-            if named.last().is_none_or(|(last, _)| *last < t) {
-                named.push((t, v["limiting"]["addr"].as_str().map(str::to_string)));
-            }
-            let steady = named.len() >= STEADY_STATUSES
-                && named[named.len() - STEADY_STATUSES..]
-                    .iter()
-                    .all(|(_, a)| a.as_deref() == Some(lab.addr(1).as_str()));
-            if changed_at.is_none() && t >= CHANGE_S && steady {
-                lab.shape(1, "50mbit", 327_680).unwrap();
-                lab.shape(2, "2mbit", 32_768).unwrap();
-                changed_at = Some(t);
-            }
+    watch_status(&mut tx, &status, Duration::from_secs(300), |t, v| {
+        named.push((t, v["limiting"]["addr"].as_str().map(str::to_string)));
+        let steady = named.len() >= STEADY_STATUSES
+            && named[named.len() - STEADY_STATUSES..]
+                .iter()
+                .all(|(_, a)| a.as_deref() == Some(lab.addr(1).as_str()));
+        if changed_at.is_none() && t >= CHANGE_S && steady {
+            lab.shape(1, "50mbit", 327_680).unwrap();
+            lab.shape(2, "2mbit", 32_768).unwrap();
+            changed_at = Some(t);
         }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    });
     let out = wait(tx.take(), Duration::from_secs(10));
     assert!(
         out.status.success(),

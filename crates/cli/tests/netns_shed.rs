@@ -10,10 +10,10 @@
 mod common;
 
 use common::lab::Lab;
-use common::lab_transfer::{file, hosts_have_copies, json, recv, same, send};
+use common::lab_transfer::{file, hosts_have_copies, json, recv, same, send, watch_status};
 use common::{wait, Guard, Scratch};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const RECEIVERS: usize = 10;
 /// The fast receivers' paths, Mbit/s.
@@ -39,25 +39,6 @@ fn shed_lab(tag: &str) -> Option<Lab> {
         lab.shape(host, "50mbit", 327_680).unwrap();
     }
     Some(lab)
-}
-
-/// What the source's status file said over time: (seconds, the whole status).
-fn watch_status(tx: &mut Guard, status: &Path, limit: Duration) -> Vec<(f64, serde_json::Value)> {
-    let mut seen: Vec<(f64, serde_json::Value)> = Vec::new();
-    let started = Instant::now();
-    while tx.0.as_mut().unwrap().try_wait().unwrap().is_none() && started.elapsed() < limit {
-        if let Some(v) = std::fs::read_to_string(status)
-            .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        {
-            let t = v["seconds"].as_f64().unwrap_or(0.0);
-            if seen.last().is_none_or(|(last, _)| *last < t) {
-                seen.push((t, v));
-            }
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    seen
 }
 
 /// The state and rate (bit/s) the status gave receiver `addr`.
@@ -114,7 +95,10 @@ fn a_receiver_below_the_minimum_is_shed_and_completes_later_with_resume() {
             status.to_str().unwrap(),
         ],
     );
-    let seen = watch_status(&mut tx, &status, Duration::from_secs(600));
+    let mut seen: Vec<(f64, serde_json::Value)> = Vec::new();
+    watch_status(&mut tx, &status, Duration::from_secs(600), |t, v| {
+        seen.push((t, v))
+    });
     let out = wait(tx.take(), Duration::from_secs(10));
     let said = String::from_utf8_lossy(&out.stderr);
     assert_eq!(

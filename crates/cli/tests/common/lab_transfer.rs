@@ -154,3 +154,29 @@ pub fn hosts_have_copies(first: usize, rx: &mut [Guard], src: &Path, outs: &[Pat
         );
     }
 }
+
+/// Read the source's `--status-file` at `status` every 100 ms while `tx` runs (at most `limit`) and hand each new
+/// status to `on_status` with its `seconds`, in order.
+#[allow(dead_code)]
+pub fn watch_status(
+    tx: &mut Guard,
+    status: &Path,
+    limit: Duration,
+    mut on_status: impl FnMut(f64, serde_json::Value),
+) {
+    let started = std::time::Instant::now();
+    let mut last = f64::NEG_INFINITY;
+    while tx.0.as_mut().unwrap().try_wait().unwrap().is_none() && started.elapsed() < limit {
+        let v = fs::read_to_string(status)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+        if let Some(v) = v {
+            let t = v["seconds"].as_f64().unwrap_or(0.0);
+            if t > last {
+                last = t;
+                on_status(t, v);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

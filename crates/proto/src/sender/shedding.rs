@@ -153,16 +153,18 @@ impl Shedding {
     /// The leave option for the next packet: on an SPM every shed receiver in turn, on ODATA those still being
     /// advertised.
     pub fn leave_option(&mut self, now: Instant, spm: bool) -> Option<LeaveOption> {
-        let named: Vec<(&IpAddr, &ShedReceiver)> = self
-            .shed
-            .iter()
-            .filter(|(_, s)| spm || now < s.advertise_until)
-            .collect();
-        if named.is_empty() {
+        // Called for every packet the source sends: counted and picked without collecting.
+        let named = |s: &&ShedReceiver| spm || now < s.advertise_until;
+        let count = self.shed.values().filter(named).count();
+        if count == 0 {
             return None;
         }
         self.turn = self.turn.wrapping_add(1);
-        let (addr, s) = named[self.turn % named.len()];
+        let (addr, s) = self
+            .shed
+            .iter()
+            .filter(|(_, s)| named(s))
+            .nth(self.turn % count)?;
         Some(LeaveOption {
             min_rate_kbps: kbps(self.policy.rate_bps),
             rate_kbps: kbps(s.rate_bps),

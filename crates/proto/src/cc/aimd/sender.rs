@@ -116,6 +116,15 @@ impl AimdSender {
     }
 
     /// The rate floor ([`pacer::rate_floor`]).
+    /// The agent `addr` is gone (silent or shed): no agent until the next notification.
+    fn agent_gone(&mut self, addr: IpAddr) {
+        self.agent = None;
+        self.push(CcEvent::AckerChanged {
+            from: Some(addr),
+            to: None,
+        });
+    }
+
     fn floor(&self) -> f64 {
         pacer::rate_floor(self.s)
     }
@@ -361,12 +370,8 @@ impl SenderController for AimdSender {
     /// A shed agent goes as a silent one does (§5.1), without the halving: every receiver may notify again,
     /// and the first to do so takes over.
     fn forget(&mut self, _now: Instant, receiver: IpAddr) {
-        if let Some(a) = self.agent.filter(|a| a.addr == receiver) {
-            self.agent = None;
-            self.push(CcEvent::AckerChanged {
-                from: Some(a.addr),
-                to: None,
-            });
+        if self.agent.is_some_and(|a| a.addr == receiver) {
+            self.agent_gone(receiver);
         }
     }
 
@@ -377,11 +382,7 @@ impl SenderController for AimdSender {
         self.last_halving = now;
         if let Some(a) = self.agent.filter(|a| now >= a.last_report + self.silence_unit(a) * SILENCE_GONE_RTTS) {
             // The agent is gone: every receiver may notify again (§5.1), and the first to do so takes over.
-            self.agent = None;
-            self.push(CcEvent::AckerChanged {
-                from: Some(a.addr),
-                to: None,
-            });
+            self.agent_gone(a.addr);
         }
         self.halve(ReductionCause::Timeout);
     }

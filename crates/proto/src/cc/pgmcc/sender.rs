@@ -405,6 +405,15 @@ impl PgmccSender {
         }
     }
 
+    /// The acker `from` is gone (draft §2.3.2: it said so, or the session shed it): the next report elects.
+    fn acker_left(&mut self, from: IpAddr) {
+        self.election.clear();
+        self.push(CcEvent::AckerChanged {
+            from: Some(from),
+            to: None,
+        });
+    }
+
     /// Feedback from a receiver: an ACK, a NAK or an election NAK, with or without its report.
     pub fn on_report(&mut self, now: Instant, feedback: &Feedback) {
         let from = feedback.receiver();
@@ -414,11 +423,7 @@ impl PgmccSender {
             if let FeedbackKind::Ack { rx_max, bitmap } = feedback.kind {
                 self.on_ack(now, from, rx_max, bitmap);
             }
-            self.election.clear();
-            self.push(CcEvent::AckerChanged {
-                from: Some(from),
-                to: None,
-            });
+            self.acker_left(from);
             return;
         }
         if self.election.acker() == Some(from) {
@@ -523,11 +528,7 @@ impl SenderController for PgmccSender {
     /// A shed acker goes as a leaving one does (draft §2.3.2): the next report elects another.
     fn forget(&mut self, _now: Instant, receiver: IpAddr) {
         if self.election.acker() == Some(receiver) {
-            self.election.clear();
-            self.push(CcEvent::AckerChanged {
-                from: Some(receiver),
-                to: None,
-            });
+            self.acker_left(receiver);
         }
     }
 

@@ -372,6 +372,16 @@ impl TfmccSender {
         self.round_start = now;
     }
 
+    /// The CLR `addr` is gone (silent, §3.3, or shed): no CLR, and no increase for a round (case 3).
+    fn clr_gone(&mut self, now: Instant, addr: IpAddr) {
+        self.clr = None;
+        self.hold_until = Some(now + self.round_len());
+        self.push(CcEvent::AckerChanged {
+            from: Some(addr),
+            to: None,
+        });
+    }
+
     fn round_len(&self) -> Duration {
         self.r_max.mul_f64(self.config.round_rtts)
     }
@@ -548,13 +558,8 @@ impl SenderController for TfmccSender {
     /// A shed CLR goes as a silent one does (§3.3), without the halving: the next report takes over, with no
     /// increase for a round.
     fn forget(&mut self, now: Instant, receiver: IpAddr) {
-        if let Some(c) = self.clr.filter(|c| c.addr == receiver) {
-            self.clr = None;
-            self.hold_until = Some(now + self.round_len());
-            self.push(CcEvent::AckerChanged {
-                from: Some(c.addr),
-                to: None,
-            });
+        if self.clr.is_some_and(|c| c.addr == receiver) {
+            self.clr_gone(now, receiver);
         }
     }
 
@@ -569,12 +574,7 @@ impl SenderController for TfmccSender {
         match self.clr {
             Some(c) if now >= c.last_report + self.silence(10) => {
                 // §3.3: the CLR is gone; the next report takes over (case 3: no increase for a round).
-                self.clr = None;
-                self.hold_until = Some(now + self.round_len());
-                self.push(CcEvent::AckerChanged {
-                    from: Some(c.addr),
-                    to: None,
-                });
+                self.clr_gone(now, c.addr);
                 self.halve(now);
             }
             Some(c) => {
