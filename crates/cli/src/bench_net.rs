@@ -34,7 +34,7 @@ pub fn run_net(args: &BenchNetArgs) -> ExitCode {
     }
     let figures = &report.figures;
     println!(
-        "{:<14} {:>9} {:>12} {:>8} {:>12} {:>10}",
+        "{:<24} {:>9} {:>12} {:>8} {:>12} {:>10}",
         "what", "receivers", "packets/s", "Gbit/s", "CPU ns/pkt", "% of raw"
     );
     for f in figures {
@@ -43,7 +43,7 @@ pub fn run_net(args: &BenchNetArgs) -> ExitCode {
             .find(|r| r.what == "raw sendmmsg" && r.receivers == f.receivers)
             .map_or(f64::NAN, |r| r.packets_per_s);
         println!(
-            "{:<14} {:>9} {:>12.0} {:>8.2} {:>12.0} {:>9.0}%",
+            "{:<24} {:>9} {:>12.0} {:>8.2} {:>12.0} {:>9.0}%",
             f.what,
             f.receivers,
             f.packets_per_s,
@@ -57,12 +57,25 @@ pub fn run_net(args: &BenchNetArgs) -> ExitCode {
         report.pacing_20mbit_achieved_ratio
     );
     println!("uftp: {}", report.uftp);
-    let pps = |what: &str| {
+    let pps_with = |what: &str, receivers: usize| {
         figures
             .iter()
-            .find(|f| f.what == what && f.receivers == 1)
+            .find(|f| f.what == what && f.receivers == receivers)
             .map(|f| f.packets_per_s)
     };
+    for receivers in [1, 3] {
+        let plain = pps_with("convoy pgmcc", receivers);
+        let keyed = pps_with("convoy pgmcc keyed", receivers);
+        let encrypted = pps_with("convoy pgmcc encrypted", receivers);
+        if let (Some(p), Some(k), Some(e)) = (plain, keyed, encrypted) {
+            println!(
+                "keyed sessions, {receivers} receiver(s): keyed {:.0}%, encrypted {:.0}% of plain pgmcc's packets/s",
+                100.0 * k / p,
+                100.0 * e / p
+            );
+        }
+    }
+    let pps = |what: &str| pps_with(what, 1);
     if let (Some(u), Some(fx), Some(pg)) =
         (pps("uftp -R -1"), pps("convoy fixed"), pps("convoy pgmcc"))
     {

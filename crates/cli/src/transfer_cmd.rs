@@ -152,7 +152,7 @@ pub struct CommonArgs {
     #[arg(long)]
     pub(crate) quiet: bool,
     /// A keyed session: the key file `convoy keygen` wrote (readable by its owner only), the same at the source
-    /// and every receiver. Every packet is then authenticated (0x3C OPT_CONVOY_AUTH, XChaCha20-Poly1305), replays
+    /// and every receiver. Every packet is then authenticated (0x3C OPT_CONVOY_AUTH, AES-256-GCM), replays
     /// are dropped, and packets that fail are counted and dropped before they touch the session. With
     /// CONVOY_KEY_PASSPHRASE set, the passphrase is mixed into the key. docs/keyed-sessions.md.
     #[arg(long, value_name = "FILE")]

@@ -69,8 +69,8 @@ impl Clock {
 
 /// What the loop needs from an endpoint: the inputs and outputs of convoy-proto's call order.
 pub trait Endpoint {
-    /// A datagram arrived.
-    fn handle_datagram(&mut self, now: Instant, from: IpAddr, bytes: &[u8]);
+    /// A datagram arrived, in bytes the endpoint may change (a keyed one opens the packet where it lies).
+    fn handle_datagram(&mut self, now: Instant, from: IpAddr, bytes: &mut [u8]);
     /// The deadline passed.
     fn handle_timeout(&mut self, now: Instant);
     /// The next packet to send.
@@ -80,8 +80,8 @@ pub trait Endpoint {
 }
 
 impl Endpoint for Sender {
-    fn handle_datagram(&mut self, now: Instant, from: IpAddr, bytes: &[u8]) {
-        Sender::handle_datagram(self, now, from, bytes)
+    fn handle_datagram(&mut self, now: Instant, from: IpAddr, bytes: &mut [u8]) {
+        Sender::handle_datagram_in_place(self, now, from, bytes)
     }
     fn handle_timeout(&mut self, now: Instant) {
         Sender::handle_timeout(self, now)
@@ -95,8 +95,8 @@ impl Endpoint for Sender {
 }
 
 impl Endpoint for Receiver {
-    fn handle_datagram(&mut self, now: Instant, from: IpAddr, bytes: &[u8]) {
-        Receiver::handle_datagram(self, now, from, bytes)
+    fn handle_datagram(&mut self, now: Instant, from: IpAddr, bytes: &mut [u8]) {
+        Receiver::handle_datagram_in_place(self, now, from, bytes)
     }
     fn handle_timeout(&mut self, now: Instant) {
         Receiver::handle_timeout(self, now)
@@ -365,7 +365,7 @@ impl Driver {
                 if r.segment.is_some_and(|s| s < r.len) {
                     self.stats.coalesced_receives += 1;
                 }
-                for datagram in r.datagrams(&self.rx_bufs[i]) {
+                for datagram in r.datagrams_mut(&mut self.rx_bufs[i]) {
                     self.stats.datagrams_received += 1;
                     self.stats.bytes_received += datagram.len() as u64;
                     if let Some(trace) = &mut self.packet_trace {

@@ -196,6 +196,13 @@ impl Received {
         let bytes = &buf[..self.len.min(buf.len())];
         bytes.chunks(self.segment.unwrap_or(bytes.len()).max(1))
     }
+
+    /// [`Received::datagrams`], writable: for an endpoint that opens a keyed packet where it lies.
+    pub fn datagrams_mut<'a>(&self, buf: &'a mut [u8]) -> impl Iterator<Item = &'a mut [u8]> {
+        let len = self.len.min(buf.len());
+        let bytes = &mut buf[..len];
+        bytes.chunks_mut(self.segment.unwrap_or(len).max(1))
+    }
 }
 
 /// Receive up to `bufs.len()` (at most [`MAX_BATCH`]) messages without blocking. For each, `out` gets the

@@ -16,9 +16,13 @@
 //!   status report, supply a repair).
 //!
 //! The script's first byte also configures the endpoint: bit 0 a fixed-rate controller, bit 1 a keyed session,
-//! bit 2 (sender) parity over groups of 4, bit 3 with it pro-active parity.
+//! bit 2 (sender) parity over groups of 4, bit 3 with it pro-active parity, bit 4 datagrams handed over writable
+//! (`handle_datagram_in_place`: a keyed endpoint opens them where they lie).
 //!
 //! After every record the outputs are drained in the documented order and every transmitted packet must parse.
+//!
+//! [`run_auth`] is the keyed sessions' own: sealing and opening ([`crate::auth`]) on arbitrary bytes, for the
+//! cargo-fuzz target `proto_auth`.
 
 use crate::auth::{AuthConfig, PacketSealer, SessionKey};
 use crate::cc::CcConfig;
@@ -101,19 +105,81 @@ fn keyed(data: &[u8], identity: u8) -> (Option<AuthConfig>, Option<PacketSealer>
     }
 }
 
-/// The datagram as the endpoint gets it: sealed by `peer` if the run is keyed, the record asks for it and it
-/// parses (else as it is).
-fn as_received(peer: &mut Option<PacketSealer>, mut bytes: Vec<u8>, fixed: bool) -> Vec<u8> {
-    if let (Some(p), true) = (peer.as_mut(), fixed) {
-        let len = bytes.len();
-        bytes.resize(len + crate::auth::AUTH_OVERHEAD, 0);
-        if let Some(sealed) = p.seal(&mut bytes, len) {
-            bytes.truncate(sealed);
-            return bytes;
-        }
-        bytes.truncate(len);
+/// The datagram as the endpoint gets it: if the run is keyed, the record asks for it and it parses, emitted
+/// again with room for OPT_CONVOY_AUTH and sealed by `peer` as an endpoint seals (else as it is).
+fn as_received(peer: &mut Option<PacketSealer>, bytes: Vec<u8>, fixed: bool) -> Vec<u8> {
+    let (Some(p), true) = (peer.as_mut(), fixed) else {
+        return bytes;
+    };
+    let Ok(mut repr) = PacketRepr::parse_without_checksum(&bytes) else {
+        return bytes;
+    };
+    PacketSealer::reserve(&mut repr.options);
+    let mut out = vec![0u8; repr.buffer_len()];
+    if repr.emit(&mut out).is_err() || p.seal(&mut out).is_err() {
+        return bytes;
     }
-    bytes
+    out
+}
+
+/// Whether the script hands datagrams over writable (bit 4 of its first byte).
+fn writable(data: &[u8]) -> bool {
+    data.first().is_some_and(|b| b & 16 != 0)
+}
+
+/// Sealing and opening on arbitrary bytes: the first byte picks encryption (bit 0) and a one-bit change to try
+/// (the rest of it and the next, as a bit index); the rest is a datagram. Checks that
+/// * opening the bytes as they are, in a copy and in place, refuses them without panicking (no tag matches
+///   without the key's sealing, but with probability 2^-128);
+/// * when they parse as a packet, emitting it with room for OPT_CONVOY_AUTH and sealing it gives a valid PGM
+///   packet that opens, both ways, to the same bytes, which are the emitted ones but for the option's fields
+///   (checksum zero), once: again it is a replay;
+/// * the sealed packet with one bit changed outside its checksum is refused.
+pub fn run_auth(data: &[u8]) {
+    let (Some(&first), Some(&second)) = (data.first(), data.get(1)) else {
+        return;
+    };
+    let bytes = &data[2..];
+    let config = AuthConfig {
+        encrypt: first & 1 == 1,
+        ..session_auth(1)
+    };
+    let mut opener = crate::auth::PacketOpener::new(&config);
+    assert!(opener.open(bytes).is_err(), "arbitrary bytes opened");
+    assert!(opener.open_in_place(&mut bytes.to_vec()).is_err());
+    let Ok(mut repr) = PacketRepr::parse_without_checksum(bytes) else {
+        return;
+    };
+    PacketSealer::reserve(&mut repr.options);
+    let mut sealed = vec![0u8; repr.buffer_len()];
+    if repr.emit_for_sealing(&mut sealed).is_err() {
+        return;
+    }
+    PacketSealer::new(&config)
+        .seal(&mut sealed)
+        .expect("room was reserved");
+    PacketRepr::parse(&sealed).expect("a sealed packet is a valid PGM packet");
+    let mut opener = crate::auth::PacketOpener::new(&config);
+    let opened = opener
+        .open(&sealed)
+        .expect("a sealed packet opens")
+        .to_vec();
+    let mut back = PacketRepr::parse_without_checksum(&opened).expect("opens to a packet");
+    assert_eq!(back.options.auth.map(|a| a.counter), Some(1));
+    back.options.auth = repr.options.auth;
+    assert_eq!(back, repr, "opened to what was emitted");
+    let mut in_place = sealed.clone();
+    let mut fresh = crate::auth::PacketOpener::new(&config);
+    assert_eq!(fresh.open_in_place(&mut in_place), Ok(()));
+    assert_eq!(in_place, opened);
+    assert!(opener.open(&sealed).is_err(), "a replay opened");
+    let bit = usize::from(u16::from_be_bytes([first >> 1, second])) % (sealed.len() * 8);
+    if !convoy_wire::field::header::CHECKSUM.contains(&(bit / 8)) {
+        let mut forged = sealed;
+        forged[bit / 8] ^= 1 << (bit % 8);
+        let mut fresh = crate::auth::PacketOpener::new(&config);
+        assert!(fresh.open(&forged).is_err(), "bit {bit} changed and opened");
+    }
 }
 
 fn check_emitted(bytes: &[u8]) {
@@ -167,7 +233,12 @@ pub fn run_sender(data: &[u8]) {
     for step in steps(data) {
         match step {
             Step::Datagram { from, bytes, fixed } => {
-                s.handle_datagram(now, from, &as_received(&mut peer, bytes, fixed))
+                let mut bytes = as_received(&mut peer, bytes, fixed);
+                if writable(data) {
+                    s.handle_datagram_in_place(now, from, &mut bytes)
+                } else {
+                    s.handle_datagram(now, from, &bytes)
+                }
             }
             Step::Advance(d) => {
                 now += d;
@@ -202,7 +273,12 @@ pub fn run_receiver(data: &[u8]) {
     for step in steps(data) {
         match step {
             Step::Datagram { from, bytes, fixed } => {
-                r.handle_datagram(now, from, &as_received(&mut peer, bytes, fixed))
+                let mut bytes = as_received(&mut peer, bytes, fixed);
+                if writable(data) {
+                    r.handle_datagram_in_place(now, from, &mut bytes)
+                } else {
+                    r.handle_datagram(now, from, &bytes)
+                }
             }
             Step::Advance(d) => {
                 now += d;
@@ -293,13 +369,29 @@ mod tests {
                     }
                 }
             }
-            // Every other pair of runs keyed: bit 1 of the first byte.
-            script.insert(0, (i % 4) as u8);
+            // Every other pair of runs keyed (bit 1 of the first byte), half of those writable (bit 4).
+            script.insert(0, (i % 4) as u8 | (i / 4 % 2 * 16) as u8);
             if i % 2 == 0 {
                 run_sender(&script);
             } else {
                 run_receiver(&script);
             }
+        }
+    }
+
+    #[test]
+    fn ten_thousand_hostile_sealings_and_openings() {
+        let mut rng = ChaCha8Rng::seed_from_u64(6);
+        let valid = valid_packets();
+        for _ in 0..10_000 {
+            let mut p = valid[rng.next_u32() as usize % valid.len()].clone();
+            for _ in 0..(rng.next_u32() % 3) {
+                let k = rng.next_u32() as usize % p.len();
+                p[k] = rng.next_u32() as u8;
+            }
+            let mut data = vec![rng.next_u32() as u8, rng.next_u32() as u8];
+            data.extend(p);
+            run_auth(&data);
         }
     }
 }

@@ -4,7 +4,7 @@
 //!   receivers), the ceiling of what Convoy's driver does,
 //! * Convoy with `--cc fixed` at an unlimited rate,
 //! * Convoy with pgmcc, also keyed (every packet authenticated, docs/keyed-sessions.md) and keyed with
-//!   encrypted payloads,
+//!   encrypted payloads, the three measured side by side in alternating rounds,
 //! * UFTP (`uftp -R -1`, Debian package uftp) when installed and running as root, with one receiver: UFTP needs
 //!   an interface with the MULTICAST flag, which the host's `lo` lacks, so it runs in a network namespace of its
 //!   own (`lo` with multicast on); its data-phase rate is the "Overall throughput" it prints. (Several `uftpd` on
@@ -329,6 +329,55 @@ fn uftp(seconds: f64) -> Result<Option<Figure>, String> {
     }))
 }
 
+/// The plain, keyed and encrypted pgmcc sessions are compared side by side (docs/keyed-sessions.md): they are
+/// measured in turn, this many times each for a share of the time, so that a change of the machine's speed
+/// during the run falls on all three alike; each figure is the mean of its rounds.
+const ROUNDS: usize = 3;
+
+/// The mean of a measurement's rounds.
+fn mean(rounds: &[Figure]) -> Figure {
+    let n = rounds.len().max(1) as f64;
+    let avg = |f: fn(&Figure) -> f64| rounds.iter().map(f).sum::<f64>() / n;
+    Figure {
+        packets_per_s: avg(|f| f.packets_per_s),
+        gbit_per_s: avg(|f| f.gbit_per_s),
+        cpu_ns_per_packet: avg(|f| f.cpu_ns_per_packet),
+        ..rounds[0].clone()
+    }
+}
+
+/// Plain, keyed and encrypted pgmcc with `receivers` receivers, in [`ROUNDS`] alternating rounds; `n` numbers the
+/// measurements (each its own group).
+fn side_by_side(
+    receivers: usize,
+    seconds: f64,
+    n: &mut usize,
+    keys: [Option<&AuthConfig>; 3],
+) -> Result<Vec<Figure>, String> {
+    const WHAT: [&str; 3] = [
+        "convoy pgmcc",
+        "convoy pgmcc keyed",
+        "convoy pgmcc encrypted",
+    ];
+    let mut rounds: [Vec<Figure>; 3] = Default::default();
+    for _ in 0..ROUNDS {
+        for (i, key) in keys.iter().enumerate() {
+            *n += 1;
+            let f = convoy(
+                WHAT[i],
+                CcConfig::default(),
+                receivers,
+                seconds / ROUNDS as f64,
+                *n,
+                (*key, None),
+            )
+            .map_err(|e| format!("{}: {e}", WHAT[i]))?;
+            rounds[i].push(f);
+        }
+    }
+    Ok(rounds.iter().map(|r| mean(r)).collect())
+}
+
 /// Run the benchmark, `seconds` per measurement; `skipped` hears about measurements this host cannot make (no
 /// UDP GSO).
 pub fn run(seconds: f64, skipped: &mut dyn FnMut(&str)) -> Result<Report, String> {
@@ -346,44 +395,41 @@ pub fn run(seconds: f64, skipped: &mut dyn FnMut(&str)) -> Result<Report, String
         ..tag_only.clone()
     };
     for receivers in [1, 3] {
+        for gso in [false, true] {
+            n += 1;
+            match raw(receivers, seconds, n, gso) {
+                Ok(f) => figures.push(f),
+                // A kernel without UDP GSO: the driver falls back too, so there is no such ceiling to show.
+                Err(e) if gso => skipped(&format!("raw gso skipped: {e}")),
+                Err(e) => return Err(format!("raw sendmmsg: {e}")),
+            }
+        }
         let fixed = CcConfig::Fixed(FixedConfig {
             rate_bytes_per_s: 10_000_000_000,
             burst: Duration::from_millis(1),
         });
-        let runs: [(&'static str, Option<CcConfig>, Option<&AuthConfig>); 7] = [
-            ("raw sendmmsg", None, None),
-            ("raw gso", None, None),
-            ("convoy fixed", Some(fixed), None),
-            ("convoy pgmcc", Some(CcConfig::default()), None),
-            (
-                "convoy pgmcc keyed",
-                Some(CcConfig::default()),
-                Some(&tag_only),
-            ),
-            (
-                "convoy pgmcc encrypted",
-                Some(CcConfig::default()),
-                Some(&encrypted),
-            ),
-            // Parity (docs/parity.md): groups of 32, one pro-active parity packet each, coded by the source.
-            ("convoy pgmcc parity 32+1", Some(CcConfig::default()), None),
-        ];
-        for (what, cc, key) in runs {
-            n += 1;
-            let parity = what
-                .strip_prefix("convoy pgmcc parity ")
-                .and_then(|p| ParityConfig::parse(p).ok());
-            let r = match cc {
-                None => raw(receivers, seconds, n, what == "raw gso"),
-                Some(cc) => convoy(what, cc, receivers, seconds, n, (key, parity)),
-            };
-            match r {
-                Ok(f) => figures.push(f),
-                // A kernel without UDP GSO: the driver falls back too, so there is no such ceiling to show.
-                Err(e) if what == "raw gso" => skipped(&format!("raw gso skipped: {e}")),
-                Err(e) => return Err(format!("{what}: {e}")),
-            }
-        }
+        n += 1;
+        figures.push(
+            convoy("convoy fixed", fixed, receivers, seconds, n, (None, None))
+                .map_err(|e| format!("convoy fixed: {e}"))?,
+        );
+        let keys = [None, Some(&tag_only), Some(&encrypted)];
+        figures.extend(side_by_side(receivers, seconds, &mut n, keys)?);
+        // Parity (docs/parity.md): groups of 32, one pro-active parity packet each, coded by the source.
+        n += 1;
+        let parity = ParityConfig::parse("32+1").ok();
+        let what = "convoy pgmcc parity 32+1";
+        figures.push(
+            convoy(
+                what,
+                CcConfig::default(),
+                receivers,
+                seconds,
+                n,
+                (None, parity),
+            )
+            .map_err(|e| format!("{what}: {e}"))?,
+        );
     }
     // Pacing: a fixed 20 Mbit/s session (whole PGM packets of 1464 bytes), delivered rate against the target.
     let paced = CcConfig::Fixed(FixedConfig {

@@ -135,7 +135,7 @@
 //! | 0x0F | OPT_RST | 4 | `[3]` N bit 0x40, error code 0x3F | `rst` (whole byte 3) |
 //! | 0x33 | OPT_CONVOY_RECEIVER_STATUS | 16 | `[4]` u32 token, `[8]` u32 state, `[12]` u32 detail | `receiver_status` |
 //! | 0x3B | OPT_CONVOY_NEEDS | 4+8N, 1 ≤ N ≤ 31 | `[4+8i]` u32 first block, `[8+8i]` u32 count | `needs` |
-//! | 0x3C | OPT_CONVOY_AUTH | 44 | `[3]` 0x01 payload encrypted, `[4]` 16-byte sender identity, `[20]` u64 counter, `[28]` 16-byte AEAD tag | `auth` |
+//! | 0x3C | OPT_CONVOY_AUTH | 44 | `[3]` 0x01 payload encrypted, high nibble the AEAD suite, `[4]` 16-byte sender identity, `[20]` u64 counter, `[28]` 16-byte AEAD tag | `auth` |
 //! | 0x3E | OPT_CONVOY_LEAVE | 20 / 32 | `[4]` u32 the session's minimum rate (kbit/s), `[8]` u32 the receiver's credited rate (kbit/s), `[12]` the receiver's NLA (IPv4 / IPv6); on ODATA and SPMs | `leave` |
 //! | 0x3D | OPT_CONVOY_PARITY_CODE | 4 | `[3]` the parity code, 1 = Convoy's Reed–Solomon over GF(2^16) ([`options::PARITY_CODE_RS16`]); on SPMs beside OPT_PARITY_PRM | `parity.code` |
 //!
@@ -181,6 +181,7 @@
 //! packet type and the repr field. No input makes a parser panic; `fuzz/` holds the
 //! cargo-fuzz targets.
 
+mod auth_slot;
 mod body;
 pub mod cc;
 pub mod checksum;
@@ -197,6 +198,7 @@ mod repr;
 mod session_id;
 pub mod summary;
 
+pub use auth_slot::AuthSlot;
 pub use body::BodyRepr;
 pub use cc::pgmcc::{PgmccData, PgmccFeedback, PgmccOptions};
 pub use cc::{CcOption, CcOptions, SchemeOptions};
@@ -209,7 +211,7 @@ pub use option_values::{
 };
 pub use options::{
     opt, NakList, NeedList, Options, PgmOption, RawOption, RawOptions, AUTH_ENCRYPTED,
-    OPT_LENGTH_LEN, PARITY_CODE_RS16,
+    AUTH_SUITE_SHIFT, OPT_LENGTH_LEN, PARITY_CODE_RS16,
 };
 pub use options_repr::OptionsRepr;
 pub use packet::Packet;

@@ -40,12 +40,14 @@ pub struct BlockRange {
 }
 
 /// 0x3C OPT_CONVOY_AUTH (44 bytes): the authentication of a keyed session's packet. The tag is an AEAD tag
-/// (XChaCha20-Poly1305 in convoy-proto) over the whole packet with its checksum and this tag zeroed, the
-/// payload encrypted when `encrypted` (byte 3, bit 0x01); the nonce is `sender` then `counter`.
+/// (the `suite`'s, in convoy-proto's `auth`) over the whole packet with its checksum and this tag zeroed, the
+/// payload encrypted when `encrypted` (byte 3, bit 0x01); the nonce is made of `sender` and `counter`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct AuthOption {
     /// The payload is encrypted.
     pub encrypted: bool,
+    /// The AEAD suite (byte 3's high nibble, 0–15; docs/keyed-sessions.md).
+    pub suite: u8,
     /// The sending endpoint's random identity.
     pub sender: [u8; 16],
     /// The sending endpoint's packet counter: one more for every packet it sends.

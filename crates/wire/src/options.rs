@@ -138,6 +138,15 @@ pub const PARITY_CODE_RS16: u8 = 1;
 /// OPT_CONVOY_AUTH byte 3: the payload is encrypted.
 pub const AUTH_ENCRYPTED: u8 = 0x01;
 
+/// OPT_CONVOY_AUTH byte 3: the AEAD suite is its high nibble (`byte >> AUTH_SUITE_SHIFT`; the suites are named in
+/// docs/keyed-sessions.md).
+pub const AUTH_SUITE_SHIFT: u8 = 4;
+
+/// OPT_CONVOY_AUTH byte 3 for a suite (0–15) and the encrypted bit.
+pub(crate) fn auth_specific_byte(suite: u8, encrypted: bool) -> u8 {
+    (suite << AUTH_SUITE_SHIFT) | if encrypted { AUTH_ENCRYPTED } else { 0 }
+}
+
 /// Option byte 2: F (OP_ENCODED), written on a parity packet's OPT_FRAGMENT, whose value is the parity of the
 /// group's fragment options (RFC 3208 §9.1 and §11.2 "Payload-specific options"; 0x04 as the RFC and Wireshark
 /// have it, OpenPGM writes 0x08: docs/wire-format.md §1.9 D2). Ignored on receipt: a parity packet's OPT_FRAGMENT is
@@ -599,6 +608,7 @@ fn decode_auth(raw: &RawOption<'_>, pt: Option<PacketType>) -> Result<AuthOption
     counter.copy_from_slice(&b[field::AUTH_COUNTER]);
     Ok(AuthOption {
         encrypted: raw.specific_byte() & AUTH_ENCRYPTED != 0,
+        suite: raw.specific_byte() >> AUTH_SUITE_SHIFT,
         sender,
         counter: u64::from_be_bytes(counter),
         tag,

@@ -283,9 +283,7 @@ impl OptionsRepr {
         }
         if let Some(a) = self.auth {
             let at = w.header(opt::CONVOY_AUTH, field::AUTH_LEN);
-            if a.encrypted {
-                w.buf[at + field::SPECIFIC] = crate::options::AUTH_ENCRYPTED;
-            }
+            w.buf[at + field::SPECIFIC] = crate::options::auth_specific_byte(a.suite, a.encrypted);
             let o = &mut w.buf[at..at + field::AUTH_LEN];
             o[field::AUTH_SENDER].copy_from_slice(&a.sender);
             o[field::AUTH_COUNTER].copy_from_slice(&a.counter.to_be_bytes());

@@ -163,6 +163,15 @@ impl<'a> PacketRepr<'a> {
     /// entries, when there would be more than [`crate::MAX_OPTIONS`] options, or when `buf` is too
     /// small.
     pub fn emit(&self, buf: &mut [u8]) -> Result<usize, EmitError> {
+        let len = self.emit_for_sealing(buf)?;
+        checksum::fill(&mut buf[..len]);
+        Ok(len)
+    }
+
+    /// [`PacketRepr::emit`] but for the checksum, left zero: for a keyed session's packet, emitted with room
+    /// for OPT_CONVOY_AUTH ([`crate::AuthSlot`]) and sealed next, which fills the checksum over the sealed bytes
+    /// (computing it here too would be wasted).
+    pub fn emit_for_sealing(&self, buf: &mut [u8]) -> Result<usize, EmitError> {
         self.check()?;
         let need = self.buffer_len();
         let have = buf.len();
@@ -202,7 +211,6 @@ impl<'a> PacketRepr<'a> {
         let body_end = self.body.emit(out);
         let options_end = body_end + self.options.emit(&mut out[body_end..]);
         out[options_end..].copy_from_slice(self.payload);
-        checksum::fill(out);
         Ok(need)
     }
 }

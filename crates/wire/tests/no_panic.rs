@@ -129,6 +129,7 @@ fn options(rng: &mut ChaCha8Rng) -> OptionsRepr {
         }),
         auth: chance(rng, 3).then(|| AuthOption {
             encrypted: chance(rng, 2),
+            suite: (rng.next_u32() % 16) as u8,
             sender: [rng.next_u32() as u8; 16],
             counter: u64::from(rng.next_u32()),
             tag: [rng.next_u32() as u8; 16],

@@ -106,12 +106,14 @@ fn options(max_nak: usize) -> impl Strategy<Value = OptionsRepr> {
     );
     let auth = of((
         any::<bool>(),
+        0u8..16,
         any::<[u8; 16]>(),
         any::<u64>(),
         any::<[u8; 16]>(),
     )
-        .prop_map(|(encrypted, sender, counter, tag)| AuthOption {
+        .prop_map(|(encrypted, suite, sender, counter, tag)| AuthOption {
             encrypted,
+            suite,
             sender,
             counter,
             tag,
@@ -269,6 +271,7 @@ fn every_option_at_once_is_too_many() {
         leave: None,
         auth: Some(AuthOption {
             encrypted: false,
+            suite: 1,
             sender: [1; 16],
             counter: 1,
             tag: [2; 16],

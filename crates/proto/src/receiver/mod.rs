@@ -7,7 +7,7 @@
 //! A driver sharing parsed datagrams may offer ODATA to [`Receiver::take_in_order`] first: in the common
 //! case it delivers the packet at once (module `in_order`), else the driver goes on with `handle_parsed`.
 
-use crate::auth::{AuthConfig, AuthError, PacketOpener, PacketSealer};
+use crate::auth::{AuthConfig, AuthError, Incoming, PacketOpener, PacketSealer};
 use crate::cc::{
     CcConfig, FeedbackPacket, ReceiverCcEvent, ReceiverCcSnapshot, ReceiverController, UpstreamPath,
 };
@@ -355,8 +355,18 @@ impl Receiver {
         }
     }
 
-    /// A datagram arrived from `from`. In a keyed session it is opened first ([`crate::auth`]).
+    /// A datagram arrived from `from`. In a keyed session it is opened first ([`crate::auth`]), in a copy.
     pub fn handle_datagram(&mut self, now: Instant, from: IpAddr, bytes: &[u8]) {
+        self.receive(now, from, Incoming::Shared(bytes));
+    }
+
+    /// [`Receiver::handle_datagram`] on bytes the driver lets the engine change: a keyed session opens
+    /// (decrypts) the packet where it lies, with no copy. The bytes' content afterwards is unspecified.
+    pub fn handle_datagram_in_place(&mut self, now: Instant, from: IpAddr, bytes: &mut [u8]) {
+        self.receive(now, from, Incoming::Writable(bytes));
+    }
+
+    fn receive(&mut self, now: Instant, from: IpAddr, bytes: Incoming<'_>) {
         crate::auth::open_then(
             self,
             |r| &mut r.opener,
@@ -577,12 +587,26 @@ impl Receiver {
         }
     }
 
+    /// Write `repr` into `buf`; a keyed packet's checksum is filled when it is sealed (`poll_transmit`).
+    fn emit(&self, repr: &PacketRepr<'_>, buf: &mut [u8]) -> Option<usize> {
+        match self.sealer {
+            Some(_) => repr.emit_for_sealing(buf),
+            None => repr.emit(buf),
+        }
+        .ok()
+    }
+
+    /// An upstream packet to the source of `tsi`, with room for OPT_CONVOY_AUTH in a keyed session (sealed by
+    /// [`Receiver::poll_transmit`]).
     fn upstream_packet<'a>(
         &self,
         tsi: Tsi,
         body: BodyRepr,
-        options: OptionsRepr,
+        mut options: OptionsRepr,
     ) -> PacketRepr<'a> {
+        if self.sealer.is_some() {
+            PacketSealer::reserve(&mut options);
+        }
         // Upstream orientation (RFC 3208 §8): source port = data-destination port, destination port = the
         // data-source port, GSI = the source's.
         PacketRepr {
@@ -595,12 +619,13 @@ impl Receiver {
         }
     }
 
-    /// Write the next packet due now into `buf` (sealed in a keyed session: `buf` needs
+    /// Write the next packet due now into `buf` (sealed in a keyed session, where it needs
     /// [`crate::auth::AUTH_OVERHEAD`] bytes more than the packet).
     pub fn poll_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
-        let mut t = self.next_transmit(now, buf)?;
+        let t = self.next_transmit(now, buf)?;
         if let Some(s) = &mut self.sealer {
-            t.len = s.seal(buf, t.len)?;
+            // Every packet was built with room for the option (`upstream_packet`).
+            s.seal(buf.get_mut(..t.len)?).ok()?;
         }
         Some(t)
     }
@@ -638,7 +663,7 @@ impl Receiver {
         let (tsi, path) = (self.tsi?, self.upstream?);
         let repr = self.upstream_packet(tsi, fb.body, fb.options);
         let packet_type = repr.packet_type();
-        let len = repr.emit(buf).ok()?;
+        let len = self.emit(&repr, buf)?;
         self.stats.feedback_sent += 1;
         if packet_type == PacketType::Ack {
             self.stats.acks_sent += 1;
@@ -660,10 +685,7 @@ impl Receiver {
             needs,
             ..OptionsRepr::default()
         };
-        let len = self
-            .upstream_packet(tsi, BodyRepr::Spmr, options)
-            .emit(buf)
-            .ok()?;
+        let len = self.emit(&self.upstream_packet(tsi, BodyRepr::Spmr, options), buf)?;
         self.stats.statuses_sent += 1;
         Some(Transmit {
             destination: Destination::Unicast(path.source_nla),
@@ -703,7 +725,7 @@ impl Receiver {
             source_nla: path.source_nla,
             group_nla: path.group_nla,
         };
-        let len = self.upstream_packet(tsi, body, options).emit(buf).ok()?;
+        let len = self.emit(&self.upstream_packet(tsi, body, options), buf)?;
         self.stats.naks_sent += 1;
         Some(Transmit {
             destination: Destination::Unicast(path.source_nla),

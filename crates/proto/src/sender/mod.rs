@@ -25,7 +25,7 @@ pub use shedding::{kbps, MinRate, Shed, Shedding, ADVERTISE_FOR, DEFAULT_GRACE};
 pub use spm::{SpmIntervals, SpmSchedule};
 pub use txw::{TransmitWindow, TxPacket, WriteError};
 
-use crate::auth::{AuthError, PacketOpener, PacketSealer};
+use crate::auth::{AuthError, Incoming, PacketOpener, PacketSealer};
 use crate::cc::{CcEvent, CcSnapshot, Permit, SenderController};
 use crate::parity;
 use crate::time::Instant;
@@ -393,8 +393,18 @@ impl Sender {
         }
     }
 
-    /// A datagram arrived from `from`. In a keyed session it is opened first ([`crate::auth`]).
+    /// A datagram arrived from `from`. In a keyed session it is opened first ([`crate::auth`]), in a copy.
     pub fn handle_datagram(&mut self, now: Instant, from: IpAddr, bytes: &[u8]) {
+        self.receive(now, from, Incoming::Shared(bytes));
+    }
+
+    /// [`Sender::handle_datagram`] on bytes the driver lets the engine change: a keyed session opens (decrypts)
+    /// the packet where it lies, with no copy. The bytes' content afterwards is unspecified.
+    pub fn handle_datagram_in_place(&mut self, now: Instant, from: IpAddr, bytes: &mut [u8]) {
+        self.receive(now, from, Incoming::Writable(bytes));
+    }
+
+    fn receive(&mut self, now: Instant, from: IpAddr, bytes: Incoming<'_>) {
         self.now = self.now.max(now);
         self.stats.datagrams_received += 1;
         self.stats.pgm_bytes_received += bytes.len() as u64;
@@ -496,16 +506,26 @@ impl Sender {
     }
 
     fn emit(&self, repr: &PacketRepr<'_>, buf: &mut [u8]) -> Option<usize> {
-        // A buffer too small for a packet is a driver bug; such a packet is skipped, not sent truncated.
-        repr.emit(buf).ok()
+        // A buffer too small for a packet is a driver bug; such a packet is skipped, not sent truncated. A keyed
+        // packet's checksum is filled when it is sealed (`poll_transmit`).
+        match self.sealer {
+            Some(_) => repr.emit_for_sealing(buf),
+            None => repr.emit(buf),
+        }
+        .ok()
     }
 
+    /// A downstream packet of this session, with room for OPT_CONVOY_AUTH in a keyed one (sealed by
+    /// [`Sender::poll_transmit`]).
     fn downstream<'a>(
         &self,
         body: BodyRepr,
-        options: OptionsRepr,
+        mut options: OptionsRepr,
         payload: &'a [u8],
     ) -> PacketRepr<'a> {
+        if self.sealer.is_some() {
+            PacketSealer::reserve(&mut options);
+        }
         PacketRepr {
             source_port: self.config.source_port,
             dest_port: self.config.dest_port,
@@ -553,12 +573,13 @@ impl Sender {
         true
     }
 
-    /// Write the next packet due now into `buf` (sealed in a keyed session: `buf` needs
+    /// Write the next packet due now into `buf` (sealed in a keyed session, where it needs
     /// [`crate::auth::AUTH_OVERHEAD`] bytes more than the packet).
     pub fn poll_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
-        let mut t = self.next_transmit(now, buf)?;
+        let t = self.next_transmit(now, buf)?;
         if let Some(s) = &mut self.sealer {
-            t.len = s.seal(buf, t.len)?;
+            // Every packet was built with room for the option (`downstream`).
+            s.seal(buf.get_mut(..t.len)?).ok()?;
         }
         self.stats.pgm_bytes_sent += t.len as u64;
         Some(t)
@@ -677,15 +698,8 @@ impl Sender {
             .on_data_sent(now, sqn, crate::cc::packet_size(payload_len), &mut options);
         self.drain_cc_events();
         let packet = self.txw.get(sqn)?;
-        let repr = PacketRepr {
-            source_port: self.config.source_port,
-            dest_port: self.config.dest_port,
-            gsi: self.config.gsi,
-            body: BodyRepr::Odata { sqn, trail },
-            options,
-            payload: &packet.payload,
-        };
-        let len = repr.emit(buf).ok()?;
+        let repr = self.downstream(BodyRepr::Odata { sqn, trail }, options, &packet.payload);
+        let len = self.emit(&repr, buf)?;
         self.repairs_in_a_row = 0;
         self.spm.on_data(now);
         self.stats.odata_packets += 1;
