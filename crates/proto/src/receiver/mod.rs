@@ -625,7 +625,9 @@ impl Receiver {
         let t = self.next_transmit(now, buf)?;
         if let Some(s) = &mut self.sealer {
             // Every packet was built with room for the option (`upstream_packet`).
-            s.seal(buf.get_mut(..t.len)?).ok()?;
+            let sealed = s.seal(buf.get_mut(..t.len)?);
+            debug_assert!(sealed.is_ok(), "a keyed packet built without room for its tag");
+            sealed.ok()?;
         }
         Some(t)
     }

@@ -579,7 +579,9 @@ impl Sender {
         let t = self.next_transmit(now, buf)?;
         if let Some(s) = &mut self.sealer {
             // Every packet was built with room for the option (`downstream`).
-            s.seal(buf.get_mut(..t.len)?).ok()?;
+            let sealed = s.seal(buf.get_mut(..t.len)?);
+            debug_assert!(sealed.is_ok(), "a keyed packet built without room for its tag");
+            sealed.ok()?;
         }
         self.stats.pgm_bytes_sent += t.len as u64;
         Some(t)
