@@ -238,6 +238,7 @@ fn judge(
     runs: &BTreeMap<u64, BTreeMap<(String, String), RunData>>,
 ) -> Result<Verdict, String> {
     let mut first: Option<Vec<Check>> = None;
+    let mut by_seed = Vec::new();
     let mut failures = Vec::new();
     let mut passed = 0;
     let mut figures = Vec::new();
@@ -260,8 +261,9 @@ fn judge(
         }
         if seed == 1 || first.is_none() {
             figures.extend(draw_figures(opts, exp, &ctx)?);
-            first = Some(checks);
+            first = Some(checks.clone());
         }
+        by_seed.push((seed, checks));
     }
     let checks = first.unwrap_or_default();
     let status = Status::of(failures.len(), &checks);
@@ -288,6 +290,7 @@ fn judge(
         failures,
         note: exp.note.to_string(),
         figures,
+        by_seed,
     })
 }
 

@@ -179,6 +179,10 @@ pub struct Verdict {
     /// Figures (paths relative to the output directory).
     #[serde(skip)]
     pub figures: Vec<String>,
+    /// Every seed's checks, by seed (verdicts.json keeps seed 1's in `checks`; the Python package's
+    /// `convoy.reproduce` gives all).
+    #[serde(skip)]
+    pub by_seed: Vec<(u64, Vec<Check>)>,
 }
 
 /// Seeds run and passed.

@@ -160,19 +160,33 @@ pub fn run_scenario(
 
 /// Build and run a loaded scenario and summarize it, writing nothing (`convoy sweep`).
 pub fn summarize_run(s: &Scenario) -> Result<summary::Summary, SimError> {
+    Ok(simulate(s, &mut ())?.0)
+}
+
+/// Build and run a loaded scenario, writing nothing: its summary and every series as (file name, CSV text), as
+/// [`run_scenario`] would write them (the Python package's `convoy.sim` without an output directory).
+pub fn run_in_memory(
+    s: &Scenario,
+    progress: &mut dyn RunProgress,
+) -> Result<(summary::Summary, Vec<(String, String)>), SimError> {
+    let (summary, net) = simulate(s, progress)?;
+    let csv = series::all(s, &net.results(), &net);
+    Ok((summary, csv))
+}
+
+/// Build and run a loaded scenario: its summary, and the network for what else is read of it.
+fn simulate(
+    s: &Scenario,
+    progress: &mut dyn RunProgress,
+) -> Result<(summary::Summary, convoy_sim::Network), SimError> {
     let mut built = scenario::build_network(s)
         .map_err(|e| SimError::Other(format!("building the network: {e}")))?;
     let started = std::time::Instant::now();
-    let events = drive(&mut built.net, s, &mut ());
+    let events = drive(&mut built.net, s, progress);
     let wall_s = started.elapsed().as_secs_f64();
-    let net = &built.net;
-    Ok(summary::summarize(
-        s,
-        &net.results(),
-        events,
-        wall_s,
-        net.unroutable(),
-    ))
+    let net = built.net;
+    let summary = summary::summarize(s, &net.results(), events, wall_s, net.unroutable());
+    Ok((summary, net))
 }
 
 /// Run the network to the scenario's end in 500 chunks, telling `progress` after each.

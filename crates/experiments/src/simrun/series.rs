@@ -193,14 +193,20 @@ pub fn write_all(
     net: &Network,
 ) -> io::Result<Vec<String>> {
     let mut written = Vec::new();
-    let mut put = |name: String, body: String| -> io::Result<()> {
+    for (name, body) in all(s, r, net) {
         std::fs::write(dir.join(&name), body)?;
         written.push(name);
-        Ok(())
-    };
-    put("throughput.csv".into(), throughput_csv(r))?;
+    }
+    Ok(written)
+}
+
+/// Every series of the run, as (file name, CSV text), in the order [`write_all`] writes them.
+pub fn all(s: &Scenario, r: &RunResult, net: &Network) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut put = |name: String, body: String| out.push((name, body));
+    put("throughput.csv".into(), throughput_csv(r));
     if r.flows.iter().any(|f| !f.receivers.is_empty()) {
-        put("receivers.csv".into(), receivers_csv(r))?;
+        put("receivers.csv".into(), receivers_csv(r));
     }
     for sess in &s.sessions {
         let Some(agent) = net.session_sender(&sess.name) else {
@@ -211,20 +217,20 @@ pub fn write_all(
             put(
                 format!("window-{}.csv", sess.name),
                 window_csv(&agent.record.samples, &names),
-            )?;
+            );
         }
         if let Some(trace) = &agent.record.trace {
             put(
                 format!("seq-{}.csv", sess.name),
                 sequence_csv(trace, sess.apdu_size, &names),
-            )?;
+            );
         }
     }
     if let Some(q) = queue_csv(net) {
-        put("queue.csv".into(), q)?;
+        put("queue.csv".into(), q);
     }
     if let Some(d) = drops_csv(net) {
-        put("drops.csv".into(), d)?;
+        put("drops.csv".into(), d);
     }
-    Ok(written)
+    out
 }

@@ -97,11 +97,19 @@ fn io(context: impl std::fmt::Display) -> impl FnOnce(std::io::Error) -> SweepEr
     move |e| SweepError::Io(format!("{context}: {e}"))
 }
 
+static BUILD_ID: OnceLock<String> = OnceLock::new();
+
+/// Name this build for [`run_id`] when the running executable is not Convoy's: the Python package passes the
+/// hash of its extension module, as the interpreter's would not change with Convoy. Takes effect only before the
+/// first run id is made; returns whether it did.
+pub fn set_build_id(id: String) -> bool {
+    BUILD_ID.set(id).is_ok()
+}
+
 /// This build of Convoy: a hash of the running executable (so that a rebuild, even of the same version, starts
-/// new runs), or the package version when the executable cannot be read.
+/// new runs), or the package version when the executable cannot be read; or what [`set_build_id`] set.
 pub fn build_id() -> &'static str {
-    static ID: OnceLock<String> = OnceLock::new();
-    ID.get_or_init(|| {
+    BUILD_ID.get_or_init(|| {
         let exe = std::env::current_exe().and_then(std::fs::read);
         match exe {
             Ok(bytes) => blake3::hash(&bytes).to_hex()[..16].to_string(),
@@ -175,6 +183,16 @@ pub fn run(
     progress: &mut dyn SweepProgress,
 ) -> Result<SweepReport, SweepError> {
     let grid = Grid::load(&opts.grid).map_err(SweepError::Grid)?;
+    run_grid(&grid, opts, progress)
+}
+
+/// [`run`] on a grid already loaded (the Python package's `convoy.sweep` takes one as text or a dict, parsed with
+/// [`Grid::parse`]); `opts.grid` then only names the default output directory.
+pub fn run_grid(
+    grid: &Grid,
+    opts: &SweepOptions,
+    progress: &mut dyn SweepProgress,
+) -> Result<SweepReport, SweepError> {
     let out = opts.out.clone().unwrap_or_else(|| {
         let stem = opts
             .grid
@@ -184,14 +202,14 @@ pub fn run(
     });
     let runs_dir = out.join("runs");
     std::fs::create_dir_all(&runs_dir).map_err(io(format!("creating {}", runs_dir.display())))?;
-    let ids = plan_ids(&grid);
+    let ids = plan_ids(grid);
     let share: Vec<usize> = match &opts.task {
         Some(task) => read_task(task, ids.len())?,
         None => (0..ids.len()).collect(),
     };
     let todo = without_summary(&ids, share.iter().copied(), &runs_dir);
     progress.planned(share.len(), todo.len());
-    let outcomes = execute(&grid, &ids, &todo, &runs_dir, opts.jobs.max(1), progress);
+    let outcomes = execute(grid, &ids, &todo, &runs_dir, opts.jobs.max(1), progress);
     let failed = todo
         .iter()
         .filter_map(|&i| match &outcomes[i] {
@@ -208,12 +226,12 @@ pub fn run(
                 .file_stem()
                 .map_or("task".into(), |s| s.to_string_lossy());
             let path = shards.join(format!("{stem}.csv"));
-            let rows = table::rows(&grid, &ids, &share, &runs_dir);
+            let rows = table::rows(grid, &ids, &share, &runs_dir);
             let csv = table::to_csv(&grid.axes, &rows);
             std::fs::write(&path, csv).map_err(io(format!("writing {}", path.display())))?;
             (path, rows.len())
         }
-        None => table::write_tables(&out, &grid, &ids, &share, &runs_dir)?,
+        None => table::write_tables(&out, grid, &ids, &share, &runs_dir)?,
     };
     Ok(SweepReport {
         out,

@@ -626,7 +626,10 @@ impl Receiver {
         if let Some(s) = &mut self.sealer {
             // Every packet was built with room for the option (`upstream_packet`).
             let sealed = s.seal(buf.get_mut(..t.len)?);
-            debug_assert!(sealed.is_ok(), "a keyed packet built without room for its tag");
+            debug_assert!(
+                sealed.is_ok(),
+                "a keyed packet built without room for its tag"
+            );
             sealed.ok()?;
         }
         Some(t)

@@ -580,7 +580,10 @@ impl Sender {
         if let Some(s) = &mut self.sealer {
             // Every packet was built with room for the option (`downstream`).
             let sealed = s.seal(buf.get_mut(..t.len)?);
-            debug_assert!(sealed.is_ok(), "a keyed packet built without room for its tag");
+            debug_assert!(
+                sealed.is_ok(),
+                "a keyed packet built without room for its tag"
+            );
             sealed.ok()?;
         }
         self.stats.pgm_bytes_sent += t.len as u64;
