@@ -166,3 +166,22 @@ def test_reproduce_gives_every_seeds_checks_and_the_report(tmp_path):
     assert r.experiments["status"].item() == written["status"]
     assert r.report == tmp_path / "index.html" and r.report.exists()
     assert "pgmcc-fig2-filter" in convoy.experiments()
+    # The numbers of the numeric checks: in range exactly when the check passed.
+    numeric = v.dropna(subset=["value"])
+    assert len(numeric) > 0 and (numeric["unit"] == "%").any()
+    in_range = (numeric["lo"] <= numeric["value"]) & (numeric["value"] <= numeric["hi"])
+    assert (in_range == numeric["pass"]).all()
+
+
+def test_a_slurm_sweep_writes_the_job_array_as_the_command_does(tmp_path):
+    grid = tmp_path / "grid.toml"
+    grid.write_text(GRID.format(scenario=SCENARIO))
+    plan = convoy.sweep(grid, slurm=tmp_path / "shared", convoy_command=CONVOY)
+    assert plan["total"] == 6 and plan["tasks"] >= 1
+    script = Path(plan["script"])
+    assert script.exists() and CONVOY in script.read_text() and "--array=0-" in script.read_text()
+    done = cli("sweep", str(grid), "--slurm", str(tmp_path / "cli"))
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (tmp_path / "cli").iterdir()) == sorted(p.name for p in (tmp_path / "shared").iterdir())
+    with pytest.raises(TypeError, match="needs the grid as a file"):
+        convoy.sweep(grid.read_text(), slurm=tmp_path / "x")

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -294,6 +296,48 @@ def sweep(
     return table
 
 
+# The forms a numeric check's expected text takes (convoy_experiments::reproduce::verdict::Check::range,
+# at_least, at_most): "[lo, hi]unit (source)", "≥ lo unit (source)", "≤ hi unit (source)"; and a reported value's.
+_RANGE = re.compile(r"^\[(?P<lo>[^,\]]+), (?P<hi>[^\]]+)\](?P<unit>[^(]*?) \((?P<source>.*)\)$")
+_BOUND = re.compile(r"^(?P<op>[≥≤]) (?P<bound>-?∞|-?[0-9.]+(?:e-?[0-9]+)?)(?P<unit>[^(]*?) \((?P<source>.*)\)$")
+_REPORTED = re.compile(r"^reported beside the paper's (?P<source>.*)$")
+
+
+def _number(text: str) -> float:
+    text = text.strip()
+    if text in ("∞", "-∞"):
+        return math.inf if text == "∞" else -math.inf
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def _numbers(expected: str, measured: str) -> "tuple[float, float, float, str, str]":
+    """(value, lo, hi, unit, source) of a check; NaN and the whole text where it is not numeric."""
+    lo = hi = math.nan
+    unit, source = "", expected
+    m = _RANGE.match(expected)
+    if m:
+        lo, hi, unit, source = _number(m["lo"]), _number(m["hi"]), m["unit"], m["source"]
+    else:
+        m = _BOUND.match(expected)
+        if m:
+            bound, unit, source = _number(m["bound"]), m["unit"], m["source"]
+            lo, hi = (bound, math.inf) if m["op"] == "≥" else (-math.inf, bound)
+        else:
+            m = _REPORTED.match(expected)
+            if m:
+                source = m["source"]
+    value = math.nan
+    if not math.isnan(lo) or not math.isnan(hi):
+        # The measured text starts with the number and the unit, then may explain it: "1.19 (155 vs 131 kbit/s)".
+        m = re.match(r"^(?P<n>-?∞|-?[0-9.]+(?:e-?[0-9]+)?)" + re.escape(unit) + r"(?:$| )", measured)
+        if m:
+            value = _number(m["n"])
+    return value, lo, hi, unit, source
+
+
 class Reproduction:
     """What :func:`reproduce` ran: ``verdicts`` (one row per experiment, seed and check), ``experiments`` (one
     row per experiment: id, status, seeds_run, seeds_passed, claim, source), the raw verdicts (``raw``, as
@@ -305,16 +349,20 @@ class Reproduction:
 
     @property
     def verdicts(self) -> pd.DataFrame:
-        """id, seed, check, expected (the range and the paper's value it comes from), measured, pass, reported
-        (only reported, never judged), status (the experiment's over all seeds: PASS, FAIL, REPORTED)."""
-        rows = [
-            (v["id"], s["seed"], c["what"], c["expected"], c["measured"], c["pass"], c.get("reported", False),
-             v["status"])
-            for v in self.raw
-            for s in v["by_seed"]
-            for c in s["checks"]
-        ]
-        columns = ["id", "seed", "check", "expected", "measured", "pass", "reported", "status"]
+        """One row per experiment, seed and check: id, seed, check, expected and measured (the report's text),
+        value (the measured number), lo and hi (the range; ±inf for a one-sided bound), unit, source (where the
+        range comes from: experiments.md and the paper's value), pass, reported (a number shown beside the
+        paper's, never judged), status (the experiment's verdict over all seeds: PASS, FAIL, REPORTED). value,
+        lo and hi are NaN for checks that are not numeric."""
+        rows = []
+        for v in self.raw:
+            for s in v["by_seed"]:
+                for c in s["checks"]:
+                    value, lo, hi, unit, source = _numbers(c["expected"], c["measured"])
+                    rows.append((v["id"], s["seed"], c["what"], c["expected"], c["measured"], value, lo, hi, unit,
+                                 source, c["pass"], c.get("reported", False), v["status"]))
+        columns = ["id", "seed", "check", "expected", "measured", "value", "lo", "hi", "unit", "source", "pass",
+                   "reported", "status"]
         return pd.DataFrame(rows, columns=columns)
 
     @property
