@@ -239,10 +239,12 @@ def _progress_bar(progress: Union[bool, Callable[..., None]], what: str) -> Opti
         from tqdm.auto import tqdm
     except ImportError:
         return None
-    bar = tqdm(unit=what)
+    bars: List[Any] = []
 
     def update(done: int, total: int, *_: Any) -> None:
-        bar.total = total
+        if not bars:
+            bars.append(tqdm(total=total, unit=what))
+        bar = bars[0]
         bar.n = done
         bar.refresh()
         if done >= total:
