@@ -116,30 +116,56 @@ fn sim(
     ))
 }
 
-/// Tells a Python callable `(done, total, failed)` how a sweep advances, taking the GIL for each call.
-struct CallbackProgress {
+/// A Python progress callback, called with the GIL taken. The runs do not stop for a callback that fails: it
+/// is not called again, and its error is raised when they end ([`Callback::finish`]).
+struct Callback {
     callback: Option<Py<PyAny>>,
+    error: Option<PyErr>,
+}
+
+impl Callback {
+    fn new(callback: Option<Py<PyAny>>) -> Self {
+        Callback {
+            callback,
+            error: None,
+        }
+    }
+
+    fn call<A>(&mut self, args: A)
+    where
+        A: for<'py> pyo3::call::PyCallArgs<'py>,
+    {
+        if let (Some(cb), None) = (&self.callback, &self.error) {
+            self.error = Python::attach(|py| cb.call1(py, args).err());
+        }
+    }
+
+    /// `result`, or the callback's error if it failed.
+    fn finish<T>(self, result: PyResult<T>) -> PyResult<T> {
+        match self.error {
+            Some(e) => Err(e),
+            None => result,
+        }
+    }
+}
+
+/// Tells a Python callable `(done, total, failed)` how a sweep advances.
+struct CallbackProgress {
+    callback: Callback,
     total: usize,
     done: usize,
 }
 
 impl CallbackProgress {
-    fn tell(&self, failed: bool) {
-        if let Some(cb) = &self.callback {
-            Python::attach(|py| {
-                if let Err(e) = cb.call1(py, (self.done, self.total, failed)) {
-                    // A failing progress callback must not stop the runs: Python shows it as unraisable.
-                    e.write_unraisable(py, None);
-                }
-            });
-        }
+    fn tell(&mut self, failed: bool) {
+        let args = (self.done, self.total, failed);
+        self.callback.call(args);
     }
 }
 
 impl SweepProgress for CallbackProgress {
-    fn planned(&mut self, total: usize, to_run: usize) {
+    fn planned(&mut self, _total: usize, to_run: usize) {
         self.total = to_run;
-        let _ = total;
         self.tell(false);
     }
 
@@ -174,13 +200,14 @@ fn run_sweep(
         task: None,
     };
     let mut bar = CallbackProgress {
-        callback: progress,
+        callback: Callback::new(progress),
         total: 0,
         done: 0,
     };
-    let r = py
+    let ran = py
         .detach(|| sweep::run_grid(&grid, &opts, &mut bar))
-        .map_err(|e| sweep_error(&e))?;
+        .map_err(|e| sweep_error(&e));
+    let r = bar.callback.finish(ran)?;
     Ok(json!({
         "out": r.out, "total": r.total, "ran": r.ran, "reused": r.reused,
         "failed": r.failed, "results": r.results, "rows": r.rows,
@@ -249,18 +276,12 @@ fn run_reproduce(
         jobs: jobs.max(1),
         scenarios,
     };
-    let mut on_run = |r: &RunDone<'_>| {
-        if let Some(cb) = &progress {
-            Python::attach(|py| {
-                if let Err(e) = cb.call1(py, (r.done, r.total, r.id, r.seed)) {
-                    e.write_unraisable(py, None);
-                }
-            });
-        }
-    };
-    let verdicts = py
+    let mut callback = Callback::new(progress);
+    let mut on_run = |r: &RunDone<'_>| callback.call((r.done, r.total, r.id, r.seed));
+    let ran = py
         .detach(|| reproduce::reproduce(&opts, &mut on_run))
-        .map_err(|e| native("reproduce", e, json!({})))?;
+        .map_err(|e| native("reproduce", e, json!({})));
+    let verdicts = callback.finish(ran)?;
     let verdicts: Vec<Value> = verdicts.iter().map(verdict_json).collect::<PyResult<_>>()?;
     Ok(json!({"verdicts": verdicts, "report": out.join("index.html")}).to_string())
 }

@@ -101,6 +101,14 @@ def test_a_2x3_sweep_gives_the_table_convoy_sweep_writes(tmp_path):
     assert as_text.drop(columns="run").equals(table.drop(columns="run"))
     as_dict = convoy.sweep(tomllib.loads(grid.read_text()), progress=False)
     assert as_dict.drop(columns="run").equals(table.drop(columns="run"))
+    # A progress callback that fails stops nothing: its error comes when the runs are made.
+
+    def boom(*_):
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        convoy.sweep(grid, out=tmp_path / "boom", progress=boom)
+    assert convoy.sweep(grid, out=tmp_path / "boom", progress=False).attrs["ran"] == 0
 
 
 def test_a_bad_scenario_raises_with_the_file_line_and_message_of_convoy_sim(tmp_path):

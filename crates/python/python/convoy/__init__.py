@@ -269,7 +269,8 @@ def sweep(
     ``grid`` is a path, TOML text or a dict; its scenario path is relative to the grid file (to the current
     directory for text and dicts). With ``out`` the runs are kept there by content and a repeated call runs only
     what is missing; without it they go to a temporary directory. ``progress`` is called as
-    ``progress(done, total, failed)`` after each run, or, when True, drives a tqdm bar if tqdm is installed.
+    ``progress(done, total, failed)`` after each run, or, when True, drives a tqdm bar if tqdm is installed; a
+    callback that raises is not called again, and its exception is raised once the runs are made.
     The table's ``attrs`` hold the report (out, total, ran, reused, failed, results).
 
     With ``slurm=DIR`` nothing runs here but one timing run: the Slurm job array is written into DIR as
@@ -396,7 +397,8 @@ def reproduce(
     """Reproduce the seed papers' experiments (all, or ``ids``) with seeds 1..``seeds``, as ``convoy reproduce``
     does: verdicts.json and the HTML report in ``out``, the scenario files read from ``scenarios`` (the
     repository's scenarios/ directory). ``progress(done, total, id, seed)`` is called after each run (a tqdm bar
-    when True and tqdm is installed)."""
+    when True and tqdm is installed); a callback that raises is not called again, and its exception is raised
+    once the runs are made."""
     callback = _progress_bar(progress, "run")
     raw = _call(
         _convoy.reproduce, list(ids or []), int(seeds), str(out), jobs or os.cpu_count() or 1, str(scenarios),
