@@ -102,6 +102,70 @@ pub fn run_scenario(
     pcap: Option<&str>,
     progress: &mut dyn RunProgress,
 ) -> Result<(SimReport, convoy_sim::Network), SimError> {
+    let Simulated {
+        summary,
+        result,
+        net,
+    } = simulate(s, pcap, progress)?;
+    std::fs::create_dir_all(dir).map_err(other(format!("creating {}", dir.display())))?;
+    let mut files = Vec::new();
+    let json =
+        serde_json::to_string_pretty(&summary).map_err(|e| SimError::Other(e.to_string()))? + "\n";
+    std::fs::write(dir.join("summary.json"), json).map_err(other("writing summary.json"))?;
+    files.push("summary.json".to_string());
+    files.extend(series::write_all(dir, s, &result, &net).map_err(other("writing CSV series"))?);
+    files.extend(write_plots(dir, s, &result, &net)?);
+    if let Some(name) = pcap {
+        let file = format!("{name}.pcap").replace(':', "-");
+        let mut w =
+            std::io::BufWriter::new(std::fs::File::create(dir.join(&file)).map_err(other(&file))?);
+        pcap::write(&mut w, net.captured()).map_err(other(&file))?;
+        std::io::Write::flush(&mut w).map_err(other(&file))?;
+        files.push(file);
+        let file = format!("{name}.packets.csv").replace(':', "-");
+        let mut w =
+            std::io::BufWriter::new(std::fs::File::create(dir.join(&file)).map_err(other(&file))?);
+        pcap::write_packet_trace(&mut w, net.captured()).map_err(other(&file))?;
+        std::io::Write::flush(&mut w).map_err(other(&file))?;
+        files.push(file);
+    }
+    let report = SimReport {
+        dir: dir.to_path_buf(),
+        files,
+        summary,
+    };
+    Ok((report, net))
+}
+
+/// Build and run a loaded scenario and summarize it, writing nothing (`convoy sweep`).
+pub fn summarize_run(s: &Scenario) -> Result<summary::Summary, SimError> {
+    Ok(simulate(s, None, &mut ())?.summary)
+}
+
+/// Build and run a loaded scenario, writing nothing: its summary and every series as (file name, CSV text), as
+/// [`run_scenario`] would write them (the Python package's `convoy.sim` without an output directory).
+pub fn run_in_memory(
+    s: &Scenario,
+    progress: &mut dyn RunProgress,
+) -> Result<(summary::Summary, Vec<(String, String)>), SimError> {
+    let run = simulate(s, None, progress)?;
+    let csv = series::all(s, &run.result, &run.net);
+    Ok((run.summary, csv))
+}
+
+/// A run made: its summary, its results and the network, for what else is read of it.
+struct Simulated {
+    summary: summary::Summary,
+    result: convoy_sim::results::RunResult,
+    net: convoy_sim::Network,
+}
+
+/// Build and run a loaded scenario, capturing the link direction `pcap` if given.
+fn simulate(
+    s: &Scenario,
+    pcap: Option<&str>,
+    progress: &mut dyn RunProgress,
+) -> Result<Simulated, SimError> {
     let mut built = scenario::build_network(s)
         .map_err(|e| SimError::Other(format!("building the network: {e}")))?;
     if let Some(name) = pcap {
@@ -125,68 +189,14 @@ pub fn run_scenario(
     let started = std::time::Instant::now();
     let events = drive(&mut built.net, s, progress);
     let wall_s = started.elapsed().as_secs_f64();
-    std::fs::create_dir_all(dir).map_err(other(format!("creating {}", dir.display())))?;
-    let net = &built.net;
+    let net = built.net;
     let result = net.results();
     let summary = summary::summarize(s, &result, events, wall_s, net.unroutable());
-    let mut files = Vec::new();
-    let json =
-        serde_json::to_string_pretty(&summary).map_err(|e| SimError::Other(e.to_string()))? + "\n";
-    std::fs::write(dir.join("summary.json"), json).map_err(other("writing summary.json"))?;
-    files.push("summary.json".to_string());
-    files.extend(series::write_all(dir, s, &result, net).map_err(other("writing CSV series"))?);
-    files.extend(write_plots(dir, s, &result, net)?);
-    if let Some(name) = pcap {
-        let file = format!("{name}.pcap").replace(':', "-");
-        let mut w =
-            std::io::BufWriter::new(std::fs::File::create(dir.join(&file)).map_err(other(&file))?);
-        pcap::write(&mut w, net.captured()).map_err(other(&file))?;
-        std::io::Write::flush(&mut w).map_err(other(&file))?;
-        files.push(file);
-        let file = format!("{name}.packets.csv").replace(':', "-");
-        let mut w =
-            std::io::BufWriter::new(std::fs::File::create(dir.join(&file)).map_err(other(&file))?);
-        pcap::write_packet_trace(&mut w, net.captured()).map_err(other(&file))?;
-        std::io::Write::flush(&mut w).map_err(other(&file))?;
-        files.push(file);
-    }
-    let report = SimReport {
-        dir: dir.to_path_buf(),
-        files,
+    Ok(Simulated {
         summary,
-    };
-    Ok((report, built.net))
-}
-
-/// Build and run a loaded scenario and summarize it, writing nothing (`convoy sweep`).
-pub fn summarize_run(s: &Scenario) -> Result<summary::Summary, SimError> {
-    Ok(simulate(s, &mut ())?.0)
-}
-
-/// Build and run a loaded scenario, writing nothing: its summary and every series as (file name, CSV text), as
-/// [`run_scenario`] would write them (the Python package's `convoy.sim` without an output directory).
-pub fn run_in_memory(
-    s: &Scenario,
-    progress: &mut dyn RunProgress,
-) -> Result<(summary::Summary, Vec<(String, String)>), SimError> {
-    let (summary, net) = simulate(s, progress)?;
-    let csv = series::all(s, &net.results(), &net);
-    Ok((summary, csv))
-}
-
-/// Build and run a loaded scenario: its summary, and the network for what else is read of it.
-fn simulate(
-    s: &Scenario,
-    progress: &mut dyn RunProgress,
-) -> Result<(summary::Summary, convoy_sim::Network), SimError> {
-    let mut built = scenario::build_network(s)
-        .map_err(|e| SimError::Other(format!("building the network: {e}")))?;
-    let started = std::time::Instant::now();
-    let events = drive(&mut built.net, s, progress);
-    let wall_s = started.elapsed().as_secs_f64();
-    let net = built.net;
-    let summary = summary::summarize(s, &net.results(), events, wall_s, net.unroutable());
-    Ok((summary, net))
+        result,
+        net,
+    })
 }
 
 /// Run the network to the scenario's end in 500 chunks, telling `progress` after each.
